@@ -1,0 +1,22 @@
+/** Configuration from the environment; DESIGN.md's table, with defaults. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** Bearer tokens; empty means auth is off. A token ending in ":read" may only read. */
+  tokens: string[];
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: number;
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: Number(env.PORT ?? 4000),
+    host: env.HOST ?? '127.0.0.1',
+    databaseUrl: env.DATABASE_URL ?? 'sqlite:data/taskbase.sqlite',
+    tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
+    bodyLimit: Number(env.TASKBASE_BODY_LIMIT ?? 1_048_576),
+    logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+  };
+}

@@ -1,0 +1,53 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { createDataSource, databaseKind, type DatabaseKind, type QueryListener } from './data-source.js';
+import { WriteLock } from './write-lock.js';
+
+export interface OpenOptions {
+  /** Sees every statement of the read connection (tests count them). */
+  onReadQuery?: QueryListener;
+}
+
+/**
+ * The storage handle the services use: `transaction` for writes (one per
+ * mutation; on SQLite behind the process-wide write lock), `reader` for
+ * queries (on SQLite a separate read-only connection, so no request ever
+ * reads another's uncommitted rows).
+ */
+export class Database {
+  private readonly lock = new WriteLock();
+
+  private constructor(
+    readonly kind: DatabaseKind,
+    private readonly writer: DataSource,
+    private readonly readerSource: DataSource,
+  ) {}
+
+  static async open(url: string, options: OpenOptions = {}): Promise<Database> {
+    const kind = databaseKind(url);
+    const writer = createDataSource(url, 'writer');
+    await writer.initialize();
+    await writer.runMigrations({ transaction: 'each' });
+    if (kind === 'postgres' && !options.onReadQuery) return new Database(kind, writer, writer);
+    const reader = createDataSource(url, 'reader', options.onReadQuery);
+    await reader.initialize();
+    return new Database(kind, writer, reader);
+  }
+
+  get reader(): EntityManager {
+    return this.readerSource.manager;
+  }
+
+  /**
+   * Runs `work` in one transaction: all of it commits or none of it does.
+   * On SQLite the transaction holds the write lock from begin to commit.
+   */
+  async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const run = () => this.writer.transaction((manager) => work(manager));
+    return this.kind === 'sqlite' ? this.lock.run(run) : run();
+  }
+
+  async close(): Promise<void> {
+    if (this.readerSource !== this.writer && this.readerSource.isInitialized) await this.readerSource.destroy();
+    if (this.writer.isInitialized) await this.writer.destroy();
+  }
+}

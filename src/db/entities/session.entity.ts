@@ -1,0 +1,48 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { PlanRules } from '../../domain/plan-rules.js';
+
+/** An agent's chat. Its plan is a task row (planTaskId) with no domain. */
+@Entity('sessions')
+@Index('idx_sessions_parent', ['parentId'])
+export class SessionEntity {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id: string;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  parentId: string | null;
+
+  @Column({ type: 'simple-json' })
+  rules: PlanRules;
+
+  @Column({ type: 'integer', nullable: true })
+  planTaskId: number | null;
+
+  /** False once a new turn starts: the chat stops showing the plan above the message box. */
+  @Column({ type: 'boolean', default: false })
+  planStanding: boolean;
+
+  @Column({ type: 'integer', default: 0 })
+  turn: number;
+
+  @Column({ type: 'varchar', length: 24, nullable: true })
+  finishedAt: string | null;
+
+  @Column({ type: 'varchar', length: 24, nullable: true })
+  lastRemindedAt: string | null;
+
+  @Column({ type: 'varchar', length: 24 })
+  createdAt: string;
+}
+
+/** A domain a session named in its calls, for reminders. */
+@Entity('session_domains')
+export class SessionDomainEntity {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  sessionId: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 400 })
+  domain: string;
+
+  @Column({ type: 'varchar', length: 24 })
+  createdAt: string;
+}

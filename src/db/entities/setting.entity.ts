@@ -1,0 +1,32 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** Operator settings (reminders), stored so every server process reads the same. */
+@Entity('settings')
+export class SettingEntity {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  key: string;
+
+  @Column({ type: 'simple-json' })
+  value: unknown;
+}
+
+/** A mutation already answered for an idempotency key: retries get the first result. */
+@Entity('idempotency_keys')
+export class IdempotencyKeyEntity {
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  operation: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 200 })
+  key: string;
+
+  /** Hash of the input the key was first used with. */
+  @Column({ type: 'varchar', length: 64 })
+  fingerprint: string;
+
+  /** Ids of what the first call created, to answer the retry with. */
+  @Column({ type: 'simple-json' })
+  result: { id: string; itemIds?: string[] };
+
+  @Column({ type: 'varchar', length: 24 })
+  createdAt: string;
+}

@@ -1,0 +1,68 @@
+/**
+ * Every refusal the API can give, one code each. The message that goes with a
+ * code is written for an agent to read and act on: what was wrong and what to
+ * send instead. `src/graphql/errors.ts` maps these to `extensions.code`.
+ */
+export const ERROR_CODES = [
+  /** A label is empty once trimmed. */
+  'EMPTY_TEXT',
+  /** A label is longer than its limit (80 for task items, the session's maxTextLength for plans). */
+  'TEXT_TOO_LONG',
+  /** The same label twice among a task's live items. */
+  'DUPLICATE_TEXT',
+  /** A label carries an [[#id]] token. */
+  'REF_IN_LABEL',
+  /** Free text cites an item as a bare word (i3) instead of [[#id]]. */
+  'BARE_ITEM_REFERENCE',
+  /** An [[#id]] token names no item of this task. */
+  'UNKNOWN_REFERENCE',
+  /** A domain is not 1..8 segments of [a-z0-9][a-z0-9._-]* joined by '/'. */
+  'INVALID_DOMAIN',
+  /** A brief lacks a required field, or a task note has both or neither of body and brief. */
+  'BRIEF_INCOMPLETE',
+  /** A size limit (text, items, page size, query depth/cost). */
+  'TOO_LARGE',
+  /** An id names nothing this caller may see. */
+  'NOT_FOUND',
+  /** expectedVersion is not the task's current version. */
+  'VERSION_CONFLICT',
+  /** Auth is on and the bearer token is missing or unknown. */
+  'UNAUTHENTICATED',
+  /** The caller may not change this. */
+  'FORBIDDEN',
+  /** A change names a deleted item. */
+  'DELETED_ITEM',
+  /** Arguments that do not fit together. */
+  'BAD_USER_INPUT',
+  /** A plan mutation without a started session. */
+  'NO_SESSION',
+  /** A step moved into a state that needs a note, without one. */
+  'NOTE_REQUIRED',
+  /** A 1-based step outside the plan. */
+  'STEP_OUT_OF_RANGE',
+  /** A plan shorter than minItems or longer than maxItems. */
+  'PLAN_SIZE',
+  /** A step operation before any plan exists. */
+  'NO_PLAN',
+  /** The one-active rule would be broken. */
+  'TOO_MANY_IN_PROGRESS',
+  /** finishSession while steps are still open. */
+  'PLAN_OPEN',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** A refusal: the code clients branch on, and a message an agent can act on. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}

@@ -1,0 +1,89 @@
+import { DomainError } from './errors.js';
+
+export const PAGE_SIZE_DEFAULT = 50;
+export const PAGE_SIZE_MAX = 200;
+
+/** `first` as the API takes it: 1..200, 50 when omitted; a larger one is refused, never capped. */
+export function pageSize(first: number | null | undefined): number {
+  if (first === null || first === undefined) return PAGE_SIZE_DEFAULT;
+  if (!Number.isInteger(first) || first < 1) {
+    throw new DomainError('BAD_USER_INPUT', `first must be a whole number from 1 to ${PAGE_SIZE_MAX}; got ${first}.`);
+  }
+  if (first > PAGE_SIZE_MAX) {
+    throw new DomainError(
+      'TOO_LARGE',
+      `first is at most ${PAGE_SIZE_MAX}; got ${first}. Ask for ${PAGE_SIZE_MAX} or fewer and follow pageInfo.endCursor for the rest.`,
+    );
+  }
+  return first;
+}
+
+/**
+ * A keyset cursor is the last row's ordering key, opaque to clients: page
+ * 1,000 costs what page 1 costs. The key is a list of strings and numbers.
+ */
+export type CursorKey = readonly (string | number)[];
+
+export function encodeCursor(key: CursorKey): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | null | undefined, arity: number): CursorKey | null {
+  if (cursor === null || cursor === undefined) return null;
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    key = undefined;
+  }
+  if (!Array.isArray(key) || key.length !== arity || !key.every((k) => typeof k === 'string' || typeof k === 'number')) {
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      'after is not a cursor of this list. Pass pageInfo.endCursor from the previous page of the same list, or omit it for the first page.',
+    );
+  }
+  return key as CursorKey;
+}
+
+/** One page of a keyset-paged list. */
+export interface Page<T> {
+  nodes: T[];
+  cursors: string[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+  totalCount: number;
+}
+
+/**
+ * Builds a page from rows fetched with limit `size + 1` (the extra row only
+ * says whether there is a next page).
+ */
+export function pageFrom<T>(rows: T[], size: number, keyOf: (row: T) => CursorKey, totalCount: number): Page<T> {
+  const nodes = rows.slice(0, size);
+  const cursors = nodes.map((row) => encodeCursor(keyOf(row)));
+  return {
+    nodes,
+    cursors,
+    hasNextPage: rows.length > size,
+    endCursor: cursors.length ? cursors[cursors.length - 1] : null,
+    totalCount,
+  };
+}
+
+/**
+ * Pages a list already held in memory in its order (a task's items: at most
+ * 500), keyed by a unique id: the cursor is the last id seen, not an offset.
+ */
+export function pageInMemory<T>(all: readonly T[], first: number | null | undefined, after: string | null | undefined, idOf: (row: T) => string): Page<T> {
+  const size = pageSize(first);
+  const key = decodeCursor(after, 1);
+  let start = 0;
+  if (key) {
+    const index = all.findIndex((row) => idOf(row) === String(key[0]));
+    if (index < 0) {
+      throw new DomainError('BAD_USER_INPUT', 'after names a row that is no longer in this list. Start again without after.');
+    }
+    start = index + 1;
+  }
+  return pageFrom(all.slice(start, start + size + 1), size, (row) => [idOf(row)], all.length);
+}

@@ -1,0 +1,126 @@
+/**
+ * [[#id]] references in free text (goal, brief fields, note bodies, comments).
+ *
+ * Free text cites an item by its id, never by its number: ids never move or get
+ * reused, while numbers close up when an item is deleted or moved. The raw text
+ * keeps the token as written; reading it back renders the item's current place
+ * and label.
+ */
+import { DomainError } from './errors.js';
+
+const TOKEN_SOURCE = String.raw`\[\[#(\d+)\]\]`;
+
+/**
+ * A fresh global pattern for one [[#id]] token (group 1 is the id). Each call
+ * returns a new RegExp, so no caller can inherit another's `lastIndex`.
+ */
+export function refTokenPattern(): RegExp {
+  return new RegExp(TOKEN_SOURCE, 'g');
+}
+
+/**
+ * Matches one [[#id]] token; id is decimal digits. This instance is shared, so
+ * `.test`/`.exec` on it carry `lastIndex` from call to call; the functions below
+ * never use it, and callers who need a pattern should prefer `refTokenPattern()`.
+ */
+export const REF_TOKEN: RegExp = refTokenPattern();
+
+/** Distinct ids cited, as strings, in order of first appearance. */
+export function parseRefs(text: string): string[] {
+  const ids = new Set<string>();
+  for (const match of text.matchAll(refTokenPattern())) ids.add(match[1]!);
+  return [...ids];
+}
+
+/**
+ * True when a label carries a token (labels never may). Any `[[#` opening
+ * counts, not only a well-formed token: a near miss like `[[# 12]]` in a label
+ * is an attempt to cite, and storing it would read like a broken reference.
+ */
+export function hasRefToken(text: string): boolean {
+  return text.includes('[[#');
+}
+
+/**
+ * A word "i" followed by digits, bounded by anything that is not a letter,
+ * digit or underscore in any script (so "i18n", "éi3" and "pi3" are not
+ * references, while "(i3)" and "I3," are).
+ */
+const BARE_REFERENCE = /(?<![\p{L}\p{N}_])i\d+(?![\p{L}\p{N}_])/iu;
+
+/**
+ * The first bare item reference in free text outside tokens, e.g. "i3", or
+ * null. Returned as written, so a message can quote what the sender typed.
+ */
+export function findBareReference(text: string): string | null {
+  // Tokens become a space, not nothing, so the words on either side of a
+  // token never fuse into one.
+  const outsideTokens = text.replace(refTokenPattern(), ' ');
+  return BARE_REFERENCE.exec(outsideTokens)?.[0] ?? null;
+}
+
+/** What a cited id names now (the contract's ItemRef). */
+export interface RefTarget {
+  id: string;
+  /** Current 1-based place among live items; null once deleted. */
+  number: number | null;
+  /** Current label, kept after deletion. */
+  text: string;
+  deleted: boolean;
+}
+
+/**
+ * Replaces each token with `[#3 Label]` (number = current place) or
+ * `[deleted item: Label]` when deleted; a token whose id is not in the map is
+ * left as written, so a missing lookup never hides what the author wrote.
+ */
+export function renderRefs(text: string, targets: ReadonlyMap<string, RefTarget>): string {
+  return text.replace(refTokenPattern(), (token: string, id: string) => {
+    const target = targets.get(id);
+    if (!target) return token;
+    // An item without a place is not in the live list, which is what "deleted"
+    // tells the reader; a number without a place would be a lie.
+    if (target.deleted || target.number === null) return `[deleted item: ${target.text}]`;
+    return `[#${target.number} ${target.text}]`;
+  });
+}
+
+/** How many of a task's ids an UNKNOWN_REFERENCE message lists to choose from. */
+const IDS_SHOWN = 10;
+
+/**
+ * Validates free text of one task: a bare word like "i3" is refused
+ * (BARE_ITEM_REFERENCE), and so is a token citing an id that is not an item of
+ * this task (UNKNOWN_REFERENCE). Deleted items stay citable, so `taskItemIds`
+ * holds them too. `field` names the field for the message (e.g. "goal").
+ */
+export function checkFreeText(text: string, field: string, taskItemIds: ReadonlySet<string>): void {
+  const bare = findBareReference(text);
+  if (bare !== null) {
+    throw new DomainError(
+      'BARE_ITEM_REFERENCE',
+      `${field} mentions "${bare}", which reads like a bare item reference. ` +
+        `Cite an item by its id in a token instead, e.g. [[#57]] for the item whose id is 57 ` +
+        `(ids stay fixed; the number a list shows is only its place). ` +
+        `Replace "${bare}" with [[#<item id>]], or reword it if it is not an item.`,
+    );
+  }
+  const unknown = parseRefs(text).filter((id) => !taskItemIds.has(id));
+  if (unknown.length > 0) {
+    const cited = unknown.map((id) => `[[#${id}]]`).join(', ');
+    throw new DomainError(
+      'UNKNOWN_REFERENCE',
+      `${field} cites ${cited}, which ${unknown.length === 1 ? 'is not an item' : 'are not items'} of this task. ` +
+        `Only items of this task may be cited, deleted ones included; ${describeIds(taskItemIds)}. ` +
+        `Fix the id or remove the token.`,
+    );
+  }
+}
+
+function describeIds(ids: ReadonlySet<string>): string {
+  if (ids.size === 0) return 'this task has no items yet, so there is nothing to cite';
+  const shown = [...ids].slice(0, IDS_SHOWN).join(', ');
+  return ids.size > IDS_SHOWN
+    ? `its item ids include ${shown} (and ${ids.size - IDS_SHOWN} more)`
+    : `its item ids are ${shown}`;
+}

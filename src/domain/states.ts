@@ -1,0 +1,65 @@
+/**
+ * Item states and what they make of a task. A task's state and archive
+ * status are never stored: they are derived here from its live items.
+ */
+export const ITEM_STATES = ['PENDING', 'IN_PROGRESS', 'DONE', 'DROPPED', 'BLOCKED', 'FAILED'] as const;
+export type ItemState = (typeof ITEM_STATES)[number];
+
+export type TaskState = 'OPEN' | 'COMPLETED' | 'CANCELLED';
+export type MemoryStatus = 'ACTIVE' | 'ARCHIVED';
+
+/** States that still need work; every other state is settled. */
+export const OPEN_ITEM_STATES: readonly ItemState[] = ['PENDING', 'IN_PROGRESS'];
+
+export function isSettled(state: ItemState): boolean {
+  return !OPEN_ITEM_STATES.includes(state);
+}
+
+/** The minimum an item needs for the task state: its state and whether it is deleted. */
+export interface ItemStateView {
+  state: ItemState;
+  deleted: boolean;
+}
+
+/**
+ * OPEN while any live item is PENDING/IN_PROGRESS or there is no live item;
+ * COMPLETED once all are settled and one or more is DONE; CANCELLED otherwise.
+ */
+export function deriveTaskState(items: readonly ItemStateView[]): TaskState {
+  const live = items.filter((item) => !item.deleted);
+  if (live.length === 0 || live.some((item) => !isSettled(item.state))) return 'OPEN';
+  return live.some((item) => item.state === 'DONE') ? 'COMPLETED' : 'CANCELLED';
+}
+
+/** A closed task is archived like any other memory; reopening it makes it active. */
+export function taskStatus(state: TaskState): MemoryStatus {
+  return state === 'OPEN' ? 'ACTIVE' : 'ARCHIVED';
+}
+
+export interface ProgressCounts {
+  done: number;
+  total: number;
+  pending: number;
+  inProgress: number;
+  dropped: number;
+  blocked: number;
+  failed: number;
+}
+
+/** Counts of live items by state. */
+export function progressOf(items: readonly ItemStateView[]): ProgressCounts {
+  const counts: ProgressCounts = { done: 0, total: 0, pending: 0, inProgress: 0, dropped: 0, blocked: 0, failed: 0 };
+  for (const item of items) {
+    if (item.deleted) continue;
+    counts.total += 1;
+    switch (item.state) {
+      case 'DONE': counts.done += 1; break;
+      case 'PENDING': counts.pending += 1; break;
+      case 'IN_PROGRESS': counts.inProgress += 1; break;
+      case 'DROPPED': counts.dropped += 1; break;
+      case 'BLOCKED': counts.blocked += 1; break;
+      case 'FAILED': counts.failed += 1; break;
+    }
+  }
+  return counts;
+}

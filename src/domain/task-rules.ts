@@ -1,0 +1,36 @@
+import { DomainError } from './errors.js';
+
+/** A task or note title: a label, longer than an item's since nothing lists it inline. */
+export const TITLE_MAX = 200;
+
+/** Lost-update guard: a change sent with the version the caller read is refused once the task moved on. */
+export function checkExpectedVersion(taskId: string, current: number, expected: number | null | undefined): void {
+  if (expected === null || expected === undefined || expected === current) return;
+  throw new DomainError(
+    'VERSION_CONFLICT',
+    `Task ${taskId} is at version ${current}, not ${expected}: it changed since you read it. ` +
+      `Read the task again, then resend your change with expectedVersion: ${current}.`,
+  );
+}
+
+export function taskNotFound(id: string): DomainError {
+  return new DomainError('NOT_FOUND', `No task has id "${id}". Use the id that createTask returned, or find the task with search or memories.`);
+}
+
+export function itemNotFound(id: string): DomainError {
+  return new DomainError('NOT_FOUND', `No item has id "${id}". Item ids are the numbers shown as [[#id]]; read the task's items to find them.`);
+}
+
+export function deletedItem(id: string, text: string): DomainError {
+  return new DomainError(
+    'DELETED_ITEM',
+    `Item ${id} ("${text}") is deleted; it can still be cited as [[#${id}]] but not changed. Add a new item with addItems if the work is back.`,
+  );
+}
+
+/** Parses an id the API took as a string; a malformed one names nothing. */
+export function parseId(id: string | number): number | null {
+  const text = String(id).trim();
+  if (!/^\d{1,15}$/.test(text)) return null;
+  return Number(text);
+}

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { Logger } from 'pino';
+import { isDomainError } from '../domain/errors.js';
+
+/** Codes Apollo and graphql-js give to requests that are malformed; passed through as they are. */
+const REQUEST_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE',
+  'UNAUTHENTICATED', 'FORBIDDEN', 'TOO_LARGE',
+]);
+
+/**
+ * The one mapping from what went wrong to what a client sees. A domain
+ * refusal keeps its code and message; a malformed request keeps graphql-js's
+ * message; anything else is logged with an id and answered with that id
+ * only — never a driver message, SQL or stack.
+ */
+export function createErrorFormatter(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
+    if (isDomainError(original)) {
+      return { ...base, message: original.message, extensions: { code: original.code } };
+    }
+    const code = formatted.extensions?.code;
+    if (typeof code === 'string' && REQUEST_CODES.has(code) && original instanceof GraphQLError) {
+      return { ...base, extensions: { code } };
+    }
+    const errorId = randomUUID();
+    logger.error({ errorId, err: original, path: formatted.path }, 'unexpected error');
+    return {
+      ...base,
+      message: `Internal server error (id ${errorId}). Nothing about its cause is shown here; if it was a mutation, nothing was recorded unless the task's version moved. Retry, and quote the id if it persists.`,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', errorId },
+    };
+  };
+}

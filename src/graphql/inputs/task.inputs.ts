@@ -1,0 +1,89 @@
+import { Field, ID, InputType, Int } from 'type-graphql';
+import { ItemStateEnum } from '../types/enums.js';
+
+@InputType({ description: 'A new knowledge-base task: a goal and its checklist.' })
+export class CreateTaskInput {
+  @Field({ description: 'A short label for the task; no [[#id]] tokens.' })
+  title: string;
+
+  @Field({ description: 'What done looks like, in free text (up to 20,000 characters).' })
+  goal: string;
+
+  @Field(() => [String], { nullable: true, description: 'One label per entry, in order (each at most 80 characters, verb first).' })
+  items?: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'Alternative to items: one label per line (blank lines are skipped). Send one of the two, not both.' })
+  itemsText?: string | null;
+
+  @Field({ description: 'Scope such as "acme/checkout/billing": 1..8 lower-case segments joined by "/".' })
+  domain: string;
+
+  @Field(() => String, { nullable: true, description: 'Retrying with the same key and input returns the first result and records nothing new.' })
+  idempotencyKey?: string | null;
+}
+
+@InputType({ description: 'Corrects a task in place; omitted fields stay as they are.' })
+export class EditTaskInput {
+  @Field(() => ID, { description: 'The task.' })
+  id: string;
+
+  @Field(() => String, { nullable: true, description: 'New title.' })
+  title?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'New goal; may cite the task\'s items as [[#id]].' })
+  goal?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'New domain.' })
+  domain?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Refuse (VERSION_CONFLICT) unless the task is still at this version.' })
+  expectedVersion?: number | null;
+}
+
+@InputType({ description: 'Changes one item: its state, its label, a comment on it, memories linked to it.' })
+export class UpdateItemInput {
+  @Field(() => ID, { description: 'The item.' })
+  id: string;
+
+  @Field(() => ItemStateEnum, { nullable: true, description: 'New state. Setting the state it already has records nothing.' })
+  state?: ItemStateEnum | null;
+
+  @Field(() => String, { nullable: true, description: 'Rename; the id, state and briefs stay.' })
+  text?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Recorded as a comment on the item, and as its note when state changes.' })
+  comment?: string | null;
+
+  @Field(() => [ID], { nullable: true, description: 'Memory ids to link to the item.' })
+  related?: string[] | null;
+
+  @Field(() => Int, { nullable: true, description: 'Refuse (VERSION_CONFLICT) unless the task is still at this version.' })
+  expectedVersion?: number | null;
+}
+
+@InputType({ description: 'More items for a task.' })
+export class AddItemsInput {
+  @Field(() => ID, { description: 'The task.' })
+  taskId: string;
+
+  @Field(() => [String], { description: 'One label per entry, in order (at most 100 in one call).' })
+  items: string[];
+
+  @Field(() => ID, { nullable: true, description: 'Insert after this item; at the end when null.' })
+  after?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Refuse (VERSION_CONFLICT) unless the task is still at this version.' })
+  expectedVersion?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Retrying with the same key and input returns the first result and records nothing new.' })
+  idempotencyKey?: string | null;
+}
+
+@InputType({ description: 'Moves one item within its list.' })
+export class MoveItemInput {
+  @Field(() => ID, { description: 'The item to move.' })
+  id: string;
+
+  @Field(() => ID, { nullable: true, description: 'Place after this item; first when null.' })
+  after?: string | null;
+}

@@ -1,0 +1,41 @@
+import { numberLiveItems } from '../domain/ordering.js';
+import { parseRefs, renderRefs, type RefTarget } from '../domain/refs.js';
+import type { ItemEntity } from '../db/entities/index.js';
+import type { ItemRef } from './types/common.type.js';
+
+const targetsCache = new WeakMap<readonly ItemEntity[], Map<string, RefTarget>>();
+
+/**
+ * What each item of a task reads as now, keyed by id; computed once per
+ * loaded item list (the per-request loader hands out the same array), so
+ * rendering a page of notes costs no query per token.
+ */
+export function refTargets(items: readonly ItemEntity[]): Map<string, RefTarget> {
+  let targets = targetsCache.get(items);
+  if (!targets) {
+    const numbers = numberLiveItems(items.map((item) => ({ id: String(item.id), deleted: item.deleted })));
+    targets = new Map(items.map((item) => [String(item.id), { id: String(item.id), number: numbers.get(String(item.id)) ?? null, text: item.text, deleted: item.deleted }]));
+    targetsCache.set(items, targets);
+  }
+  return targets;
+}
+
+/** The distinct ids cited in `texts`, in order of first appearance, as they read now. */
+export function refsIn(texts: readonly (string | null | undefined)[], targets: ReadonlyMap<string, RefTarget>): ItemRef[] {
+  const seen = new Set<string>();
+  const refs: ItemRef[] = [];
+  for (const text of texts) {
+    if (!text) continue;
+    for (const id of parseRefs(text)) {
+      const target = targets.get(id);
+      if (seen.has(id) || !target) continue;
+      seen.add(id);
+      refs.push({ ...target });
+    }
+  }
+  return refs;
+}
+
+export function render(text: string, targets: ReadonlyMap<string, RefTarget>): string {
+  return renderRefs(text, targets);
+}

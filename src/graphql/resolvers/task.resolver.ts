@@ -1,0 +1,140 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { pageInMemory } from '../../domain/paging.js';
+import { deriveTaskState, progressOf, taskStatus } from '../../domain/states.js';
+import { taskNotFound } from '../../domain/task-rules.js';
+import type { Context } from '../context.js';
+import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
+import { refsIn, refTargets, render } from '../item-refs.js';
+import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
+import { ItemRef, Progress } from '../types/common.type.js';
+import { toConnection } from '../types/connection.type.js';
+import { ItemConnection, TaskEventConnection } from '../types/connections.type.js';
+import { MemoryStatusEnum, TaskStateEnum } from '../types/enums.js';
+import { Item } from '../types/item.type.js';
+import { Memory, Task } from '../types/memory.type.js';
+import { CreateTaskPayload, ItemsPayload } from '../types/payloads.type.js';
+
+/** Knowledge-base tasks: reads, mutations, and the fields derived from a task's items. */
+@Resolver(() => Task)
+export class TaskResolver {
+  @Query(() => Memory, { nullable: true, description: 'A note or task by id; null when none has it.' })
+  async memory(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Memory | null> {
+    const row = await ctx.loaders.memory.load(id);
+    return row ? toMemory(row) : null;
+  }
+
+  @Query(() => Task, { nullable: true, description: 'A task (or a session\'s plan) by id; null when none has it.' })
+  async task(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Task | null> {
+    const row = await ctx.loaders.memory.load(id);
+    return row?.kind === 'TASK' ? toTask(row) : null;
+  }
+
+  @Query(() => Item, { nullable: true, description: 'An item by id, deleted ones included; null when none has it.' })
+  async item(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Item | null> {
+    const row = await ctx.loaders.item.load(id);
+    return row ? toItem(row) : null;
+  }
+
+  @Mutation(() => CreateTaskPayload, { description: 'Opens a task: title, goal, domain and its items (a list, or one label per line).' })
+  async createTask(@Arg('input') input: CreateTaskInput, @Ctx() ctx: Context): Promise<CreateTaskPayload> {
+    const { task, items } = await ctx.services.tasks.createTask(ctx.caller, input);
+    return { task: toTask(task), items: items.map(toItem) };
+  }
+
+  @Mutation(() => Task, { description: 'Corrects a task in place: title, goal or domain.' })
+  async editTask(@Arg('input') input: EditTaskInput, @Ctx() ctx: Context): Promise<Task> {
+    return toTask(await ctx.services.tasks.editTask(ctx.caller, input));
+  }
+
+  @Mutation(() => Item, { description: "Changes an item's state or label, comments on it, or links memories to it." })
+  async updateItem(@Arg('input') input: UpdateItemInput, @Ctx() ctx: Context): Promise<Item> {
+    return toItem(await ctx.services.tasks.updateItem(ctx.caller, input));
+  }
+
+  @Mutation(() => Task, { description: 'A delete stands alone: no other change in the same call. No other item\'s id or number is reused.' })
+  async deleteItem(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Task> {
+    return toTask(await ctx.services.tasks.deleteItem(ctx.caller, id));
+  }
+
+  @Mutation(() => ItemsPayload, { description: 'Appends (or inserts) items; reopens a closed task.' })
+  async addItems(@Arg('input') input: AddItemsInput, @Ctx() ctx: Context): Promise<ItemsPayload> {
+    const { task, items } = await ctx.services.tasks.addItems(ctx.caller, input);
+    return { task: toTask(task), items: items.map(toItem) };
+  }
+
+  @Mutation(() => Task, { description: 'Moves an item after another (first when after is null); ids stay, numbers follow.' })
+  async moveItem(@Arg('input') input: MoveItemInput, @Ctx() ctx: Context): Promise<Task> {
+    return toTask(await ctx.services.tasks.moveItem(ctx.caller, input));
+  }
+
+  @FieldResolver(() => String, { description: "The goal with every [[#id]] token rendered as [#3 Label], or [deleted item: Label] once deleted." })
+  async goalText(@Root() task: Task, @Ctx() ctx: Context): Promise<string> {
+    return render(task.goal, refTargets(await ctx.loaders.taskItems.load(task.taskId)));
+  }
+
+  @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in the goal names now, in order of first appearance.' })
+  async goalRefs(@Root() task: Task, @Ctx() ctx: Context): Promise<ItemRef[]> {
+    return refsIn([task.goal], refTargets(await ctx.loaders.taskItems.load(task.taskId)));
+  }
+
+  @FieldResolver(() => TaskStateEnum, { description: 'OPEN, COMPLETED or CANCELLED, derived from the live items.' })
+  async state(@Root() task: Task, @Ctx() ctx: Context): Promise<TaskStateEnum> {
+    return deriveTaskState(await ctx.loaders.taskItems.load(task.taskId)) as TaskStateEnum;
+  }
+
+  @FieldResolver(() => MemoryStatusEnum, { description: 'ARCHIVED while the task is COMPLETED or CANCELLED, ACTIVE while OPEN.' })
+  async status(@Root() task: Task, @Ctx() ctx: Context): Promise<MemoryStatusEnum> {
+    return taskStatus(deriveTaskState(await ctx.loaders.taskItems.load(task.taskId))) as MemoryStatusEnum;
+  }
+
+  @FieldResolver(() => Progress, { description: 'Counts of live items by state.' })
+  async progress(@Root() task: Task, @Ctx() ctx: Context): Promise<Progress> {
+    return progressOf(await ctx.loaders.taskItems.load(task.taskId));
+  }
+
+  @FieldResolver(() => ItemConnection, { description: 'Live items in list order; includeDeleted adds deleted ones where they stood (number null).' })
+  async items(
+    @Root() task: Task,
+    @Ctx() ctx: Context,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+    @Arg('includeDeleted', () => Boolean, { defaultValue: false, description: 'Also list deleted items.' }) includeDeleted = false,
+  ): Promise<ItemConnection> {
+    const all = await ctx.loaders.taskItems.load(task.taskId);
+    const shown = includeDeleted ? all : all.filter((item) => !item.deleted);
+    return toConnection(pageInMemory(shown, first, after, (item) => String(item.id)), toItem);
+  }
+
+  @FieldResolver(() => [Item], { description: 'Items now IN_PROGRESS, in list order.' })
+  async inProgress(@Root() task: Task, @Ctx() ctx: Context): Promise<Item[]> {
+    const all = await ctx.loaders.taskItems.load(task.taskId);
+    return all.filter((item) => !item.deleted && item.state === 'IN_PROGRESS').map(toItem);
+  }
+
+  @FieldResolver(() => TaskEventConnection, { description: 'Every recorded change, oldest first.' })
+  async history(
+    @Root() task: Task,
+    @Ctx() ctx: Context,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+  ): Promise<TaskEventConnection> {
+    return toConnection(await ctx.services.taskReader.history(task.taskId, first, after), toTaskEvent);
+  }
+}
+
+/** Fields of an item derived from its task. */
+@Resolver(() => Item)
+export class ItemResolver {
+  @FieldResolver(() => Int, { nullable: true, description: "Current place among the task's live items (1-based); null once deleted." })
+  async number(@Root() item: Item, @Ctx() ctx: Context): Promise<number | null> {
+    return refTargets(await ctx.loaders.taskItems.load(item.taskId)).get(item.id)?.number ?? null;
+  }
+
+  @FieldResolver(() => Task, { description: 'The task or plan the item belongs to.' })
+  async task(@Root() item: Item, @Ctx() ctx: Context): Promise<Task> {
+    const row = await ctx.loaders.memory.load(String(item.taskId));
+    if (!row) throw taskNotFound(String(item.taskId));
+    return toTask(row);
+  }
+}
+

@@ -1,0 +1,14 @@
+import { ObjectType } from 'type-graphql';
+import { Connection } from './connection.type.js';
+import { Item } from './item.type.js';
+import { Memory } from './memory.type.js';
+import { TaskEvent } from './task-event.type.js';
+
+@ObjectType({ description: 'A page of items, in list order.' })
+export class ItemConnection extends Connection(Item, 'Item') {}
+
+@ObjectType({ description: "A page of a task's recorded changes, oldest first." })
+export class TaskEventConnection extends Connection(TaskEvent, 'TaskEvent') {}
+
+@ObjectType({ description: 'A page of memories (notes and tasks).' })
+export class MemoryConnection extends Connection(Memory, 'Memory') {}

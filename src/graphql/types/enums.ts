@@ -1,0 +1,65 @@
+import { registerEnumType } from 'type-graphql';
+
+/** Mirrors src/domain/states.ts as GraphQL enums (the string values are the same). */
+export enum ItemStateEnum {
+  PENDING = 'PENDING',
+  IN_PROGRESS = 'IN_PROGRESS',
+  DONE = 'DONE',
+  DROPPED = 'DROPPED',
+  BLOCKED = 'BLOCKED',
+  FAILED = 'FAILED',
+}
+
+export enum TaskStateEnum {
+  OPEN = 'OPEN',
+  COMPLETED = 'COMPLETED',
+  CANCELLED = 'CANCELLED',
+}
+
+export enum MemoryKindEnum {
+  NOTE = 'NOTE',
+  TASK = 'TASK',
+}
+
+export enum MemoryStatusEnum {
+  ACTIVE = 'ACTIVE',
+  ARCHIVED = 'ARCHIVED',
+}
+
+registerEnumType(ItemStateEnum, {
+  name: 'ItemState',
+  description: 'The state of one checklist item. DONE, DROPPED, BLOCKED and FAILED are settled; PENDING and IN_PROGRESS are open.',
+  valuesConfig: {
+    PENDING: { description: 'Not started.' },
+    IN_PROGRESS: { description: 'Being worked on now.' },
+    DONE: { description: 'Finished (and, in a plan, checked).' },
+    DROPPED: { description: 'Decided against; kept in the list with its reason.' },
+    BLOCKED: { description: 'Cannot go on; the note says why.' },
+    FAILED: { description: 'Tried and failed; the note says what was checked.' },
+  },
+});
+
+registerEnumType(TaskStateEnum, {
+  name: 'TaskState',
+  description: "Derived from a task's items, never set directly.",
+  valuesConfig: {
+    OPEN: { description: 'Some item is PENDING or IN_PROGRESS, or the task has no items.' },
+    COMPLETED: { description: 'Every item is settled and at least one is DONE.' },
+    CANCELLED: { description: 'Every item is settled and none is DONE (e.g. every item DROPPED).' },
+  },
+});
+
+registerEnumType(MemoryKindEnum, {
+  name: 'MemoryKind',
+  description: 'What a memory is.',
+  valuesConfig: { NOTE: { description: 'A plain note.' }, TASK: { description: 'A task: a goal and a checklist.' } },
+});
+
+registerEnumType(MemoryStatusEnum, {
+  name: 'MemoryStatus',
+  description: 'A closed (COMPLETED or CANCELLED) task is ARCHIVED; reopening it makes it ACTIVE.',
+  valuesConfig: {
+    ACTIVE: { description: 'In use: an open task, or a note not archived.' },
+    ARCHIVED: { description: 'A closed task, or a note archived with archiveMemory.' },
+  },
+});

@@ -1,0 +1,50 @@
+import { Field, ID, InterfaceType, Int, ObjectType } from 'type-graphql';
+import { MemoryKindEnum, MemoryStatusEnum } from './enums.js';
+
+@InterfaceType({
+  description: 'Something the knowledge base remembers: a note or a task. Search and domain listings return memories.',
+  resolveType: (value: { kind: MemoryKindEnum }) => (value.kind === MemoryKindEnum.TASK ? 'Task' : 'Note'),
+})
+export abstract class Memory {
+  @Field(() => ID, { description: 'Opaque id; pass it to memory, task, editNote, editTask or related.' })
+  id: string;
+
+  @Field(() => MemoryKindEnum, { description: 'NOTE or TASK.' })
+  kind: MemoryKindEnum;
+
+  @Field({ description: 'A short label; never carries an [[#id]] token.' })
+  title: string;
+
+  @Field(() => String, { nullable: true, description: 'Hierarchical scope such as "acme/checkout/billing"; null for a session\'s plan.' })
+  domain: string | null;
+
+  @Field(() => MemoryStatusEnum, { description: 'ACTIVE or ARCHIVED (for a task, derived from its items).' })
+  status: MemoryStatusEnum;
+
+  @Field({ description: 'When it was created.' })
+  createdAt: Date;
+
+  @Field({ description: 'When it last changed.' })
+  updatedAt: Date;
+}
+
+@ObjectType({ implements: Memory, description: 'A plain memory: a title and a body, in a domain. Searchable, linkable to items.' })
+export class Note extends Memory {
+  @Field({ description: 'The note as written.' })
+  body: string;
+}
+
+@ObjectType({ implements: Memory, description: 'A goal and an ordered checklist of items. Its state and status follow its items.' })
+export class Task extends Memory {
+  /** Numeric id, for the loaders. */
+  taskId: number;
+
+  /** The session whose plan this is, if any. */
+  sessionId: string | null;
+
+  @Field({ description: 'The goal as written, [[#id]] tokens kept.' })
+  goal: string;
+
+  @Field(() => Int, { description: 'Increments on every recorded change; pass it back as expectedVersion to refuse lost updates.' })
+  version: number;
+}

@@ -1,0 +1,56 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+import { ItemStateEnum } from './enums.js';
+
+@ObjectType({ description: 'An item as it stood in a recorded list.' })
+export class ItemSnapshot {
+  @Field(() => ID, { description: "The item's id." })
+  id: string;
+
+  @Field({ description: 'Its label then.' })
+  text: string;
+
+  @Field(() => ItemStateEnum, { description: 'Its state then.' })
+  state: ItemStateEnum;
+}
+
+@ObjectType({ description: 'One difference between a recorded list and the one before it.' })
+export class ItemChange {
+  @Field(() => ID, { description: 'The item that changed.' })
+  itemId: string;
+
+  @Field({ description: 'ADDED, REMOVED, STATE, RENAMED or MOVED.' })
+  kind: string;
+
+  @Field({ description: "The item's label after the change (before it, for REMOVED)." })
+  text: string;
+
+  @Field(() => String, { nullable: true, description: 'The old state (STATE, REMOVED), label (RENAMED) or 1-based place (MOVED).' })
+  from: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The new state (STATE, ADDED), label (RENAMED) or 1-based place (MOVED).' })
+  to: string | null;
+}
+
+@ObjectType({ description: "One recorded change: for a session's plan, one 'Update to-do list' row." })
+export class TaskEvent {
+  @Field(() => ID, { description: 'Event id; events of a task are numbered in the order they happened.' })
+  id: string;
+
+  @Field({ description: 'When the change was recorded.' })
+  at: Date;
+
+  @Field({
+    description:
+      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_MOVED, ITEM_LINKED, COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED.',
+  })
+  action: string;
+
+  @Field(() => [ItemSnapshot], { description: 'The list as it stood after this change (live items, in order).' })
+  items: ItemSnapshot[];
+
+  @Field(() => [ItemChange], { description: 'What changed since the previous event.' })
+  changes: ItemChange[];
+
+  @Field(() => ID, { nullable: true, description: 'The agent session that made the change, if it sent x-session-id.' })
+  sessionId: string | null;
+}

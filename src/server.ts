@@ -1,0 +1,90 @@
+import type { Server } from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type ErrorRequestHandler } from 'express';
+import http from 'node:http';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createContext, type Context } from './graphql/context.js';
+import { createErrorFormatter } from './graphql/errors.js';
+import { createSchema } from './graphql/schema.js';
+import type { Services } from './services/index.js';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  http: Server;
+  stop(): Promise<void>;
+}
+
+/** A JSON error body in the GraphQL shape, for failures before GraphQL runs (body too large, bad JSON). */
+function httpErrorBody(message: string, code: string) {
+  return { errors: [{ message, extensions: { code } }] };
+}
+
+/**
+ * The HTTP layer: POST /graphql (Apollo over express), GET /healthz, a body
+ * size limit, and error bodies that never carry a stack.
+ */
+export async function startServer(config: Config, services: Services, logger: Logger): Promise<RunningServer> {
+  const app = express();
+  app.disable('x-powered-by');
+  const httpServer = http.createServer(app);
+  const apollo = new ApolloServer<Context>({
+    schema: await createSchema(),
+    formatError: createErrorFormatter(logger),
+    includeStacktraceInErrorResponses: false,
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer })],
+  });
+  await apollo.start();
+
+  app.get('/healthz', async (_req, res) => {
+    try {
+      await services.db.reader.query('SELECT 1');
+      res.json({ status: 'ok', database: services.db.kind });
+    } catch (error) {
+      logger.error({ err: error }, 'health check failed');
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+
+  app.use(
+    '/graphql',
+    express.json({ limit: config.bodyLimit }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) => createContext(services, req.headers['x-session-id']),
+    }),
+  );
+
+  const onError: ErrorRequestHandler = (error, _req, res, _next) => {
+    const status = typeof error?.status === 'number' ? error.status : 500;
+    if (error?.type === 'entity.too.large') {
+      res.status(413).json(httpErrorBody(`The request body is over ${config.bodyLimit} bytes. Send smaller batches (at most 100 items per call).`, 'TOO_LARGE'));
+    } else if (error?.type === 'entity.parse.failed') {
+      res.status(400).json(httpErrorBody('The request body is not valid JSON. Send {"query": "...", "variables": {...}} as application/json.', 'BAD_REQUEST'));
+    } else if (status < 500) {
+      res.status(status).json(httpErrorBody('The request could not be read. Send a GraphQL request as application/json.', 'BAD_REQUEST'));
+    } else {
+      logger.error({ err: error }, 'unhandled HTTP error');
+      res.status(500).json(httpErrorBody('Internal server error.', 'INTERNAL_SERVER_ERROR'));
+    }
+  };
+  app.use(onError);
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.port, config.host, () => resolve());
+  });
+  const address = httpServer.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  return {
+    url,
+    port,
+    http: httpServer,
+    stop: async () => {
+      await apollo.stop();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * What a committed mutation changed, published after commit. The live
+ * dashboard (subscriptions) and other servers' caches listen here; every
+ * mutation emits at least one.
+ */
+export interface ChangeEvent {
+  /** TASK, NOTE, SESSION or SETTINGS. */
+  entity: 'TASK' | 'NOTE' | 'SESSION' | 'SETTINGS';
+  id: string;
+  /** What happened, e.g. TASK_CREATED, ITEM_STATE, NOTE_EDITED, PLAN_WRITTEN. */
+  action: string;
+  sessionId: string | null;
+  at: string;
+}
+
+export class ChangeBus {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  publish(event: ChangeEvent): void {
+    this.emitter.emit('change', event);
+  }
+
+  subscribe(listener: (event: ChangeEvent) => void): () => void {
+    this.emitter.on('change', listener);
+    return () => this.emitter.off('change', listener);
+  }
+}

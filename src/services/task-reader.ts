@@ -1,0 +1,46 @@
+import { In, type EntityManager } from 'typeorm';
+import { decodeCursor, pageFrom, pageSize, type Page } from '../domain/paging.js';
+import { parseId } from '../domain/task-rules.js';
+import { ItemEntity, MemoryEntity, TaskEventEntity } from '../db/entities/index.js';
+
+/**
+ * Reads for tasks and items, shaped for batching: every `...ByIds` takes
+ * many keys and answers in one statement (the GraphQL layer wraps them in
+ * per-request DataLoaders).
+ */
+export class TaskReader {
+  constructor(private readonly reader: () => EntityManager) {}
+
+  async memoriesByIds(ids: readonly string[]): Promise<(MemoryEntity | null)[]> {
+    const numeric = ids.map(parseId).filter((id): id is number => id !== null);
+    const rows = numeric.length ? await this.reader().findBy(MemoryEntity, { id: In(numeric) }) : [];
+    const byId = new Map(rows.map((row) => [String(row.id), row]));
+    return ids.map((id) => byId.get(String(parseId(id))) ?? null);
+  }
+
+  async itemsByIds(ids: readonly string[]): Promise<(ItemEntity | null)[]> {
+    const numeric = ids.map(parseId).filter((id): id is number => id !== null);
+    const rows = numeric.length ? await this.reader().findBy(ItemEntity, { id: In(numeric) }) : [];
+    const byId = new Map(rows.map((row) => [String(row.id), row]));
+    return ids.map((id) => byId.get(String(parseId(id))) ?? null);
+  }
+
+  /** Every item of each task, deleted ones included, in list order. */
+  async itemsOfTasks(taskIds: readonly number[]): Promise<ItemEntity[][]> {
+    const rows = taskIds.length
+      ? await this.reader().find(ItemEntity, { where: { taskId: In([...taskIds]) }, order: { position: 'ASC', id: 'ASC' } })
+      : [];
+    return taskIds.map((taskId) => rows.filter((row) => row.taskId === taskId));
+  }
+
+  /** A task's history, oldest first, keyset-paged by event id. */
+  async history(taskId: number, first: number | null | undefined, after: string | null | undefined): Promise<Page<TaskEventEntity>> {
+    const size = pageSize(first);
+    const key = decodeCursor(after, 1);
+    const query = this.reader().createQueryBuilder(TaskEventEntity, 'e').where('e.taskId = :taskId', { taskId });
+    const totalCount = await query.clone().getCount();
+    if (key) query.andWhere('e.id > :after', { after: Number(key[0]) });
+    const rows = await query.orderBy('e.id', 'ASC').limit(size + 1).getMany();
+    return pageFrom(rows, size, (row) => [row.id], totalCount);
+  }
+}

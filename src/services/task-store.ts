@@ -1,0 +1,111 @@
+import { DomainError } from '../domain/errors.js';
+import { ITEM_LABEL_MAX } from '../domain/labels.js';
+import { diffSnapshots, type Snapshot } from '../domain/list-diff.js';
+import { DEFAULT_PLAN_RULES } from '../domain/plan-rules.js';
+import type { ItemState } from '../domain/states.js';
+import { checkExpectedVersion, parseId, taskNotFound } from '../domain/task-rules.js';
+import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../db/entities/index.js';
+import type { SearchIndex } from './search/search-index.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/** A task as a mutation changes it: the row and all its items (deleted ones too) in list order. */
+export interface TaskAggregate {
+  task: MemoryEntity;
+  items: ItemEntity[];
+  /** Longest item label: 80 on a knowledge-base task, the session's maxTextLength on a plan. */
+  labelLimit: number;
+  /** The live list before this change, for the history row. */
+  before: Snapshot[];
+}
+
+/** The live list as a history row holds it. */
+export function snapshotOf(items: readonly ItemEntity[]): Snapshot[] {
+  return items.filter((item) => !item.deleted).map((item) => ({ id: String(item.id), text: item.text, state: item.state }));
+}
+
+/**
+ * Loads a task for change inside the unit of work: on PostgreSQL the row is
+ * locked (FOR UPDATE) so concurrent changes queue instead of overwriting; on
+ * SQLite the write lock already serialises them. Checks expectedVersion and
+ * that a session changes only its own plan.
+ */
+export async function loadTaskForChange(uow: UnitOfWork, id: string | number, expectedVersion?: number | null): Promise<TaskAggregate> {
+  const taskId = parseId(id);
+  const query = uow.manager.createQueryBuilder(MemoryEntity, 'm').where('m.id = :taskId', { taskId });
+  if (uow.manager.connection.options.type === 'postgres') query.setLock('pessimistic_write');
+  const task = taskId === null ? null : await query.getOne();
+  if (!task || task.kind !== 'TASK') throw taskNotFound(String(id));
+  if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
+    throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`);
+  }
+  checkExpectedVersion(String(task.id), task.version, expectedVersion);
+  uow.touchDomain(task.domain);
+  const items = await uow.manager.find(ItemEntity, { where: { taskId: task.id }, order: { position: 'ASC', id: 'ASC' } });
+  let labelLimit = ITEM_LABEL_MAX;
+  if (task.sessionId) {
+    const session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
+    labelLimit = (session?.rules ?? DEFAULT_PLAN_RULES).maxTextLength;
+  }
+  return { task, items, labelLimit, before: snapshotOf(items) };
+}
+
+/** Inserts new items (in order) at the given positions; returns them with their ids. */
+export async function insertItems(
+  uow: UnitOfWork,
+  taskId: number,
+  rows: readonly { text: string; state?: ItemState; position: number; added: boolean; note?: string | null }[],
+): Promise<ItemEntity[]> {
+  const created: ItemEntity[] = [];
+  for (const row of rows) {
+    const item = uow.manager.create(ItemEntity, {
+      taskId, text: row.text, state: row.state ?? 'PENDING', position: row.position, deleted: false,
+      added: row.added, note: row.note ?? null, createdAt: uow.now, updatedAt: uow.now,
+    });
+    const result = await uow.manager.insert(ItemEntity, item);
+    item.id = Number(result.identifiers[0].id);
+    created.push(item);
+  }
+  return created;
+}
+
+/** Gives every item the position of its place in `order` (ids), writing only the ones that moved. */
+export async function applyOrder(uow: UnitOfWork, items: ItemEntity[], order: readonly string[]): Promise<ItemEntity[]> {
+  const byId = new Map(items.map((item) => [String(item.id), item]));
+  const ordered = order.map((id) => byId.get(id)!);
+  for (const [position, item] of ordered.entries()) {
+    if (item.position === position) continue;
+    item.position = position;
+    await uow.manager.update(ItemEntity, { id: item.id }, { position });
+  }
+  return ordered;
+}
+
+/** The text search sees for a task: its goal and every live item label. */
+function searchText(task: MemoryEntity, items: readonly ItemEntity[]): string {
+  return [task.goal, ...items.filter((item) => !item.deleted).map((item) => item.text)].join('\n');
+}
+
+/**
+ * Records a change of a task: bumps its version with a compare-and-set (a
+ * concurrent writer that slipped past the lock makes this fail rather than
+ * overwrite), writes the history row (list after, and what changed), keeps
+ * the search document current and queues the change event.
+ */
+export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: string): Promise<void> {
+  const { task, items } = aggregate;
+  const result = await uow.manager
+    .createQueryBuilder()
+    .update(MemoryEntity)
+    .set({ version: task.version + 1, updatedAt: uow.now })
+    .where('id = :id AND version = :version', { id: task.id, version: task.version })
+    .execute();
+  if (result.affected === 0) checkExpectedVersion(String(task.id), task.version + 1, task.version);
+  task.version += 1;
+  task.updatedAt = uow.now;
+  const after = snapshotOf(items);
+  await uow.manager.insert(TaskEventEntity, {
+    taskId: task.id, at: uow.now, action, sessionId: uow.caller.sessionId, items: after, changes: diffSnapshots(aggregate.before, after),
+  });
+  if (!task.sessionId) await search.index(uow.manager, { id: task.id, title: task.title, text: searchText(task, items) });
+  uow.emit({ entity: 'TASK', id: String(task.id), action });
+}

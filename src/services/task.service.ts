@@ -1,0 +1,248 @@
+import { In } from 'typeorm';
+import { DomainError } from '../domain/errors.js';
+import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, splitItemsText } from '../domain/labels.js';
+import { insertAfter, moveAfter } from '../domain/ordering.js';
+import { checkFreeText } from '../domain/refs.js';
+import type { ItemState } from '../domain/states.js';
+import { deletedItem, itemNotFound, parseId, TITLE_MAX } from '../domain/task-rules.js';
+import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../db/entities/index.js';
+import { insertComment } from './comment-store.js';
+import { findReplay, remember } from './idempotency.js';
+import type { SearchIndex } from './search/search-index.js';
+import { applyOrder, insertItems, loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
+import type { Caller, Writer } from './unit-of-work.js';
+
+export interface CreateTaskInput {
+  title: string;
+  goal: string;
+  items?: string[] | null;
+  itemsText?: string | null;
+  domain: string;
+  idempotencyKey?: string | null;
+}
+
+export interface EditTaskInput {
+  id: string;
+  title?: string | null;
+  goal?: string | null;
+  domain?: string | null;
+  expectedVersion?: number | null;
+}
+
+export interface UpdateItemInput {
+  id: string;
+  state?: ItemState | null;
+  text?: string | null;
+  comment?: string | null;
+  related?: string[] | null;
+  expectedVersion?: number | null;
+}
+
+export interface AddItemsInput {
+  taskId: string;
+  items: string[];
+  after?: string | null;
+  expectedVersion?: number | null;
+  idempotencyKey?: string | null;
+}
+
+export interface TaskWithItems {
+  task: MemoryEntity;
+  items: ItemEntity[];
+}
+
+/** Ids of every item of the task, deleted ones included: what its free text may cite. */
+export function citableIds(aggregate: TaskAggregate): Set<string> {
+  return new Set(aggregate.items.map((item) => String(item.id)));
+}
+
+/** Finds a live item of the aggregate by id: NOT_FOUND when it is not this task's, DELETED_ITEM when deleted. */
+function liveItem(aggregate: TaskAggregate, id: string): ItemEntity {
+  const item = aggregate.items.find((candidate) => String(candidate.id) === String(id).trim());
+  if (!item) {
+    throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item with id "${id}". Read the task's items for their ids.`);
+  }
+  if (item.deleted) throw deletedItem(String(item.id), item.text);
+  return item;
+}
+
+/** Knowledge-base tasks and their checklists: every change is one transaction and one history row. */
+export class TaskService {
+  constructor(
+    private readonly writer: Writer,
+    private readonly search: SearchIndex,
+  ) {}
+
+  async createTask(caller: Caller, input: CreateTaskInput): Promise<TaskWithItems> {
+    return this.writer.run(caller, async (uow) => {
+      const replay = await findReplay(uow, 'createTask', input.idempotencyKey, input);
+      if (replay) return this.reload(uow.manager, replay.id, replay.itemIds ?? []);
+      const title = cleanLabel(input.title, 'title', TITLE_MAX);
+      const domain = cleanDomain(input.domain);
+      uow.touchDomain(domain);
+      const goal = cleanFreeText(input.goal, 'goal');
+      checkFreeText(goal, 'goal', new Set());
+      if (input.items && input.itemsText !== null && input.itemsText !== undefined) {
+        throw new DomainError('BAD_USER_INPUT', 'Send the items either as items (a list) or as itemsText (one label per line), not both.');
+      }
+      const labels = cleanItemLabels(input.items ?? splitItemsText(input.itemsText ?? ''), []);
+      const task = uow.manager.create(MemoryEntity, {
+        kind: 'TASK', title, domain, goal, body: '', archived: false, version: 0, sessionId: null, createdAt: uow.now, updatedAt: uow.now,
+      });
+      task.id = Number((await uow.manager.insert(MemoryEntity, task)).identifiers[0].id);
+      const items = await insertItems(uow, task.id, labels.map((text, position) => ({ text, position, added: false })));
+      await recordTaskChange(uow, this.search, { task, items, labelLimit: 0, before: [] }, 'TASK_CREATED');
+      await remember(uow, 'createTask', input.idempotencyKey, input, { id: String(task.id), itemIds: items.map((item) => String(item.id)) });
+      return { task, items };
+    });
+  }
+
+  async editTask(caller: Caller, input: EditTaskInput): Promise<MemoryEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const aggregate = await loadTaskForChange(uow, input.id, input.expectedVersion);
+      const { task } = aggregate;
+      const changes: Partial<MemoryEntity> = {};
+      if (input.title !== null && input.title !== undefined) changes.title = cleanLabel(input.title, 'title', TITLE_MAX);
+      if (input.goal !== null && input.goal !== undefined) {
+        changes.goal = cleanFreeText(input.goal, 'goal');
+        checkFreeText(changes.goal, 'goal', citableIds(aggregate));
+      }
+      if (input.domain !== null && input.domain !== undefined) {
+        if (task.sessionId) {
+          throw new DomainError('BAD_USER_INPUT', `Task ${task.id} is a session's plan, which has no domain. Create a knowledge-base task with createTask instead.`);
+        }
+        changes.domain = cleanDomain(input.domain);
+        uow.touchDomain(changes.domain);
+      }
+      if (Object.keys(changes).length === 0) {
+        throw new DomainError('BAD_USER_INPUT', 'editTask needs at least one of title, goal or domain.');
+      }
+      await uow.manager.update(MemoryEntity, { id: task.id }, changes);
+      Object.assign(task, changes);
+      await recordTaskChange(uow, this.search, aggregate, 'TASK_EDITED');
+      return task;
+    });
+  }
+
+  async updateItem(caller: Caller, input: UpdateItemInput): Promise<ItemEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const itemId = parseId(input.id);
+      const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
+      if (!found) throw itemNotFound(input.id);
+      const aggregate = await loadTaskForChange(uow, found.taskId, input.expectedVersion);
+      const item = liveItem(aggregate, input.id);
+      const change: Partial<ItemEntity> = {};
+      const actions: string[] = [];
+      if (input.text !== null && input.text !== undefined) {
+        const text = cleanLabel(input.text, 'text', aggregate.labelLimit);
+        if (text !== item.text) {
+          if (aggregate.items.some((other) => !other.deleted && other !== item && other.text === text)) {
+            throw new DomainError('DUPLICATE_TEXT', `"${text}" is already a live item of this task. Give this item a label that tells them apart.`);
+          }
+          change.text = text;
+          actions.push('ITEM_RENAMED');
+        }
+      }
+      const comment = input.comment === null || input.comment === undefined ? null : cleanFreeText(input.comment, 'comment');
+      if (comment === '') throw new DomainError('EMPTY_TEXT', 'comment is empty once trimmed; send some text, or leave comment out.');
+      if (comment !== null) checkFreeText(comment, 'comment', citableIds(aggregate));
+      if (input.state && input.state !== item.state) {
+        change.state = input.state;
+        // The note is the reason given with the latest state change; a change without one clears an old reason that no longer applies.
+        change.note = comment || null;
+        actions.unshift('ITEM_STATE');
+      }
+      const related = await this.linkable(uow.manager, input.related ?? []);
+      if (comment) actions.push('COMMENT_ADDED');
+      if (related.length) actions.push('ITEM_LINKED');
+      if (actions.length === 0 && !input.state) {
+        throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
+      }
+      if (Object.keys(change).length) {
+        change.updatedAt = uow.now;
+        await uow.manager.update(ItemEntity, { id: item.id }, change);
+        Object.assign(item, change);
+      }
+      if (comment) await insertComment(uow, aggregate, comment, item.id);
+      for (const memory of related) {
+        await uow.manager.createQueryBuilder().insert().into(ItemLinkEntity)
+          .values({ itemId: item.id, memoryId: memory.id, createdAt: uow.now }).orIgnore().execute();
+      }
+      // Setting the state an item already has is accepted and records nothing.
+      if (actions.length) await recordTaskChange(uow, this.search, aggregate, actions[0]);
+      return item;
+    });
+  }
+
+  async deleteItem(caller: Caller, id: string): Promise<MemoryEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const itemId = parseId(id);
+      const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
+      if (!found) throw itemNotFound(id);
+      const aggregate = await loadTaskForChange(uow, found.taskId);
+      const item = liveItem(aggregate, id);
+      await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
+      item.deleted = true;
+      await recordTaskChange(uow, this.search, aggregate, 'ITEM_DELETED');
+      return aggregate.task;
+    });
+  }
+
+  async addItems(caller: Caller, input: AddItemsInput): Promise<TaskWithItems> {
+    return this.writer.run(caller, async (uow) => {
+      const replay = await findReplay(uow, 'addItems', input.idempotencyKey, input);
+      if (replay) return this.reload(uow.manager, replay.id, replay.itemIds ?? []);
+      const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion);
+      if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.');
+      const live = aggregate.items.filter((item) => !item.deleted);
+      const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
+      const after = input.after === null || input.after === undefined ? null : String(liveItem(aggregate, input.after).id);
+      const base = aggregate.items.length;
+      const created = await insertItems(uow, aggregate.task.id, labels.map((text, index) => ({ text, position: base + index, added: true })));
+      const order = insertAfter(aggregate.items.map((item) => String(item.id)), created.map((item) => String(item.id)), after);
+      aggregate.items = await applyOrder(uow, [...aggregate.items, ...created], order);
+      await recordTaskChange(uow, this.search, aggregate, 'ITEMS_ADDED');
+      await remember(uow, 'addItems', input.idempotencyKey, input, { id: String(aggregate.task.id), itemIds: created.map((item) => String(item.id)) });
+      return { task: aggregate.task, items: created };
+    });
+  }
+
+  async moveItem(caller: Caller, input: { id: string; after?: string | null }): Promise<MemoryEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const itemId = parseId(input.id);
+      const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
+      if (!found) throw itemNotFound(input.id);
+      const aggregate = await loadTaskForChange(uow, found.taskId);
+      const item = liveItem(aggregate, input.id);
+      let after: string | null = null;
+      if (input.after !== null && input.after !== undefined) {
+        after = String(liveItem(aggregate, input.after).id);
+        if (after === String(item.id)) throw new DomainError('BAD_USER_INPUT', 'An item cannot be placed after itself; name another item in after, or null for first.');
+      }
+      const order = moveAfter(aggregate.items.map((other) => String(other.id)), String(item.id), after);
+      aggregate.items = await applyOrder(uow, aggregate.items, order);
+      await recordTaskChange(uow, this.search, aggregate, 'ITEM_MOVED');
+      return aggregate.task;
+    });
+  }
+
+  /** Memories that can be linked to an item: each id must name one (NOT_FOUND otherwise). */
+  private async linkable(manager: import('typeorm').EntityManager, ids: readonly string[]): Promise<MemoryEntity[]> {
+    if (ids.length === 0) return [];
+    const numeric = ids.map((id) => parseId(id));
+    const rows = numeric.includes(null) ? [] : await manager.findBy(MemoryEntity, { id: In(numeric as number[]) });
+    const missing = ids.filter((id) => !rows.some((row) => String(row.id) === String(id).trim() && !row.sessionId));
+    if (missing.length) {
+      throw new DomainError('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}. Link notes or tasks by the ids createNote or createTask returned.`);
+    }
+    return rows;
+  }
+
+  /** The first call's result, for an idempotent retry. */
+  private async reload(manager: import('typeorm').EntityManager, taskId: string, itemIds: string[]): Promise<TaskWithItems> {
+    const task = await manager.findOneByOrFail(MemoryEntity, { id: Number(taskId) });
+    const items = itemIds.length ? await manager.findBy(ItemEntity, { id: In(itemIds.map(Number)) }) : [];
+    items.sort((a, b) => itemIds.indexOf(String(a.id)) - itemIds.indexOf(String(b.id)));
+    return { task, items };
+  }
+}

@@ -1,0 +1,76 @@
+import type { EntityManager } from 'typeorm';
+import type { Database } from '../db/database.js';
+import { SessionDomainEntity, SessionEntity } from '../db/entities/index.js';
+import type { ChangeBus, ChangeEvent } from './changes.js';
+
+/** Who is calling: the agent session named by x-session-id, if any. */
+export interface Caller {
+  sessionId: string | null;
+}
+
+export type Clock = () => Date;
+
+/**
+ * One mutation's transaction and what it leaves behind: change events to
+ * publish once committed, and the domains the calling session named (recorded
+ * in the same transaction, so a refused call records none).
+ */
+export class UnitOfWork {
+  readonly now: string;
+  private readonly events: ChangeEvent[] = [];
+  private readonly domains = new Set<string>();
+
+  constructor(
+    readonly manager: EntityManager,
+    readonly caller: Caller,
+    now: Date,
+  ) {
+    this.now = now.toISOString();
+  }
+
+  emit(event: Omit<ChangeEvent, 'at' | 'sessionId'>): void {
+    this.events.push({ ...event, at: this.now, sessionId: this.caller.sessionId });
+  }
+
+  /** The calling session named this domain (as an argument, or by touching something in it). */
+  touchDomain(domain: string | null | undefined): void {
+    if (domain) this.domains.add(domain);
+  }
+
+  /** @internal Records the touched domains on the calling session, inside the transaction. */
+  async flushDomains(): Promise<void> {
+    const sessionId = this.caller.sessionId;
+    if (!sessionId || this.domains.size === 0) return;
+    const exists = await this.manager.existsBy(SessionEntity, { id: sessionId });
+    if (!exists) return;
+    const rows = [...this.domains].map((domain) => ({ sessionId, domain, createdAt: this.now }));
+    await this.manager.createQueryBuilder().insert().into(SessionDomainEntity).values(rows).orIgnore().execute();
+  }
+
+  /** @internal */
+  takeEvents(): ChangeEvent[] {
+    return this.events.splice(0);
+  }
+}
+
+/** Runs one mutation: a transaction, the session's domains, then its change events once committed. */
+export class Writer {
+  constructor(
+    private readonly db: Database,
+    private readonly bus: ChangeBus,
+    private readonly clock: Clock,
+  ) {}
+
+  async run<T>(caller: Caller, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    let events: ChangeEvent[] = [];
+    const result = await this.db.transaction(async (manager) => {
+      const uow = new UnitOfWork(manager, caller, this.clock());
+      const value = await work(uow);
+      await uow.flushDomains();
+      events = uow.takeEvents();
+      return value;
+    });
+    for (const event of events) this.bus.publish(event);
+    return result;
+  }
+}

@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startApp, type App } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import type { Clock } from '../src/services/unit-of-work.js';
+
+export interface GraphQLResponse<T = Record<string, any>> {
+  status: number;
+  data?: T;
+  errors?: { message: string; extensions?: { code?: string; [key: string]: unknown }; path?: (string | number)[] }[];
+}
+
+export interface TestServer {
+  app: App;
+  url: string;
+  file: string;
+  /** Sends one GraphQL operation over HTTP, with x-session-id when `session` is given. */
+  gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, options?: { session?: string; headers?: Record<string, string> }): Promise<GraphQLResponse<T>>;
+  /** Like gql, but fails the test on any error and returns data. */
+  ok<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, options?: { session?: string }): Promise<T>;
+  /** Expects a refusal and returns its first error. */
+  refused(query: string, variables?: Record<string, unknown>, options?: { session?: string }): Promise<{ code: string; message: string }>;
+  close(): Promise<void>;
+}
+
+/** A fresh SQLite file in its own temp folder (one per test file). */
+export function tempDatabaseFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-test-'));
+  return path.join(dir, 'test.sqlite');
+}
+
+/** Starts the real server on a free port over a fresh database file. */
+export async function startTestServer(options: { file?: string; clock?: Clock; env?: Record<string, string> } = {}): Promise<TestServer> {
+  const file = options.file ?? tempDatabaseFile();
+  const config = { ...loadConfig({ NODE_ENV: 'test', ...options.env }), port: 0, databaseUrl: `sqlite:${file}` };
+  const app = await startApp(config, { clock: options.clock });
+  const url = `${app.server.url}/graphql`;
+  const gql: TestServer['gql'] = async (query, variables, opts) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(opts?.headers ?? {}) };
+    if (opts?.session) headers['x-session-id'] = opts.session;
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    const body = (await response.json()) as GraphQLResponse;
+    return { ...body, status: response.status } as GraphQLResponse<any>;
+  };
+  return {
+    app,
+    url,
+    file,
+    gql,
+    ok: async (query, variables, opts) => {
+      const result = await gql(query, variables, opts);
+      if (result.errors?.length) throw new Error(`unexpected GraphQL errors: ${JSON.stringify(result.errors)}`);
+      return result.data as any;
+    },
+    refused: async (query, variables, opts) => {
+      const result = await gql(query, variables, opts);
+      if (!result.errors?.length) throw new Error(`expected a refusal, got ${JSON.stringify(result.data)}`);
+      const [error] = result.errors;
+      return { code: String(error.extensions?.code), message: error.message };
+    },
+    close: () => app.close(),
+  };
+}
+
+/** Fragments the tests share. */
+export const TASK_FIELDS = `
+  id title goal goalText domain state status version kind
+  progress { done total pending inProgress dropped blocked failed }
+  items(first: 200) { totalCount nodes { id number text state deleted added note } }
+`;
+
+export const CREATE_TASK = `mutation($input: CreateTaskInput!) { createTask(input: $input) { task { ${TASK_FIELDS} } items { id number text state } } }`;
