@@ -13,6 +13,12 @@ export function createLoaders(services: Services) {
     item: new DataLoader((ids: readonly string[]) => reader.itemsByIds(ids)),
     /** Every item of a task, deleted ones included, in list order. */
     taskItems: new DataLoader((taskIds: readonly number[]) => reader.itemsOfTasks(taskIds)),
+    /** Ids of the items each task note briefs. */
+    noteItems: new DataLoader((noteIds: readonly number[]) => services.memoryReader.itemsOfNotes(noteIds)),
+    /** Memories linked to each item. */
+    related: new DataLoader((itemIds: readonly number[]) => services.memoryReader.relatedOfItems(itemIds)),
+    /** Briefs on each item. */
+    itemBriefs: new DataLoader((itemIds: readonly number[]) => services.memoryReader.briefsOfItems(itemIds)),
   };
 }
 

@@ -1,8 +1,9 @@
-import type { ItemEntity, MemoryEntity, TaskEventEntity } from '../db/entities/index.js';
+import type { CommentEntity, ItemEntity, MemoryEntity, TaskEventEntity, TaskNoteEntity } from '../db/entities/index.js';
 import { ItemStateEnum, MemoryKindEnum, MemoryStatusEnum } from './types/enums.js';
 import { Item } from './types/item.type.js';
 import { Note, Task } from './types/memory.type.js';
 import { TaskEvent } from './types/task-event.type.js';
+import { Brief, Comment, TaskNote } from './types/task-note.type.js';
 
 /** Rows to API types. Derived fields (state, progress, numbers, rendered text) are field resolvers, not copied here. */
 export function toTask(row: MemoryEntity): Task {
@@ -58,5 +59,40 @@ export function toTaskEvent(row: TaskEventEntity): TaskEvent {
     items: row.items,
     changes: row.changes,
     sessionId: row.sessionId,
+  });
+}
+
+export function toTaskNote(row: TaskNoteEntity): TaskNote {
+  const brief = row.brief
+    ? Object.assign(new Brief(), {
+        taskId: row.taskId,
+        dependsOnIds: row.brief.dependsOn,
+        goal: row.brief.goal,
+        context: row.brief.context,
+        steps: row.brief.steps,
+        pitfalls: row.brief.pitfalls,
+        doneWhen: row.brief.doneWhen,
+        extraInfo: row.brief.extraInfo,
+      })
+    : null;
+  return Object.assign(new TaskNote(), {
+    noteId: row.id,
+    taskId: row.taskId,
+    id: String(row.id),
+    title: row.title,
+    body: row.body,
+    brief,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+  });
+}
+
+export function toComment(row: CommentEntity): Comment {
+  return Object.assign(new Comment(), {
+    taskId: row.taskId,
+    itemId: row.itemId,
+    id: String(row.id),
+    body: row.body,
+    createdAt: new Date(row.createdAt),
   });
 }

@@ -2,10 +2,17 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
+import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
+import { MemoryResolver } from './resolvers/memory.resolver.js';
+import { ItemKnowledgeResolver, TaskKnowledgeResolver } from './resolvers/task-knowledge.resolver.js';
+import { BriefResolver, TaskNoteConnectionResolver, TaskNoteResolver } from './resolvers/task-note.resolver.js';
 import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
 
 /** Every resolver class; the schema is built from these. */
-export const RESOLVERS = [TaskResolver, ItemResolver] as const;
+export const RESOLVERS = [
+  TaskResolver, ItemResolver, TaskKnowledgeResolver, ItemKnowledgeResolver, TaskNoteResolver, TaskNoteConnectionResolver,
+  BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver,
+] as const;
 
 /** The code-first schema. Inputs are checked by the domain rules, so class-validator is off. */
 export async function createSchema(): Promise<GraphQLSchema> {

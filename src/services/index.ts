@@ -1,7 +1,12 @@
 import type { Database } from '../db/database.js';
 import { ChangeBus } from './changes.js';
+import { CommentService } from './comment.service.js';
+import { MemoryReader } from './memory-reader.js';
+import { NoteService } from './note.service.js';
 import type { SearchIndex } from './search/search-index.js';
 import { SqliteSearchIndex } from './search/sqlite-search-index.js';
+import { SessionDomains } from './session-domains.js';
+import { TaskNoteService } from './task-note.service.js';
 import { TaskReader } from './task-reader.js';
 import { TaskService } from './task.service.js';
 import { Writer, type Clock } from './unit-of-work.js';
@@ -24,6 +29,11 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     clock,
     tasks: new TaskService(writer, search),
     taskReader: new TaskReader(reader),
+    taskNotes: new TaskNoteService(writer, search),
+    comments: new CommentService(writer, search),
+    notes: new NoteService(writer, search),
+    memoryReader: new MemoryReader(reader, search),
+    sessionDomains: new SessionDomains(writer),
   };
 }
 

@@ -98,7 +98,7 @@ export class TaskResolver {
     @Ctx() ctx: Context,
     @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
-    @Arg('includeDeleted', () => Boolean, { defaultValue: false, description: 'Also list deleted items.' }) includeDeleted = false,
+    @Arg('includeDeleted', () => Boolean, { nullable: true, defaultValue: false, description: 'Also list deleted items.' }) includeDeleted: boolean | null = false,
   ): Promise<ItemConnection> {
     const all = await ctx.loaders.taskItems.load(task.taskId);
     const shown = includeDeleted ? all : all.filter((item) => !item.deleted);

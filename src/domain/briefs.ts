@@ -1,0 +1,86 @@
+import { DomainError } from './errors.js';
+import { cleanFreeText } from './labels.js';
+import { checkFreeText } from './refs.js';
+
+/** A brief as sent: the fields of a note on items. */
+export interface BriefIn {
+  goal: string;
+  context: string;
+  steps: string;
+  pitfalls: string;
+  doneWhen: string;
+  dependsOn: readonly { item: string; reason?: string | null }[];
+  extraInfo?: string | null;
+}
+
+export interface Brief {
+  goal: string;
+  context: string;
+  steps: string;
+  pitfalls: string;
+  doneWhen: string;
+  extraInfo: string | null;
+  dependsOn: { item: string; reason: string | null }[];
+}
+
+const REQUIRED = ['goal', 'context', 'steps', 'pitfalls', 'doneWhen'] as const;
+
+/**
+ * Checks and trims a brief for a task whose item ids are `taskItemIds`:
+ * every required field non-empty (BRIEF_INCOMPLETE names the blank ones),
+ * free text cites only this task's items as [[#id]], and dependsOn names
+ * items of this task (UNKNOWN_REFERENCE otherwise), each once.
+ */
+export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>): Brief {
+  const fields = Object.fromEntries(REQUIRED.map((name) => [name, cleanFreeText(raw[name], name)])) as Record<(typeof REQUIRED)[number], string>;
+  const blank = REQUIRED.filter((name) => fields[name] === '');
+  if (blank.length) {
+    throw new DomainError(
+      'BRIEF_INCOMPLETE',
+      `A brief needs every one of goal, context, steps, pitfalls and doneWhen; ${blank.join(', ')} ${blank.length === 1 ? 'is' : 'are'} empty. ` +
+        'Fill them in (dependsOn may be an empty list, extraInfo may be left out).',
+    );
+  }
+  const extraInfo = raw.extraInfo === null || raw.extraInfo === undefined ? null : cleanFreeText(raw.extraInfo, 'extraInfo') || null;
+  for (const name of REQUIRED) checkFreeText(fields[name], name, taskItemIds);
+  if (extraInfo) checkFreeText(extraInfo, 'extraInfo', taskItemIds);
+  const dependsOn: Brief['dependsOn'] = [];
+  for (const dependency of raw.dependsOn) {
+    const item = String(dependency.item).trim();
+    if (!taskItemIds.has(item)) {
+      throw new DomainError('UNKNOWN_REFERENCE', `dependsOn names item "${item}", which is not an item of this task. Name items of the same task by their ids.`);
+    }
+    if (dependsOn.some((existing) => existing.item === item)) {
+      throw new DomainError('BAD_USER_INPUT', `dependsOn names item ${item} twice; name each item once, with one reason.`);
+    }
+    const reason = dependency.reason === null || dependency.reason === undefined ? null : cleanFreeText(dependency.reason, 'reason') || null;
+    if (reason) checkFreeText(reason, 'reason', taskItemIds);
+    dependsOn.push({ item, reason });
+  }
+  return { ...fields, extraInfo, dependsOn };
+}
+
+/** The free texts of a brief, for citing and rendering. */
+export function briefTexts(brief: Brief): string[] {
+  return [brief.goal, brief.context, brief.steps, brief.pitfalls, brief.doneWhen, brief.extraInfo ?? '', ...brief.dependsOn.map((d) => d.reason ?? '')];
+}
+
+/** What kind of task note a call describes: a brief (items and brief) or a whole-task note (body only). */
+export function taskNoteShape(input: { items?: readonly string[] | null; brief?: unknown; body?: string | null }): 'BRIEF' | 'WHOLE_TASK' {
+  const hasItems = !!input.items && input.items.length > 0;
+  const hasBrief = input.brief !== null && input.brief !== undefined;
+  const hasBody = input.body !== null && input.body !== undefined;
+  if (hasBrief && hasBody) {
+    throw new DomainError('BRIEF_INCOMPLETE', 'Send either body (a note on the whole task) or items with brief (a note on items), not both.');
+  }
+  if (hasBrief && !hasItems) {
+    throw new DomainError('BRIEF_INCOMPLETE', 'A brief is a note on items: send items (the ids it briefs) with it, or send body alone for a note on the whole task.');
+  }
+  if (hasItems && !hasBrief) {
+    throw new DomainError('BRIEF_INCOMPLETE', 'A note on items is a brief: send brief (goal, context, steps, pitfalls, doneWhen, dependsOn) with items.');
+  }
+  if (!hasBrief && !hasBody) {
+    throw new DomainError('BRIEF_INCOMPLETE', 'A task note needs body (a note on the whole task) or items with brief (a note on items).');
+  }
+  return hasBrief ? 'BRIEF' : 'WHOLE_TASK';
+}

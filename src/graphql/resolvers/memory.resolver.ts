@@ -1,0 +1,78 @@
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { Context } from '../context.js';
+import { CreateNoteInput, EditNoteInput } from '../inputs/knowledge.inputs.js';
+import { toMemory, toNote, toTask } from '../mappers.js';
+import { toConnection } from '../types/connection.type.js';
+import { MemoryConnection } from '../types/connections.type.js';
+import { MemoryKindEnum, MemoryStatusEnum } from '../types/enums.js';
+import { Memory, Note, Task } from '../types/memory.type.js';
+import { Domain } from '../types/task-note.type.js';
+
+/** Notes, and finding memories by domain or by words. */
+@Resolver()
+export class MemoryResolver {
+  @Query(() => MemoryConnection, { description: 'Memories in a domain and its sub-domains, newest first. Sessions\' plans are not memories and are never listed.' })
+  async memories(
+    @Ctx() ctx: Context,
+    @Arg('domain', { description: 'Scope, e.g. "acme/checkout" (covers "acme/checkout/billing", not "acme/checkoutx").' }) domain: string,
+    @Arg('kind', () => MemoryKindEnum, { nullable: true, description: 'Only notes or only tasks.' }) kind?: MemoryKindEnum | null,
+    @Arg('status', () => MemoryStatusEnum, { nullable: true, description: 'Only ACTIVE or only ARCHIVED.' }) status?: MemoryStatusEnum | null,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+  ): Promise<MemoryConnection> {
+    const page = await ctx.services.memoryReader.memories({ domain, kind, status, first, after });
+    await ctx.services.sessionDomains.named(ctx.caller, domain);
+    return toConnection(page, toMemory);
+  }
+
+  @Query(() => [Task], { description: 'Open tasks of a scope (domain and below), most recently updated first (at most 200).' })
+  async mustRead(@Ctx() ctx: Context, @Arg('domain', { description: 'Scope, e.g. "acme/checkout".' }) domain: string): Promise<Task[]> {
+    const rows = await ctx.services.memoryReader.mustRead(domain);
+    await ctx.services.sessionDomains.named(ctx.caller, domain);
+    return rows.map(toTask);
+  }
+
+  @Query(() => MemoryConnection, {
+    description:
+      'Full-text search over notes (title, body) and tasks (title, goal, item labels), best match first; task notes and plans are never returned. Words, not a query language: every word must match (as a prefix); any characters are safe.',
+  })
+  async search(
+    @Ctx() ctx: Context,
+    @Arg('query', { description: 'Words to look for.' }) query: string,
+    @Arg('domain', () => String, { nullable: true, description: 'Only this domain and below.' }) domain?: string | null,
+    @Arg('kind', () => MemoryKindEnum, { nullable: true, description: 'Only notes or only tasks.' }) kind?: MemoryKindEnum | null,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+  ): Promise<MemoryConnection> {
+    const page = await ctx.services.memoryReader.search({ query, domain, kind, first, after });
+    await ctx.services.sessionDomains.named(ctx.caller, domain);
+    return toConnection(page, toMemory);
+  }
+
+  @Query(() => [Domain], {
+    description: 'Domains at and below `under` (all when null) that hold memories, sorted by path; a parent of such a domain is listed too, with counts over everything below it.',
+  })
+  async domains(@Ctx() ctx: Context, @Arg('under', () => String, { nullable: true, description: 'Scope; all domains when null.' }) under?: string | null): Promise<Domain[]> {
+    const rows = await ctx.services.memoryReader.domains(under);
+    await ctx.services.sessionDomains.named(ctx.caller, under);
+    return rows;
+  }
+
+  @Mutation(() => Note, { description: 'Records a note: a plain memory, searchable and linkable to items.' })
+  async createNote(@Arg('input') input: CreateNoteInput, @Ctx() ctx: Context): Promise<Note> {
+    return toNote(await ctx.services.notes.createNote(ctx.caller, input));
+  }
+
+  @Mutation(() => Note, { description: "Changes a note's title, body or domain." })
+  async editNote(@Arg('input') input: EditNoteInput, @Ctx() ctx: Context): Promise<Note> {
+    return toNote(await ctx.services.notes.editNote(ctx.caller, input));
+  }
+
+  @Mutation(() => Memory, {
+    description:
+      'Archives a note. A task archives itself once every item is settled: archiving a closed task returns it unchanged, and an open task is refused (BAD_USER_INPUT) with what to settle first.',
+  })
+  async archiveMemory(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Memory> {
+    return toMemory(await ctx.services.notes.archiveMemory(ctx.caller, id));
+  }
+}

@@ -1,0 +1,94 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Resolver, Root } from 'type-graphql';
+import { parseId } from '../../domain/task-rules.js';
+import type { Context } from '../context.js';
+import { refTargets } from '../item-refs.js';
+import { toComment, toMemory, toTaskNote } from '../mappers.js';
+import { toConnection } from '../types/connection.type.js';
+import { Item } from '../types/item.type.js';
+import { Memory, Task } from '../types/memory.type.js';
+import { CommentConnection, Dependency, TaskNoteConnection } from '../types/task-note.type.js';
+
+/** An item filter that names nothing matches nothing (an empty page), rather than everything. */
+function itemFilter(item: string | null | undefined): number | null | undefined {
+  if (item === null || item === undefined) return undefined;
+  return parseId(item) ?? -1;
+}
+
+/** A task's notes and comments. */
+@Resolver(() => Task)
+export class TaskKnowledgeResolver {
+  @FieldResolver(() => TaskNoteConnection, { description: 'Task notes: item briefs and whole-task notes, oldest first. With item, only the notes on that item.' })
+  async notes(
+    @Root() task: Task,
+    @Ctx() ctx: Context,
+    @Arg('item', () => ID, { nullable: true, description: 'Only the briefs on this item.' }) item?: string | null,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+  ): Promise<TaskNoteConnection> {
+    const page = await ctx.services.memoryReader.taskNotes(task.taskId, itemFilter(item) ?? null, first, after);
+    return Object.assign(toConnection(page, toTaskNote), { taskId: task.taskId });
+  }
+
+  @FieldResolver(() => CommentConnection, {
+    description: "Comments on the task itself, oldest first; with item, only that item's comments; with includeItems, the task's and all its items' comments.",
+  })
+  async comments(
+    @Root() task: Task,
+    @Ctx() ctx: Context,
+    @Arg('item', () => ID, { nullable: true, description: "Only this item's comments." }) item?: string | null,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+    @Arg('includeItems', () => Boolean, { nullable: true, defaultValue: false, description: "Without item: also list comments on the task's items." }) includeItems: boolean | null = false,
+  ): Promise<CommentConnection> {
+    const page = await ctx.services.memoryReader.comments({ taskId: task.taskId, itemId: itemFilter(item) ?? null, includeItems: includeItems ?? false, first, after });
+    return Object.assign(toConnection(page, toComment), { taskId: task.taskId });
+  }
+}
+
+/** An item's comments, briefs, linked memories and dependencies. */
+@Resolver(() => Item)
+export class ItemKnowledgeResolver {
+  @FieldResolver(() => CommentConnection, { description: 'Comments on this item, oldest first.' })
+  async comments(
+    @Root() item: Item,
+    @Ctx() ctx: Context,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+  ): Promise<CommentConnection> {
+    const page = await ctx.services.memoryReader.comments({ taskId: item.taskId, itemId: item.itemId, first, after });
+    return Object.assign(toConnection(page, toComment), { taskId: item.taskId });
+  }
+
+  @FieldResolver(() => TaskNoteConnection, { description: 'Briefs on this item, oldest first.' })
+  async notes(
+    @Root() item: Item,
+    @Ctx() ctx: Context,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+  ): Promise<TaskNoteConnection> {
+    const page = await ctx.services.memoryReader.taskNotes(item.taskId, item.itemId, first, after);
+    return Object.assign(toConnection(page, toTaskNote), { taskId: item.taskId });
+  }
+
+  @FieldResolver(() => [Memory], { description: 'Memories linked to this item (related), oldest link first.' })
+  async related(@Root() item: Item, @Ctx() ctx: Context): Promise<Memory[]> {
+    return (await ctx.loaders.related.load(item.itemId)).map(toMemory);
+  }
+
+  @FieldResolver(() => [Dependency], { description: 'From the briefs on this item: the items it waits for, each once.' })
+  async dependsOn(@Root() item: Item, @Ctx() ctx: Context): Promise<Dependency[]> {
+    const [briefs, items] = await Promise.all([ctx.loaders.itemBriefs.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
+    const targets = refTargets(items);
+    const seen = new Set<string>();
+    const dependencies: Dependency[] = [];
+    for (const note of briefs) {
+      for (const dependency of note.brief?.dependsOn ?? []) {
+        const target = targets.get(dependency.item);
+        if (!target || seen.has(dependency.item)) continue;
+        seen.add(dependency.item);
+        dependencies.push({ item: { ...target }, reason: dependency.reason });
+      }
+    }
+    return dependencies;
+  }
+}

@@ -1,0 +1,102 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { ItemRef } from './common.type.js';
+import { Connection } from './connection.type.js';
+
+@ObjectType({ description: 'An item a brief waits for.' })
+export class Dependency {
+  @Field(() => ItemRef, { description: 'The item waited for, as it reads now (marked deleted once deleted).' })
+  item: ItemRef;
+
+  @Field(() => String, { nullable: true, description: 'Why, if given.' })
+  reason: string | null;
+}
+
+@ObjectType({ description: 'A note on items, field by field. The raw fields keep [[#id]] tokens; the ...Text fields render them.' })
+export class Brief {
+  /** The task, for rendering. */
+  taskId: number;
+  /** Item ids waited for, with reasons, as stored. */
+  dependsOnIds: { item: string; reason: string | null }[];
+
+  @Field({ description: 'What the briefed items achieve.' })
+  goal: string;
+
+  @Field({ description: 'What to know first: where things are, what was decided.' })
+  context: string;
+
+  @Field({ description: 'How to do it.' })
+  steps: string;
+
+  @Field({ description: 'What goes wrong easily.' })
+  pitfalls: string;
+
+  @Field({ description: 'When the items count as done.' })
+  doneWhen: string;
+
+  @Field(() => String, { nullable: true, description: 'Anything else; optional.' })
+  extraInfo: string | null;
+}
+
+@ObjectType({ description: 'Belongs to its task, never to the memory set: search never returns it.' })
+export class TaskNote {
+  noteId: number;
+  taskId: number;
+
+  @Field(() => ID, { description: 'Pass to editTaskNote or deleteTaskNote.' })
+  id: string;
+
+  @Field({ description: 'A short label; no [[#id]] tokens.' })
+  title: string;
+
+  @Field(() => String, { nullable: true, description: 'Set for a note on the whole task.' })
+  body: string | null;
+
+  @Field(() => Brief, { nullable: true, description: 'Set for a note on items.' })
+  brief: Brief | null;
+
+  @Field({ description: 'When it was written.' })
+  createdAt: Date;
+
+  @Field({ description: 'When it last changed.' })
+  updatedAt: Date;
+}
+
+@ObjectType({ description: 'A comment on a task or one of its items.' })
+export class Comment {
+  taskId: number;
+  itemId: number | null;
+
+  @Field(() => ID, { description: 'The comment id.' })
+  id: string;
+
+  @Field({ description: 'The comment as written, [[#id]] tokens kept.' })
+  body: string;
+
+  @Field({ description: 'When it was written.' })
+  createdAt: Date;
+}
+
+@ObjectType({ description: 'A page of task notes, oldest first.' })
+export class TaskNoteConnection extends Connection(TaskNote, 'TaskNote') {
+  taskId: number;
+}
+
+@ObjectType({ description: 'A page of comments, oldest first.' })
+export class CommentConnection extends Connection(Comment, 'Comment') {
+  taskId: number;
+}
+
+@ObjectType({ description: 'A domain path with counts over it and everything below it.' })
+export class Domain {
+  @Field({ description: 'Full path, e.g. "acme/checkout".' })
+  path: string;
+
+  @Field(() => Int, { description: 'Open tasks in this domain and below.' })
+  openTasks: number;
+
+  @Field(() => Int, { description: 'All tasks in this domain and below.' })
+  tasks: number;
+
+  @Field(() => Int, { description: 'Notes in this domain and below.' })
+  notes: number;
+}

@@ -1,0 +1,179 @@
+import { In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { DomainError } from '../domain/errors.js';
+import { cleanDomain, inScope } from '../domain/labels.js';
+import { decodeCursor, pageFrom, pageSize, type Page } from '../domain/paging.js';
+import type { MemoryStatus } from '../domain/states.js';
+import { CommentEntity, ItemLinkEntity, MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../db/entities/index.js';
+import type { MemoryKind } from './memory-kind.js';
+import type { SearchIndex } from './search/search-index.js';
+
+/**
+ * A task is ACTIVE while it has an open live item or no live item at all;
+ * the same rule as domain/states.ts, in SQL so lists can filter and count
+ * on it without loading items. (NOT "deleted" reads the same on SQLite's 0/1
+ * and PostgreSQL's booleans.)
+ */
+const TASK_IS_OPEN = `(EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted" AND i."state" IN ('PENDING', 'IN_PROGRESS'))
+  OR NOT EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted"))`;
+
+const IS_ACTIVE = `(CASE WHEN m."kind" = 'NOTE' THEN NOT m."archived" ELSE ${TASK_IS_OPEN} END)`;
+
+/** Memories in `domain` and below: "acme/checkout" covers "acme/checkout/billing", not "acme/checkoutx". */
+function inDomain(query: SelectQueryBuilder<MemoryEntity>, domain: string): void {
+  query.andWhere('(m."domain" = :domain OR substr(m."domain", 1, :prefixLength) = :prefix)', {
+    domain, prefixLength: domain.length + 1, prefix: `${domain}/`,
+  });
+}
+
+export interface DomainCounts {
+  path: string;
+  openTasks: number;
+  tasks: number;
+  notes: number;
+}
+
+/** Every ancestor path of a domain, itself included: a/b/c → a, a/b, a/b/c. */
+function pathsOf(domain: string): string[] {
+  const segments = domain.split('/');
+  return segments.map((_, index) => segments.slice(0, index + 1).join('/'));
+}
+
+/** Reads over memories (notes and tasks), task notes and comments; keyset-paged. */
+export class MemoryReader {
+  constructor(
+    private readonly reader: () => EntityManager,
+    private readonly searchIndex: SearchIndex,
+  ) {}
+
+  private memories_(): SelectQueryBuilder<MemoryEntity> {
+    // A session's plan is the session's, not the knowledge base's: no listing or search shows it.
+    return this.reader().createQueryBuilder(MemoryEntity, 'm').where('m."sessionId" IS NULL');
+  }
+
+  /** Memories of a scope, newest first. */
+  async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
+    const size = pageSize(args.first);
+    const key = decodeCursor(args.after, 1);
+    const query = this.memories_();
+    inDomain(query, cleanDomain(args.domain));
+    if (args.kind) query.andWhere('m."kind" = :kind', { kind: args.kind });
+    if (args.status) query.andWhere(args.status === 'ACTIVE' ? IS_ACTIVE : `NOT ${IS_ACTIVE}`);
+    const totalCount = await query.clone().getCount();
+    if (key) query.andWhere('m."id" < :after', { after: Number(key[0]) });
+    const rows = await query.orderBy('m."id"', 'DESC').limit(size + 1).getMany();
+    return pageFrom(rows, size, (row) => [row.id], totalCount);
+  }
+
+  /** Open tasks of a scope, most recently updated first (the 200 most recent). */
+  async mustRead(domain: string): Promise<MemoryEntity[]> {
+    const query = this.memories_().andWhere('m."kind" = \'TASK\'').andWhere(TASK_IS_OPEN);
+    inDomain(query, cleanDomain(domain));
+    return query.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(200).getMany();
+  }
+
+  /**
+   * Domains at and below `under` (all when null) that hold memories, each
+   * with counts over itself and everything below it. A path that holds
+   * memories only below it (acme, above acme/checkout) is listed too, so the
+   * result reads as a tree.
+   */
+  async domains(under: string | null | undefined): Promise<DomainCounts[]> {
+    const scope = under === null || under === undefined ? null : cleanDomain(under);
+    const query = this.memories_()
+      .select('m."domain"', 'domain')
+      .addSelect(`SUM(CASE WHEN m."kind" = 'TASK' THEN 1 ELSE 0 END)`, 'tasks')
+      .addSelect(`SUM(CASE WHEN m."kind" = 'TASK' AND ${TASK_IS_OPEN} THEN 1 ELSE 0 END)`, 'openTasks')
+      .addSelect(`SUM(CASE WHEN m."kind" = 'NOTE' THEN 1 ELSE 0 END)`, 'notes')
+      .andWhere('m."domain" IS NOT NULL')
+      .groupBy('m."domain"');
+    if (scope) inDomain(query, scope);
+    const rows: { domain: string; tasks: string | number; openTasks: string | number; notes: string | number }[] = await query.getRawMany();
+    const totals = new Map<string, DomainCounts>();
+    for (const row of rows) {
+      for (const path of pathsOf(row.domain)) {
+        if (scope && !inScope(path, scope)) continue;
+        const counts = totals.get(path) ?? { path, openTasks: 0, tasks: 0, notes: 0 };
+        counts.tasks += Number(row.tasks);
+        counts.openTasks += Number(row.openTasks);
+        counts.notes += Number(row.notes);
+        totals.set(path, counts);
+      }
+    }
+    return [...totals.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Full-text search, best match first; the cursor is the last hit's (rank, id). */
+  async search(args: { query: string; domain?: string | null; kind?: MemoryKind | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
+    const words = args.query.trim().split(/\s+/u).filter(Boolean);
+    if (words.length === 0) throw new DomainError('EMPTY_TEXT', 'query is empty once trimmed; send one or more words to look for.');
+    const size = pageSize(args.first);
+    const key = decodeCursor(args.after, 2);
+    const domain = args.domain === null || args.domain === undefined ? null : cleanDomain(args.domain);
+    const { hits, total } = await this.searchIndex.search(this.reader(), {
+      words, domain, kind: args.kind ?? null, after: key ? [Number(key[0]), Number(key[1])] : null, limit: size + 1,
+    });
+    const rows = hits.length ? await this.reader().findBy(MemoryEntity, { id: In(hits.map((hit) => hit.memoryId)) }) : [];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const ranked = hits.filter((hit) => byId.has(hit.memoryId));
+    const page = pageFrom(ranked, size, (hit) => [hit.rank, hit.memoryId], total);
+    return { ...page, nodes: page.nodes.map((hit) => byId.get(hit.memoryId)!) } as Page<MemoryEntity>;
+  }
+
+  /** A task's notes (all, or those on one item), oldest first. */
+  async taskNotes(taskId: number, itemId: number | null, first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>> {
+    const size = pageSize(first);
+    const key = decodeCursor(after, 1);
+    const query = this.reader().createQueryBuilder(TaskNoteEntity, 'n').where('n."taskId" = :taskId', { taskId });
+    if (itemId !== null) {
+      query.andWhere('EXISTS (SELECT 1 FROM "task_note_items" ni WHERE ni."noteId" = n."id" AND ni."itemId" = :itemId)', { itemId });
+    }
+    const totalCount = await query.clone().getCount();
+    if (key) query.andWhere('n."id" > :after', { after: Number(key[0]) });
+    const rows = await query.orderBy('n."id"', 'ASC').limit(size + 1).getMany();
+    return pageFrom(rows, size, (row) => [row.id], totalCount);
+  }
+
+  /** Comments, oldest first: on one item; or on the task itself (and, with includeItems, on its items too). */
+  async comments(args: { taskId: number | null; itemId: number | null; includeItems?: boolean; first?: number | null; after?: string | null }): Promise<Page<CommentEntity>> {
+    const size = pageSize(args.first);
+    const key = decodeCursor(args.after, 1);
+    const query = this.reader().createQueryBuilder(CommentEntity, 'c');
+    if (args.itemId !== null) query.where('c."itemId" = :itemId', { itemId: args.itemId });
+    else {
+      query.where('c."taskId" = :taskId', { taskId: args.taskId });
+      if (!args.includeItems) query.andWhere('c."itemId" IS NULL');
+    }
+    const totalCount = await query.clone().getCount();
+    if (key) query.andWhere('c."id" > :after', { after: Number(key[0]) });
+    const rows = await query.orderBy('c."id"', 'ASC').limit(size + 1).getMany();
+    return pageFrom(rows, size, (row) => [row.id], totalCount);
+  }
+
+  /** For each note, the ids of the items it briefs. */
+  async itemsOfNotes(noteIds: readonly number[]): Promise<number[][]> {
+    const rows = noteIds.length ? await this.reader().find(TaskNoteItemEntity, { where: { noteId: In([...noteIds]) }, order: { itemId: 'ASC' } }) : [];
+    return noteIds.map((noteId) => rows.filter((row) => row.noteId === noteId).map((row) => row.itemId));
+  }
+
+  /** For each item, the memories linked to it, oldest link first. */
+  async relatedOfItems(itemIds: readonly number[]): Promise<MemoryEntity[][]> {
+    if (itemIds.length === 0) return [];
+    const links = await this.reader().find(ItemLinkEntity, { where: { itemId: In([...itemIds]) }, order: { createdAt: 'ASC', memoryId: 'ASC' } });
+    const memoryIds = [...new Set(links.map((link) => link.memoryId))];
+    const memories = memoryIds.length ? await this.reader().findBy(MemoryEntity, { id: In(memoryIds) }) : [];
+    const byId = new Map(memories.map((memory) => [memory.id, memory]));
+    return itemIds.map((itemId) => links.filter((link) => link.itemId === itemId && byId.has(link.memoryId)).map((link) => byId.get(link.memoryId)!));
+  }
+
+  /** For each item, the briefs on it (for dependsOn). */
+  async briefsOfItems(itemIds: readonly number[]): Promise<TaskNoteEntity[][]> {
+    if (itemIds.length === 0) return [];
+    const links = await this.reader().find(TaskNoteItemEntity, { where: { itemId: In([...itemIds]) } });
+    const noteIds = [...new Set(links.map((link) => link.noteId))];
+    const notes = noteIds.length ? await this.reader().find(TaskNoteEntity, { where: { id: In(noteIds) }, order: { id: 'ASC' } }) : [];
+    return itemIds.map((itemId) => {
+      const mine = new Set(links.filter((link) => link.itemId === itemId).map((link) => link.noteId));
+      return notes.filter((note) => mine.has(note.id) && note.brief);
+    });
+  }
+}

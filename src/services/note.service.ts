@@ -1,0 +1,123 @@
+import { In } from 'typeorm';
+import { DomainError } from '../domain/errors.js';
+import { cleanDomain, cleanFreeText, cleanLabel } from '../domain/labels.js';
+import { checkFreeText, parseRefs } from '../domain/refs.js';
+import { deriveTaskState } from '../domain/states.js';
+import { parseId, TITLE_MAX } from '../domain/task-rules.js';
+import { ItemEntity, MemoryEntity } from '../db/entities/index.js';
+import { findReplay, remember } from './idempotency.js';
+import type { SearchIndex } from './search/search-index.js';
+import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+
+export interface CreateNoteInput {
+  title: string;
+  body: string;
+  domain: string;
+  idempotencyKey?: string | null;
+}
+
+export interface EditNoteInput {
+  id: string;
+  title?: string | null;
+  body?: string | null;
+  domain?: string | null;
+}
+
+function memoryNotFound(id: string): DomainError {
+  return new DomainError('NOT_FOUND', `No memory has id "${id}". Use an id that createNote or createTask returned, or find it with search.`);
+}
+
+/** Plain memories (notes), and archiving any memory. */
+export class NoteService {
+  constructor(
+    private readonly writer: Writer,
+    private readonly search: SearchIndex,
+  ) {}
+
+  async createNote(caller: Caller, input: CreateNoteInput): Promise<MemoryEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const replay = await findReplay(uow, 'createNote', input.idempotencyKey, input);
+      if (replay) return uow.manager.findOneByOrFail(MemoryEntity, { id: Number(replay.id) });
+      const title = cleanLabel(input.title, 'title', TITLE_MAX);
+      const domain = cleanDomain(input.domain);
+      uow.touchDomain(domain);
+      const body = await this.cleanBody(uow, input.body);
+      const note = uow.manager.create(MemoryEntity, {
+        kind: 'NOTE', title, domain, body, goal: '', archived: false, version: 1, sessionId: null, createdAt: uow.now, updatedAt: uow.now,
+      });
+      note.id = Number((await uow.manager.insert(MemoryEntity, note)).identifiers[0].id);
+      await this.search.index(uow.manager, { id: note.id, title, text: body });
+      await remember(uow, 'createNote', input.idempotencyKey, input, { id: String(note.id) });
+      uow.emit({ entity: 'NOTE', id: String(note.id), action: 'NOTE_CREATED' });
+      return note;
+    });
+  }
+
+  async editNote(caller: Caller, input: EditNoteInput): Promise<MemoryEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const note = await this.loadNote(uow, input.id);
+      const change: Partial<MemoryEntity> = {};
+      if (input.title !== null && input.title !== undefined) change.title = cleanLabel(input.title, 'title', TITLE_MAX);
+      if (input.body !== null && input.body !== undefined) change.body = await this.cleanBody(uow, input.body);
+      if (input.domain !== null && input.domain !== undefined) {
+        change.domain = cleanDomain(input.domain);
+        uow.touchDomain(change.domain);
+      }
+      if (Object.keys(change).length === 0) throw new DomainError('BAD_USER_INPUT', 'editNote needs at least one of title, body or domain.');
+      await this.save(uow, note, change, 'NOTE_EDITED');
+      return note;
+    });
+  }
+
+  /**
+   * Archives a note. A task archives itself when its items are all settled,
+   * so archiving a closed task changes nothing and an open one is refused
+   * with what to do instead.
+   */
+  async archiveMemory(caller: Caller, id: string): Promise<MemoryEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const memoryId = parseId(id);
+      const memory = memoryId === null ? null : await uow.manager.findOneBy(MemoryEntity, { id: memoryId });
+      if (!memory || memory.sessionId) throw memoryNotFound(id);
+      uow.touchDomain(memory.domain);
+      if (memory.kind === 'TASK') {
+        const items = await uow.manager.findBy(ItemEntity, { taskId: memory.id });
+        if (deriveTaskState(items) === 'OPEN') {
+          throw new DomainError(
+            'BAD_USER_INPUT',
+            `Task ${memory.id} is still open; a task is archived when every item is settled. Mark its remaining items DONE, or DROPPED with a reason.`,
+          );
+        }
+        return memory;
+      }
+      if (!memory.archived) await this.save(uow, memory, { archived: true }, 'NOTE_ARCHIVED');
+      return memory;
+    });
+  }
+
+  private async loadNote(uow: UnitOfWork, id: string): Promise<MemoryEntity> {
+    const noteId = parseId(id);
+    const note = noteId === null ? null : await uow.manager.findOneBy(MemoryEntity, { id: noteId, kind: 'NOTE' });
+    if (!note) throw memoryNotFound(id);
+    uow.touchDomain(note.domain);
+    return note;
+  }
+
+  private async save(uow: UnitOfWork, note: MemoryEntity, change: Partial<MemoryEntity>, action: string): Promise<void> {
+    change.updatedAt = uow.now;
+    change.version = note.version + 1;
+    await uow.manager.update(MemoryEntity, { id: note.id }, change);
+    Object.assign(note, change);
+    await this.search.index(uow.manager, { id: note.id, title: note.title, text: note.body });
+    uow.emit({ entity: 'NOTE', id: String(note.id), action });
+  }
+
+  /** A note's body is free text: it may cite any existing item as [[#id]], never as a bare i3. */
+  private async cleanBody(uow: UnitOfWork, raw: string): Promise<string> {
+    const body = cleanFreeText(raw, 'body');
+    const cited = parseRefs(body).map(Number);
+    const found = cited.length ? await uow.manager.findBy(ItemEntity, { id: In(cited) }) : [];
+    checkFreeText(body, 'body', new Set(found.map((item) => String(item.id))));
+    return body;
+  }
+}

@@ -1,0 +1,17 @@
+import { cleanDomain } from '../domain/labels.js';
+import type { Caller, Writer } from './unit-of-work.js';
+
+/**
+ * Records on the calling session a domain it named in a read (memories,
+ * mustRead, search, domains). Mutations record theirs in their own
+ * transaction; a read has none, so it takes a small one of its own.
+ */
+export class SessionDomains {
+  constructor(private readonly writer: Writer) {}
+
+  async named(caller: Caller, domain: string | null | undefined): Promise<void> {
+    if (!caller.sessionId || domain === null || domain === undefined) return;
+    const clean = cleanDomain(domain);
+    await this.writer.run(caller, async (uow) => uow.touchDomain(clean));
+  }
+}

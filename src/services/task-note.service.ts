@@ -1,0 +1,124 @@
+import { cleanBrief, taskNoteShape, type BriefIn } from '../domain/briefs.js';
+import { DomainError } from '../domain/errors.js';
+import { cleanFreeText, cleanLabel } from '../domain/labels.js';
+import { checkFreeText } from '../domain/refs.js';
+import { deletedItem, parseId, TITLE_MAX } from '../domain/task-rules.js';
+import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../db/entities/index.js';
+import { findReplay, remember } from './idempotency.js';
+import type { SearchIndex } from './search/search-index.js';
+import { loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
+import { citableIds } from './task.service.js';
+import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+
+export interface AddTaskNoteInput {
+  taskId: string;
+  title: string;
+  items?: string[] | null;
+  brief?: BriefIn | null;
+  body?: string | null;
+  idempotencyKey?: string | null;
+}
+
+export interface EditTaskNoteInput {
+  id: string;
+  title?: string | null;
+  body?: string | null;
+  brief?: BriefIn | null;
+}
+
+function noteNotFound(id: string): DomainError {
+  return new DomainError('NOT_FOUND', `No task note has id "${id}". Read the task's notes for their ids.`);
+}
+
+/** A whole-task note's body: free text that must say something. */
+function cleanBody(raw: string, aggregate: TaskAggregate): string {
+  const body = cleanFreeText(raw, 'body');
+  if (body === '') throw new DomainError('BRIEF_INCOMPLETE', 'A note on the whole task needs a body; send some text.');
+  checkFreeText(body, 'body', citableIds(aggregate));
+  return body;
+}
+
+/** Briefs on items and notes on the whole task. They belong to their task: never memories, never in search. */
+export class TaskNoteService {
+  constructor(
+    private readonly writer: Writer,
+    private readonly search: SearchIndex,
+  ) {}
+
+  async addTaskNote(caller: Caller, input: AddTaskNoteInput): Promise<TaskNoteEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const replay = await findReplay(uow, 'addTaskNote', input.idempotencyKey, input);
+      if (replay) return uow.manager.findOneByOrFail(TaskNoteEntity, { id: Number(replay.id) });
+      const aggregate = await loadTaskForChange(uow, input.taskId);
+      const title = cleanLabel(input.title, 'title', TITLE_MAX);
+      const shape = taskNoteShape(input);
+      const note = uow.manager.create(TaskNoteEntity, {
+        taskId: aggregate.task.id, title, body: null, brief: null, createdAt: uow.now, updatedAt: uow.now,
+      });
+      let itemIds: number[] = [];
+      if (shape === 'BRIEF') {
+        itemIds = this.briefedItems(aggregate, input.items ?? []);
+        note.brief = cleanBrief(input.brief!, citableIds(aggregate));
+      } else {
+        note.body = cleanBody(input.body!, aggregate);
+      }
+      note.id = Number((await uow.manager.insert(TaskNoteEntity, note)).identifiers[0].id);
+      if (itemIds.length) await uow.manager.insert(TaskNoteItemEntity, itemIds.map((itemId) => ({ noteId: note.id, itemId })));
+      await recordTaskChange(uow, this.search, aggregate, 'NOTE_ADDED');
+      await remember(uow, 'addTaskNote', input.idempotencyKey, input, { id: String(note.id) });
+      return note;
+    });
+  }
+
+  async editTaskNote(caller: Caller, input: EditTaskNoteInput): Promise<TaskNoteEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const { note, aggregate } = await this.load(uow, input.id);
+      const change: Partial<TaskNoteEntity> = {};
+      if (input.title !== null && input.title !== undefined) change.title = cleanLabel(input.title, 'title', TITLE_MAX);
+      if (input.body !== null && input.body !== undefined) {
+        if (note.brief) throw new DomainError('BRIEF_INCOMPLETE', `Task note ${note.id} is a brief on items; change it with brief, not body.`);
+        change.body = cleanBody(input.body, aggregate);
+      }
+      if (input.brief !== null && input.brief !== undefined) {
+        if (!note.brief) throw new DomainError('BRIEF_INCOMPLETE', `Task note ${note.id} is a note on the whole task; change it with body, not brief.`);
+        change.brief = cleanBrief(input.brief, citableIds(aggregate));
+      }
+      if (Object.keys(change).length === 0) throw new DomainError('BAD_USER_INPUT', 'editTaskNote needs at least one of title, body or brief.');
+      change.updatedAt = uow.now;
+      await uow.manager.update(TaskNoteEntity, { id: note.id }, change);
+      Object.assign(note, change);
+      await recordTaskChange(uow, this.search, aggregate, 'NOTE_EDITED');
+      return note;
+    });
+  }
+
+  async deleteTaskNote(caller: Caller, id: string): Promise<MemoryEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const { note, aggregate } = await this.load(uow, id);
+      await uow.manager.delete(TaskNoteItemEntity, { noteId: note.id });
+      await uow.manager.delete(TaskNoteEntity, { id: note.id });
+      await recordTaskChange(uow, this.search, aggregate, 'NOTE_DELETED');
+      return aggregate.task;
+    });
+  }
+
+  private async load(uow: UnitOfWork, id: string): Promise<{ note: TaskNoteEntity; aggregate: TaskAggregate }> {
+    const noteId = parseId(id);
+    const note = noteId === null ? null : await uow.manager.findOneBy(TaskNoteEntity, { id: noteId });
+    if (!note) throw noteNotFound(id);
+    return { note, aggregate: await loadTaskForChange(uow, note.taskId) };
+  }
+
+  /** The live items of this task a brief is on, each once. */
+  private briefedItems(aggregate: TaskAggregate, ids: readonly string[]): number[] {
+    const chosen: number[] = [];
+    for (const raw of ids) {
+      const item = aggregate.items.find((candidate) => String(candidate.id) === String(raw).trim());
+      if (!item) throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item "${raw}"; a brief is on items of its own task.`);
+      if (item.deleted) throw deletedItem(String(item.id), item.text);
+      if (!chosen.includes(item.id)) chosen.push(item.id);
+    }
+    return chosen;
+  }
+}
+
