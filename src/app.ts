@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { Database } from './db/database.js';
+import { Database, type OpenOptions } from './db/database.js';
 import { createLogger } from './logger.js';
 import { startServer, type RunningServer } from './server.js';
 import { createServices, type ServiceOptions, type Services } from './services/index.js';
@@ -14,9 +14,9 @@ export interface App {
 }
 
 /** Opens the database (migrating it), builds the services and serves HTTP. */
-export async function startApp(config: Config, options: ServiceOptions = {}): Promise<App> {
+export async function startApp(config: Config, options: ServiceOptions & OpenOptions = {}): Promise<App> {
   const logger = createLogger(config.logLevel);
-  const db = await Database.open(config.databaseUrl);
+  const db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery });
   const services = createServices(db, options);
   const server = await startServer(config, services, logger);
   return {

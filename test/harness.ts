@@ -31,10 +31,12 @@ export function tempDatabaseFile(): string {
 }
 
 /** Starts the real server on a free port over a fresh database file. */
-export async function startTestServer(options: { file?: string; clock?: Clock; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { file?: string; clock?: Clock; env?: Record<string, string>; onReadQuery?: (sql: string) => void } = {},
+): Promise<TestServer> {
   const file = options.file ?? tempDatabaseFile();
   const config = { ...loadConfig({ NODE_ENV: 'test', ...options.env }), port: 0, databaseUrl: `sqlite:${file}` };
-  const app = await startApp(config, { clock: options.clock });
+  const app = await startApp(config, { clock: options.clock, onReadQuery: options.onReadQuery });
   const url = `${app.server.url}/graphql`;
   const gql: TestServer['gql'] = async (query, variables, opts) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...(opts?.headers ?? {}) };
