@@ -4,10 +4,11 @@ import fs from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
 import { Database } from './db/database.js';
+import { DomainError, isDomainError } from './domain/errors.js';
 import { createSchema, printSortedSchema } from './graphql/schema.js';
 import { createServices } from './services/index.js';
 
-/** Operator commands: migrate, seed, schema. */
+/** Operator commands: migrate, seed, schema, remind. */
 const program = new Command('taskbase').description('taskbase operator commands');
 
 program
@@ -42,4 +43,52 @@ program
     }
   });
 
-await program.parseAsync(process.argv);
+program
+  .command('remind')
+  .description("end a session's turn: print its reminder when one is due, else nothing (for stop hooks and cron)")
+  .requiredOption('--session <id>', 'the agent session (as sent in x-session-id)')
+  .option('--json', 'print the reminder as JSON ({"text", "tasks", "domains"}), or null')
+  .option('--url <graphql-url>', 'ask a running server (e.g. http://127.0.0.1:4000/graphql) instead of opening DATABASE_URL')
+  .action(async (options: { session: string; json?: boolean; url?: string }) => {
+    const reminder = options.url ? await remindOverHttp(options.url, options.session) : await remindFromDatabase(options.session);
+    if (options.json) console.log(JSON.stringify(reminder));
+    else if (reminder) console.log(reminder.text);
+  });
+
+interface PrintedReminder {
+  text: string;
+  tasks: { id: string; title: string; domain: string | null }[];
+  domains: string[];
+}
+
+async function remindFromDatabase(sessionId: string): Promise<PrintedReminder | null> {
+  const db = await Database.open(loadConfig().databaseUrl);
+  try {
+    const reminder = await createServices(db).reminders.endTurn({ sessionId });
+    return reminder && { text: reminder.text, tasks: reminder.tasks.map((t) => ({ id: String(t.id), title: t.title, domain: t.domain })), domains: reminder.domains };
+  } finally {
+    await db.close();
+  }
+}
+
+async function remindOverHttp(url: string, sessionId: string): Promise<PrintedReminder | null> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-session-id': sessionId };
+  const token = process.env.TASKBASE_TOKEN;
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: 'mutation { endTurn { text domains tasks { id title domain } } }' }),
+  });
+  const body = (await response.json()) as { data?: { endTurn: PrintedReminder | null }; errors?: { message: string }[] };
+  if (body.errors?.length) throw new DomainError('BAD_USER_INPUT', body.errors[0].message);
+  return body.data?.endTurn ?? null;
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // Refusals are for the operator to read; anything else is a bug, reported without a stack trace dump.
+  console.error(isDomainError(error) ? `taskbase: ${error.message}` : `taskbase: ${(error as Error).message}`);
+  process.exitCode = 1;
+}

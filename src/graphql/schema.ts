@@ -4,6 +4,7 @@ import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
+import { ReminderResolver } from './resolvers/reminder.resolver.js';
 import { ItemKnowledgeResolver, TaskKnowledgeResolver } from './resolvers/task-knowledge.resolver.js';
 import { BriefResolver, TaskNoteConnectionResolver, TaskNoteResolver } from './resolvers/task-note.resolver.js';
 import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
@@ -11,7 +12,7 @@ import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
 /** Every resolver class; the schema is built from these. */
 export const RESOLVERS = [
   TaskResolver, ItemResolver, TaskKnowledgeResolver, ItemKnowledgeResolver, TaskNoteResolver, TaskNoteConnectionResolver,
-  BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver,
+  BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver, ReminderResolver,
 ] as const;
 
 /** The code-first schema. Inputs are checked by the domain rules, so class-validator is off. */

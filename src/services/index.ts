@@ -3,7 +3,9 @@ import { ChangeBus } from './changes.js';
 import { CommentService } from './comment.service.js';
 import { MemoryReader } from './memory-reader.js';
 import { NoteService } from './note.service.js';
+import { ReminderService } from './reminder.service.js';
 import type { SearchIndex } from './search/search-index.js';
+import { PostgresSearchIndex } from './search/postgres-search-index.js';
 import { SqliteSearchIndex } from './search/sqlite-search-index.js';
 import { SessionDomains } from './session-domains.js';
 import { TaskNoteService } from './task-note.service.js';
@@ -21,7 +23,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
   const clock = options.clock ?? (() => new Date());
   const bus = options.bus ?? new ChangeBus();
   const writer = new Writer(db, bus, clock);
-  const search: SearchIndex = new SqliteSearchIndex();
+  const search: SearchIndex = db.kind === 'postgres' ? new PostgresSearchIndex() : new SqliteSearchIndex();
   const reader = () => db.reader;
   return {
     db,
@@ -34,6 +36,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     notes: new NoteService(writer, search),
     memoryReader: new MemoryReader(reader, search),
     sessionDomains: new SessionDomains(writer),
+    reminders: new ReminderService(writer, reader),
   };
 }
 

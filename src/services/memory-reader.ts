@@ -20,9 +20,24 @@ const IS_ACTIVE = `(CASE WHEN m."kind" = 'NOTE' THEN NOT m."archived" ELSE ${TAS
 
 /** Memories in `domain` and below: "acme/checkout" covers "acme/checkout/billing", not "acme/checkoutx". */
 function inDomain(query: SelectQueryBuilder<MemoryEntity>, domain: string): void {
-  query.andWhere('(m."domain" = :domain OR substr(m."domain", 1, :prefixLength) = :prefix)', {
-    domain, prefixLength: domain.length + 1, prefix: `${domain}/`,
-  });
+  inAnyDomain(query, [domain]);
+}
+
+/** Memories in any of `domains` or below them. */
+function inAnyDomain(query: SelectQueryBuilder<MemoryEntity>, domains: readonly string[]): void {
+  const clauses = domains.map((_, i) => `m."domain" = :domain${i} OR substr(m."domain", 1, :prefixLength${i}) = :prefix${i}`);
+  const params = Object.fromEntries(domains.flatMap((domain, i) => [[`domain${i}`, domain], [`prefixLength${i}`, domain.length + 1], [`prefix${i}`, `${domain}/`]]));
+  query.andWhere(`(${clauses.join(' OR ')})`, params);
+}
+
+/**
+ * Open knowledge-base tasks in any of `domains` (and below), most recently
+ * updated first: what mustRead lists and what a reminder asks about.
+ */
+export function openTasksIn(manager: EntityManager, domains: readonly string[], limit: number): Promise<MemoryEntity[]> {
+  const query = manager.createQueryBuilder(MemoryEntity, 'm').where('m."sessionId" IS NULL').andWhere('m."kind" = \'TASK\'').andWhere(TASK_IS_OPEN);
+  inAnyDomain(query, domains);
+  return query.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(limit).getMany();
 }
 
 export interface DomainCounts {
@@ -66,9 +81,7 @@ export class MemoryReader {
 
   /** Open tasks of a scope, most recently updated first (the 200 most recent). */
   async mustRead(domain: string): Promise<MemoryEntity[]> {
-    const query = this.memories_().andWhere('m."kind" = \'TASK\'').andWhere(TASK_IS_OPEN);
-    inDomain(query, cleanDomain(domain));
-    return query.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(200).getMany();
+    return openTasksIn(this.reader(), [cleanDomain(domain)], 200);
   }
 
   /**

@@ -1,0 +1,84 @@
+import { In, type EntityManager } from 'typeorm';
+import { DomainError } from '../domain/errors.js';
+import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../domain/reminders.js';
+import { progressOf } from '../domain/states.js';
+import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../db/entities/index.js';
+import { openTasksIn } from './memory-reader.js';
+import type { Caller, Writer } from './unit-of-work.js';
+
+const SETTINGS_KEY = 'reminders';
+/** A reminder lists at most this many tasks, most recently updated first. */
+const REMINDER_TASKS_MAX = 20;
+
+export interface Reminder {
+  text: string;
+  tasks: MemoryEntity[];
+  domains: string[];
+}
+
+async function readSettings(manager: EntityManager): Promise<ReminderSettings> {
+  const row = await manager.findOneBy(SettingEntity, { key: SETTINGS_KEY });
+  return { ...DEFAULT_REMINDER_SETTINGS, ...((row?.value as Partial<ReminderSettings> | undefined) ?? {}) };
+}
+
+/**
+ * End-of-turn reminders: when a session has named domains with open tasks,
+ * ask it (at most once per interval) to bring them up to date. Whether one
+ * is due is decided by one conditional UPDATE of the session's
+ * lastRemindedAt, so two servers on one database never remind twice.
+ */
+export class ReminderService {
+  constructor(
+    private readonly writer: Writer,
+    private readonly reader: () => EntityManager,
+  ) {}
+
+  settings(): Promise<ReminderSettings> {
+    return readSettings(this.reader());
+  }
+
+  async updateSettings(caller: Caller, change: { enabled?: boolean | null; intervalMinutes?: number | null }): Promise<ReminderSettings> {
+    return this.writer.run(caller, async (uow) => {
+      const next = changeReminderSettings(await readSettings(uow.manager), change);
+      await uow.manager.upsert(SettingEntity, { key: SETTINGS_KEY, value: next }, ['key']);
+      uow.emit({ entity: 'SETTINGS', id: SETTINGS_KEY, action: 'SETTINGS_CHANGED' });
+      return next;
+    });
+  }
+
+  /** The turn of the calling session ends: its reminder when one is due, else null. */
+  async endTurn(caller: Caller): Promise<Reminder | null> {
+    return this.writer.run(caller, async (uow) => {
+      const sessionId = caller.sessionId;
+      const session = sessionId ? await uow.manager.findOneBy(SessionEntity, { id: sessionId }) : null;
+      if (!session) {
+        throw new DomainError('NO_SESSION', 'endTurn needs the calling agent session: send the x-session-id header of a session from startSession.');
+      }
+      const settings = await readSettings(uow.manager);
+      if (!settings.enabled) return null;
+      const domains = (await uow.manager.find(SessionDomainEntity, { where: { sessionId: session.id }, order: { domain: 'ASC' } })).map((row) => row.domain);
+      if (domains.length === 0) return null;
+      const tasks = await openTasksIn(uow.manager, domains, REMINDER_TASKS_MAX);
+      if (tasks.length === 0) return null;
+      const claimed = await uow.manager
+        .createQueryBuilder()
+        .update(SessionEntity)
+        .set({ lastRemindedAt: uow.now })
+        .where('id = :id AND ("lastRemindedAt" IS NULL OR "lastRemindedAt" <= :before)', { id: session.id, before: remindedBefore(new Date(uow.now), settings.intervalMinutes) })
+        .execute();
+      if (!claimed.affected) return null;
+      const items = await uow.manager.find(ItemEntity, { where: { taskId: In(tasks.map((task) => task.id)) }, order: { position: 'ASC' } });
+      const text = reminderText(
+        tasks.map((task) => {
+          const own = items.filter((item) => item.taskId === task.id);
+          const progress = progressOf(own);
+          const inProgress = own.filter((item) => !item.deleted && item.state === 'IN_PROGRESS').map((item) => item.text);
+          return { id: String(task.id), title: task.title, domain: task.domain ?? '', done: progress.done, total: progress.total, inProgress };
+        }),
+        domains,
+      );
+      uow.emit({ entity: 'SESSION', id: session.id, action: 'REMINDED' });
+      return { text, tasks, domains };
+    });
+  }
+}
