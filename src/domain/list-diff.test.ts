@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from './errors.js';
-import { diffSnapshots, planWholeList, type Snapshot } from './list-diff.js';
+import { diffSnapshots, orderWithRemoved, planWholeList, type Snapshot } from './list-diff.js';
 import type { ItemState } from './states.js';
 
 function item(id: string, text = `Item ${id}`, state: ItemState = 'PENDING'): Snapshot {
@@ -234,5 +234,24 @@ describe('planWholeList', () => {
     ]);
     const after = next.map((todo, i) => ({ id: todo.id ?? `new${i}`, text: todo.text, state: todo.state }));
     expect(diffSnapshots(existing, after).map((c) => `${c.kind} ${c.itemId}`)).toEqual(['MOVED 12', 'REMOVED 11']);
+  });
+});
+
+describe('orderWithRemoved', () => {
+  it('is the live order when nothing was removed', () => {
+    expect(orderWithRemoved(['1', '2'], ['2', '1', '3'])).toEqual(['2', '1', '3']);
+  });
+
+  it('keeps a removed item right after the nearest earlier item still live', () => {
+    expect(orderWithRemoved(['1', '2', '3', '4'], ['1', '4', '5'])).toEqual(['1', '2', '3', '4', '5']);
+    expect(orderWithRemoved(['1', '2', '3'], ['3', '1'])).toEqual(['3', '1', '2']);
+  });
+
+  it('puts removed items first when nothing live stood before them', () => {
+    expect(orderWithRemoved(['1', '2', '3'], ['3', '9'])).toEqual(['1', '2', '3', '9']);
+  });
+
+  it('keeps every removed item when the new list is empty', () => {
+    expect(orderWithRemoved(['1', '2'], [])).toEqual(['1', '2']);
   });
 });

@@ -161,3 +161,28 @@ export function planWholeList(
   const removedIds = existing.filter((item) => !keptIds.has(item.id)).map((item) => item.id);
   return { next, removedIds };
 }
+
+/**
+ * The full order of a list after a whole-list write: `live` (the new live
+ * order, new ids included) with every item of `previous` (all ids in their
+ * old order, deleted ones too) that is not live any more kept where it stood:
+ * right after the nearest earlier item that is still live, or first when
+ * there is none. So a list shown with its deleted items still reads in the
+ * order it was written.
+ */
+export function orderWithRemoved(previous: readonly string[], live: readonly string[]): string[] {
+  const liveIds = new Set(live);
+  const leading: string[] = [];
+  const following = new Map<string, string[]>();
+  let anchor: string | null = null;
+  for (const id of previous) {
+    if (liveIds.has(id)) {
+      anchor = id;
+    } else if (anchor === null) {
+      leading.push(id);
+    } else {
+      following.set(anchor, [...(following.get(anchor) ?? []), id]);
+    }
+  }
+  return [...leading, ...live.flatMap((id) => [id, ...(following.get(id) ?? [])])];
+}

@@ -3,7 +3,9 @@ import { DomainError } from './errors.js';
 import {
   DEFAULT_PLAN_RULES,
   checkPlan,
+  checkPlanSize,
   checkStepNote,
+  checkStepText,
   mergePlanRules,
   planMessage,
   renderPlan,
@@ -328,5 +330,23 @@ describe('whyNotFinished', () => {
 
   it('uses the singular for one open step', () => {
     expect(whyNotFinished([step('Only')])).toContain('1 of 1 step is still open');
+  });
+});
+
+describe('checkStepText', () => {
+  it('returns the trimmed text and names the step by the number given', () => {
+    expect(checkStepText('  Run the tests ', 4, rules())).toBe('Run the tests');
+    const error = refusal(() => checkStepText('x'.repeat(11), 7, rules({ maxTextLength: 10 })));
+    expect(error.code).toBe('TEXT_TOO_LONG');
+    expect(error.message).toContain('step 7 is 11 characters');
+  });
+});
+
+describe('checkPlanSize', () => {
+  it('accepts the bounds and refuses outside them with PLAN_SIZE', () => {
+    expect(() => checkPlanSize(2, rules({ minItems: 2, maxItems: 3 }))).not.toThrow();
+    expect(() => checkPlanSize(3, rules({ minItems: 2, maxItems: 3 }))).not.toThrow();
+    expect(refusal(() => checkPlanSize(1, rules({ minItems: 2, maxItems: 3 }))).message).toContain('1 step;');
+    expect(refusal(() => checkPlanSize(4, rules({ minItems: 2, maxItems: 3 }))).code).toBe('PLAN_SIZE');
   });
 });

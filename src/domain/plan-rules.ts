@@ -20,6 +20,9 @@ export interface PlanRules {
   maxTextLength: number;
 }
 
+/** A change of some rules; a field left out or null keeps its value. */
+export type PlanRulesChange = { [K in keyof PlanRules]?: PlanRules[K] | null };
+
 /** The largest plan any rules may allow, and the longest step text. */
 const MAX_ITEMS_CEILING = 500;
 const MAX_TEXT_CEILING = 1000;
@@ -44,7 +47,7 @@ export const DEFAULT_PLAN_RULES: PlanRules = Object.freeze({
  * undefined or null keeps its value (GraphQL sends null for "not given").
  * Refuses with BAD_USER_INPUT. Returns a new object; `base` is not touched.
  */
-export function mergePlanRules(base: PlanRules, change: Partial<PlanRules>): PlanRules {
+export function mergePlanRules(base: PlanRules, change: PlanRulesChange): PlanRules {
   const merged: PlanRules = {
     oneActive: change.oneActive ?? base.oneActive,
     noteRequiredFor: [...new Set(change.noteRequiredFor ?? base.noteRequiredFor)],
@@ -99,38 +102,12 @@ export interface PlanStep {
 export function checkPlan(steps: readonly PlanStep[], rules: PlanRules): void {
   const seen = new Set<string>();
   steps.forEach((step, index) => {
-    const text = step.text.trim();
-    const n = index + 1;
-    if (text === '') throw new DomainError('EMPTY_TEXT', 'invalid todo: `content` must be a non-empty string');
-    if (hasRefToken(text)) {
-      throw new DomainError(
-        'REF_IN_LABEL',
-        `step ${n} "${text}" carries an [[#id]] token, and a step's text never may. Write it in plain words.`,
-      );
-    }
-    const length = textLength(text);
-    if (length > rules.maxTextLength) {
-      throw new DomainError(
-        'TEXT_TOO_LONG',
-        `step ${n} is ${length} characters; this session's plans allow at most ${rules.maxTextLength}. ` +
-          `Shorten it to a label; the detail belongs in the work and in the note you give when it settles.`,
-      );
-    }
+    const text = checkStepText(step.text, index + 1, rules);
     if (seen.has(text)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
     seen.add(text);
   });
 
-  const { minItems, maxItems } = rules;
-  if (steps.length < minItems || steps.length > maxItems) {
-    const advice =
-      steps.length > maxItems
-        ? 'Group the small steps: each should be something you can report on.'
-        : 'Split the work into steps you can report on one by one.';
-    throw new DomainError(
-      'PLAN_SIZE',
-      `the plan would have ${countOf(steps.length, 'step')}; this session's rules allow ${minItems} to ${maxItems}. ${advice}`,
-    );
-  }
+  checkPlanSize(steps.length, rules);
 
   if (rules.oneActive) {
     const active = steps.filter((step) => step.state === 'IN_PROGRESS').length;
@@ -138,6 +115,45 @@ export function checkPlan(steps: readonly PlanStep[], rules: PlanRules): void {
       throw new DomainError('TOO_MANY_IN_PROGRESS', `invalid todos: at most one task may be in_progress (got ${active})`);
     }
   }
+}
+
+/**
+ * One step's text as it is about to be recorded as step `n`: trimmed, then
+ * EMPTY_TEXT, REF_IN_LABEL or TEXT_TOO_LONG (over rules.maxTextLength).
+ * Returns the trimmed text.
+ */
+export function checkStepText(raw: string, n: number, rules: PlanRules): string {
+  const text = raw.trim();
+  if (text === '') throw new DomainError('EMPTY_TEXT', 'invalid todo: `content` must be a non-empty string');
+  if (hasRefToken(text)) {
+    throw new DomainError(
+      'REF_IN_LABEL',
+      `step ${n} "${text}" carries an [[#id]] token, and a step's text never may. Write it in plain words.`,
+    );
+  }
+  const length = textLength(text);
+  if (length > rules.maxTextLength) {
+    throw new DomainError(
+      'TEXT_TOO_LONG',
+      `step ${n} is ${length} characters; this session's plans allow at most ${rules.maxTextLength}. ` +
+        `Shorten it to a label; the detail belongs in the work and in the note you give when it settles.`,
+    );
+  }
+  return text;
+}
+
+/** PLAN_SIZE unless a plan of `count` steps is within minItems..maxItems. */
+export function checkPlanSize(count: number, rules: PlanRules): void {
+  const { minItems, maxItems } = rules;
+  if (count >= minItems && count <= maxItems) return;
+  const advice =
+    count > maxItems
+      ? 'Group the small steps: each should be something you can report on.'
+      : 'Split the work into steps you can report on one by one.';
+  throw new DomainError(
+    'PLAN_SIZE',
+    `the plan would have ${countOf(count, 'step')}; this session's rules allow ${minItems} to ${maxItems}. ${advice}`,
+  );
 }
 
 /** What a note on each settled state should say. */
@@ -246,6 +262,7 @@ export function whyNotFinished(steps: readonly PlanStep[]): string | null {
   );
 }
 
-function countOf(n: number, noun: string): string {
+/** "1 step", "3 steps". */
+export function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

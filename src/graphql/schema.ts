@@ -4,7 +4,9 @@ import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
+import { PlanResolver } from './resolvers/plan.resolver.js';
 import { ReminderResolver } from './resolvers/reminder.resolver.js';
+import { SessionResolver, TaskSessionResolver } from './resolvers/session.resolver.js';
 import { ItemKnowledgeResolver, TaskKnowledgeResolver } from './resolvers/task-knowledge.resolver.js';
 import { BriefResolver, TaskNoteConnectionResolver, TaskNoteResolver } from './resolvers/task-note.resolver.js';
 import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
@@ -13,6 +15,7 @@ import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
 export const RESOLVERS = [
   TaskResolver, ItemResolver, TaskKnowledgeResolver, ItemKnowledgeResolver, TaskNoteResolver, TaskNoteConnectionResolver,
   BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver, ReminderResolver,
+  SessionResolver, TaskSessionResolver, PlanResolver,
 ] as const;
 
 /** The code-first schema. Inputs are checked by the domain rules, so class-validator is off. */

@@ -3,11 +3,14 @@ import { ChangeBus } from './changes.js';
 import { CommentService } from './comment.service.js';
 import { MemoryReader } from './memory-reader.js';
 import { NoteService } from './note.service.js';
+import { PlanService } from './plan.service.js';
 import { ReminderService } from './reminder.service.js';
 import type { SearchIndex } from './search/search-index.js';
 import { PostgresSearchIndex } from './search/postgres-search-index.js';
 import { SqliteSearchIndex } from './search/sqlite-search-index.js';
 import { SessionDomains } from './session-domains.js';
+import { SessionReader } from './session-reader.js';
+import { SessionService } from './session.service.js';
 import { TaskNoteService } from './task-note.service.js';
 import { TaskReader } from './task-reader.js';
 import { TaskService } from './task.service.js';
@@ -36,6 +39,9 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     notes: new NoteService(writer, search),
     memoryReader: new MemoryReader(reader, search),
     sessionDomains: new SessionDomains(writer),
+    sessions: new SessionService(writer),
+    plans: new PlanService(writer, search),
+    sessionReader: new SessionReader(reader),
     reminders: new ReminderService(writer, reader),
   };
 }

@@ -1,0 +1,115 @@
+/**
+ * The step operations on a session's plan (setPlan, addSteps, updateStep,
+ * clearPlan): which rules check what an update changes, and how the answer
+ * reads to the agent. A rule judges what the update sends; steps recorded
+ * earlier under other rules are kept as they are (a plan written under a
+ * longer maxTextLength is not refused when one of its steps is marked DONE).
+ */
+import { DomainError } from './errors.js';
+import { ITEMS_PER_CALL_MAX } from './labels.js';
+import { checkPlanSize, checkStepText, countOf, planMessage, type PlanRules, type PlanStep } from './plan-rules.js';
+import type { ItemState } from './states.js';
+
+/** The refusal every plan mutation gives without a started session: the to-do tool's own words, which clients match on. */
+export const NO_SESSION_MESSAGE = 'todo_write requires an owning agent session';
+
+/**
+ * NO_SESSION for a plan mutation (the to-do tool's exact message), or for
+ * another session mutation (`operation` named, with what to send).
+ */
+export function noSession(operation?: string): DomainError {
+  if (!operation) return new DomainError('NO_SESSION', NO_SESSION_MESSAGE);
+  return new DomainError(
+    'NO_SESSION',
+    `${operation} requires an owning agent session: call startSession and send the id it returns as the x-session-id header.`,
+  );
+}
+
+/** NO_PLAN: a step operation (or finishSession) before any plan is recorded. */
+export function noPlan(operation: 'addSteps' | 'updateStep' | 'finishSession'): DomainError {
+  const message =
+    operation === 'finishSession'
+      ? 'there is no plan: say what you intend to do (writeTodos or setPlan) before you claim to be finished.'
+      : `${operation} needs a plan, and this session has none yet. Write one with writeTodos or setPlan first.`;
+  return new DomainError('NO_PLAN', message);
+}
+
+/** TOO_LARGE over 100 steps in one call, checked before any text is read. */
+export function checkStepsPerCall(count: number): void {
+  if (count <= ITEMS_PER_CALL_MAX) return;
+  throw new DomainError(
+    'TOO_LARGE',
+    `${count} steps in one call; the limit is ${ITEMS_PER_CALL_MAX}. A plan is a list of steps you can report on: group the small ones.`,
+  );
+}
+
+/**
+ * addSteps: checks the new texts (trimmed; EMPTY_TEXT, REF_IN_LABEL,
+ * TEXT_TOO_LONG, DUPLICATE_TEXT among themselves or against a live step) and
+ * that the plan does not grow past maxItems (PLAN_SIZE). minItems is not
+ * judged here: adding never makes a plan smaller. `firstNumber` is the place
+ * the first new step will take, so a refusal names the step as the rendered
+ * plan will. Returns the trimmed texts.
+ */
+export function checkAddedSteps(liveTexts: readonly string[], raw: readonly string[], firstNumber: number, rules: PlanRules): string[] {
+  if (raw.length === 0) throw new DomainError('BAD_USER_INPUT', 'addSteps needs at least one step in steps.');
+  checkStepsPerCall(raw.length);
+  const live = new Map(liveTexts.map((text, index) => [text, index + 1]));
+  const sent = new Set<string>();
+  const texts = raw.map((entry, index) => {
+    const text = checkStepText(entry, firstNumber + index, rules);
+    const existing = live.get(text);
+    if (existing !== undefined) {
+      throw new DomainError(
+        'DUPLICATE_TEXT',
+        `"${text}" is already step ${existing} of the plan. Update that step instead, or word the new one so the two can be told apart.`,
+      );
+    }
+    if (sent.has(text)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
+    sent.add(text);
+    return text;
+  });
+  const total = liveTexts.length + texts.length;
+  if (total > rules.maxItems) checkPlanSize(total, rules);
+  return texts;
+}
+
+/**
+ * updateStep under the one-active rule: TOO_MANY_IN_PROGRESS when step
+ * `index` (0-based) would become IN_PROGRESS while another step already is.
+ * A plan recorded with several in progress may still settle them one by one.
+ */
+export function checkStepStart(steps: readonly PlanStep[], index: number, state: ItemState, rules: PlanRules): void {
+  if (!rules.oneActive || state !== 'IN_PROGRESS') return;
+  const others = steps.flatMap((step, at) => (at !== index && step.state === 'IN_PROGRESS' ? [at + 1] : []));
+  if (others.length === 0) return;
+  const [first] = others;
+  throw new DomainError(
+    'TOO_MANY_IN_PROGRESS',
+    `step ${index + 1} cannot start: step ${first} "${steps[first! - 1]!.text}" is already IN_PROGRESS, and this session allows ` +
+      `one step in progress at a time. Settle step ${first} first (DONE, FAILED, BLOCKED or DROPPED, with a note), then start step ${index + 1}.`,
+  );
+}
+
+/** setPlan's answer: the new plan's size, then the counts line. */
+export function planSetMessage(steps: readonly PlanStep[]): string {
+  return `New plan of ${countOf(steps.length, 'step')}, all PENDING. ${planMessage(steps)}`;
+}
+
+/** addSteps' answer: the places the new steps took, then the counts line. */
+export function stepsAddedMessage(firstNumber: number, count: number, steps: readonly PlanStep[]): string {
+  const places = count === 1 ? `step ${firstNumber}` : `steps ${firstNumber}-${firstNumber + count - 1}`;
+  return `Added ${places}. ${planMessage(steps)}`;
+}
+
+/** updateStep's answer: the step as it now reads, then the counts line. */
+export function stepUpdatedMessage(index: number, steps: readonly PlanStep[]): string {
+  const step = steps[index]!;
+  return `Step ${index + 1} "${step.text}" is ${step.state}. ${planMessage(steps)}`;
+}
+
+/** clearPlan's answer: how many steps went, or that there was nothing to clear. */
+export function planClearedMessage(clearedSteps: number | null): string {
+  if (clearedSteps === null) return 'There is no plan to clear; nothing changed.';
+  return `Cleared the plan (${countOf(clearedSteps, 'step')}). The session has no plan until writeTodos or setPlan writes one.`;
+}

@@ -1,0 +1,109 @@
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { statusLine } from '../../domain/plan-rules.js';
+import type { Context } from '../context.js';
+import { PlanRulesInput, StartSessionInput } from '../inputs/session.inputs.js';
+import { toTask } from '../mappers.js';
+import { toSession } from '../session-mappers.js';
+import { Task } from '../types/memory.type.js';
+import { Session } from '../types/session.type.js';
+
+/** The session's plan task while one is recorded: written, and not cleared since. */
+async function currentPlan(session: Session, ctx: Context) {
+  if (session.planTaskId === null) return null;
+  if (await ctx.loaders.planCleared.load(session.planTaskId)) return null;
+  return ctx.loaders.memory.load(String(session.planTaskId));
+}
+
+/** Agent sessions: starting one, its rules and turns, finishing it, and what it shows. */
+@Resolver(() => Session)
+export class SessionResolver {
+  @Query(() => Session, { nullable: true, description: 'A session by id; null when none has it.' })
+  async session(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Session | null> {
+    const row = await ctx.loaders.session.load(id);
+    return row ? toSession(row) : null;
+  }
+
+  @Mutation(() => Session, {
+    description: 'Starts an agent session; the server makes its id (send it as x-session-id). A helper names its parent and gets a plan of its own.',
+  })
+  async startSession(
+    @Arg('input', () => StartSessionInput, { nullable: true }) input: StartSessionInput | null,
+    @Ctx() ctx: Context,
+  ): Promise<Session> {
+    return toSession(await ctx.services.sessions.startSession(ctx.caller, input ?? {}));
+  }
+
+  @Mutation(() => Session, { description: "Changes the calling session's plan rules from its next plan update on; the plan already recorded is kept as it is." })
+  async setPlanRules(@Arg('rules', () => PlanRulesInput) rules: PlanRulesInput, @Ctx() ctx: Context): Promise<Session> {
+    return toSession(await ctx.services.sessions.setPlanRules(ctx.caller, rules));
+  }
+
+  @Mutation(() => Session, {
+    description:
+      'Refused (PLAN_OPEN) while any step is PENDING or IN_PROGRESS; the message lists them. NO_PLAN when nothing was ever planned. ' +
+      'Otherwise records finishedAt (finishing again keeps the first).',
+  })
+  async finishSession(@Ctx() ctx: Context): Promise<Session> {
+    return toSession(await ctx.services.sessions.finishSession(ctx.caller));
+  }
+
+  @Mutation(() => Session, { description: 'A new turn starts: the standing plan clears; the plan itself stays.' })
+  async startTurn(@Ctx() ctx: Context): Promise<Session> {
+    return toSession(await ctx.services.sessions.startTurn(ctx.caller));
+  }
+
+  @FieldResolver(() => Session, { nullable: true, description: 'The session that started this one as its helper; null for a top-level session.' })
+  async parent(@Root() session: Session, @Ctx() ctx: Context): Promise<Session | null> {
+    if (session.parentId === null) return null;
+    const row = await ctx.loaders.session.load(session.parentId);
+    return row ? toSession(row) : null;
+  }
+
+  @FieldResolver(() => [Session], { description: 'Helper sessions started with this one as parent, oldest first.' })
+  async children(@Root() session: Session, @Ctx() ctx: Context): Promise<Session[]> {
+    return (await ctx.loaders.sessionChildren.load(session.id)).map(toSession);
+  }
+
+  @FieldResolver(() => Task, { nullable: true, description: 'The latest recorded plan; null before the first update or after clearPlan.' })
+  async plan(@Root() session: Session, @Ctx() ctx: Context): Promise<Task | null> {
+    const row = await currentPlan(session, ctx);
+    return row ? toTask(row) : null;
+  }
+
+  @FieldResolver(() => Task, {
+    nullable: true,
+    description: 'The plan as the chat shows it above the message box: cleared when the next turn starts (startTurn), shown again by the next plan update.',
+  })
+  async standingPlan(@Root() session: Session, @Ctx() ctx: Context): Promise<Task | null> {
+    if (!session.planStanding) return null;
+    const row = await currentPlan(session, ctx);
+    return row ? toTask(row) : null;
+  }
+
+  @FieldResolver(() => String, {
+    description:
+      'One line, e.g. "3/7 · installing dependencies": settled steps / all steps, then the step in progress, else the first pending one, ' +
+      'else "wrapping up"; "planning" while there is no plan.',
+  })
+  async statusLine(@Root() session: Session, @Ctx() ctx: Context): Promise<string> {
+    const row = await currentPlan(session, ctx);
+    if (!row) return statusLine(null);
+    return statusLine((await ctx.loaders.taskItems.load(row.id)).filter((item) => !item.deleted));
+  }
+
+  @FieldResolver(() => [String], { description: 'Domains this session has named in its calls (for reminders), sorted.' })
+  async domains(@Root() session: Session, @Ctx() ctx: Context): Promise<string[]> {
+    return ctx.loaders.sessionDomains.load(session.id);
+  }
+}
+
+/** Task.session: the owner of a plan. */
+@Resolver(() => Task)
+export class TaskSessionResolver {
+  @FieldResolver(() => Session, { nullable: true, description: 'The session whose plan this task is; null for a knowledge-base task.' })
+  async session(@Root() task: Task, @Ctx() ctx: Context): Promise<Session | null> {
+    if (!task.sessionId) return null;
+    const row = await ctx.loaders.session.load(task.sessionId);
+    return row ? toSession(row) : null;
+  }
+}

@@ -1,0 +1,27 @@
+import type { SessionEntity } from '../db/entities/index.js';
+import type { PlanResult } from '../services/plan.service.js';
+import { toTask } from './mappers.js';
+import type { ItemStateEnum } from './types/enums.js';
+import { PlanPayload, PlanRules, Session } from './types/session.type.js';
+
+/** A session row to its API type; parent, children, plan and the other derived fields are field resolvers. */
+export function toSession(row: SessionEntity): Session {
+  return Object.assign(new Session(), {
+    parentId: row.parentId,
+    planTaskId: row.planTaskId,
+    planStanding: row.planStanding,
+    id: row.id,
+    rules: Object.assign(new PlanRules(), { ...row.rules, noteRequiredFor: [...row.rules.noteRequiredFor] as ItemStateEnum[] }),
+    turn: row.turn,
+    finishedAt: row.finishedAt ? new Date(row.finishedAt) : null,
+    createdAt: new Date(row.createdAt),
+  });
+}
+
+export function toPlanPayload(result: PlanResult): PlanPayload {
+  return Object.assign(new PlanPayload(), {
+    message: result.message,
+    plan: result.plan ? toTask(result.plan) : null,
+    rendered: result.rendered,
+  });
+}

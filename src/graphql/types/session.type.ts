@@ -1,0 +1,73 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { ItemStateEnum } from './enums.js';
+import { Task } from './memory.type.js';
+
+@ObjectType({ description: 'How a session\'s plan is checked. Checked when an update is sent; a plan recorded under other rules is kept as it is.' })
+export class PlanRules {
+  @Field({ description: 'At most one item IN_PROGRESS.' })
+  oneActive: boolean;
+
+  @Field(() => [ItemStateEnum], {
+    description: 'States that need a note (validation or reason) when an item is moved into them. Checked by updateStep only: writeTodos carries no notes.',
+  })
+  noteRequiredFor: ItemStateEnum[];
+
+  @Field(() => Int, { description: 'Fewest steps a plan written whole (writeTodos, setPlan) may have.' })
+  minItems: number;
+
+  @Field(() => Int, { description: 'Most steps a plan may have (writeTodos, setPlan, addSteps).' })
+  maxItems: number;
+
+  @Field(() => Int, { description: 'Longest step text, in characters once trimmed.' })
+  maxTextLength: number;
+}
+
+@ObjectType({
+  description:
+    'An agent session (a chat). It owns at most one plan; helper agents have sessions of their own. ' +
+    'Plan mutations act on the calling session (the x-session-id header); without a started one they are refused with NO_SESSION. ' +
+    'A finished session may still change its plan: any recorded plan update clears finishedAt, so the session must pass finishSession again.',
+})
+export class Session {
+  /** Row fields the field resolvers need. */
+  parentId: string | null;
+  planTaskId: number | null;
+  planStanding: boolean;
+
+  @Field(() => ID, { description: 'Made by the server in startSession; send it as the x-session-id header.' })
+  id: string;
+
+  @Field(() => PlanRules, { description: 'The rules this session\'s plan updates are checked against.' })
+  rules: PlanRules;
+
+  @Field(() => Int, { description: 'Turns started so far (startTurn); 0 for a new session.' })
+  turn: number;
+
+  @Field(() => Date, { nullable: true, description: 'When finishSession last succeeded; null while the session works (a later plan update clears it).' })
+  finishedAt: Date | null;
+
+  @Field({ description: 'When startSession made it.' })
+  createdAt: Date;
+}
+
+@ObjectType({ description: 'What every plan mutation answers: a line for the agent, the plan, and the plan as a checklist.' })
+export class PlanPayload {
+  @Field({
+    description:
+      'One line for the agent, e.g. "Updated todo list: 1 pending, 1 in progress, 2 completed.". writeTodos answers exactly that line; ' +
+      'setPlan, addSteps and updateStep say what they did first (e.g. \'Step 2 "Run the tests" is DONE.\') and end with it.',
+  })
+  message: string;
+
+  @Field(() => Task, { nullable: true, description: 'The plan after the call; null after clearPlan.' })
+  plan: Task | null;
+
+  @Field({
+    description:
+      'The whole plan rendered as a checklist, one line per item: "[x] 2. Run the tests - ran npm test, 38 passed". ' +
+      'Glyphs: [ ] PENDING, [~] IN_PROGRESS, [x] DONE, [!] BLOCKED, [-] DROPPED, [f] FAILED; then the 1-based step number and text, ' +
+      '" - note" when the step has a note, and " (added)" when it was added after the plan was first written. ' +
+      '"(no steps)" for an empty plan, "(no plan)" after clearPlan.',
+  })
+  rendered: string;
+}

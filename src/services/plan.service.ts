@@ -1,0 +1,256 @@
+import { In } from 'typeorm';
+import { DomainError } from '../domain/errors.js';
+import { cleanFreeText } from '../domain/labels.js';
+import { orderWithRemoved, planWholeList, type TodoIn } from '../domain/list-diff.js';
+import { insertAfter } from '../domain/ordering.js';
+import { checkPlan, checkStepNote, planMessage, renderPlan, stepIndex, type PlanStep } from '../domain/plan-rules.js';
+import {
+  checkAddedSteps, checkStepsPerCall, checkStepStart, noPlan, planClearedMessage, planSetMessage, stepsAddedMessage,
+  stepUpdatedMessage,
+} from '../domain/plan-steps.js';
+import { checkFreeText } from '../domain/refs.js';
+import type { ItemState } from '../domain/states.js';
+import { deletedItem, parseId } from '../domain/task-rules.js';
+import { ItemEntity, MemoryEntity, SessionEntity } from '../db/entities/index.js';
+import type { SearchIndex } from './search/search-index.js';
+import { clearedPlanIds, loadCallingSession, PLAN_CLEARED } from './session-store.js';
+import { citableIds } from './task.service.js';
+import { applyOrder, insertItems, loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
+import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+
+export interface UpdateStepInput {
+  step?: number | null;
+  id?: string | null;
+  state: ItemState;
+  note?: string | null;
+}
+
+/** What every plan mutation answers. */
+export interface PlanResult {
+  session: SessionEntity;
+  /** The plan after the call; null after clearPlan. */
+  plan: MemoryEntity | null;
+  /** One line for the agent: what happened, and the counts of the whole list. */
+  message: string;
+  /** The whole plan as a checklist (renderPlan); "(no plan)" when there is none. */
+  rendered: string;
+}
+
+/** What rendered reads when the session has no plan. */
+const NO_PLAN_RENDERED = '(no plan)';
+
+/** The calling session and its plan task, if it ever wrote one. */
+interface OpenPlan {
+  session: SessionEntity;
+  /** The plan task with all its items; null before the first write. */
+  aggregate: TaskAggregate | null;
+  /** True when a plan is recorded now: written, and not cleared since. */
+  current: boolean;
+}
+
+/** Live items in list order: the plan as the agent reads it (an item is a PlanStep). */
+function liveSteps(aggregate: TaskAggregate): ItemEntity[] {
+  return aggregate.items.filter((item) => !item.deleted);
+}
+
+/**
+ * A session's plan: the three to-do tools (whole-list writeTodos, the step
+ * operations, finish checked against the plan) served by one model. The plan
+ * is a task with no domain owned by the session; each accepted call is one
+ * transaction and one history row ('Update to-do list'), and a refused call
+ * records nothing.
+ */
+export class PlanService {
+  constructor(
+    private readonly writer: Writer,
+    private readonly search: SearchIndex,
+  ) {}
+
+  /**
+   * Whole-list replace. The same trimmed text keeps its item id; new text is a
+   * new item (marked added when a plan was already recorded); an item left
+   * out is deleted. A state change clears the item's note (writeTodos carries
+   * none).
+   */
+  async writeTodos(caller: Caller, todos: readonly TodoIn[]): Promise<PlanResult> {
+    return this.writer.run(caller, async (uow) => {
+      const open = await this.open(uow);
+      checkStepsPerCall(todos.length);
+      checkPlan(todos.map((todo) => ({ text: todo.content, state: todo.status, note: null, added: false })), open.session.rules);
+      const aggregate = open.aggregate ?? (await this.createPlan(uow, open.session));
+      const { next, removedIds } = planWholeList(aggregate.before, todos);
+      await this.markDeleted(uow, aggregate, removedIds);
+      const byId = new Map(aggregate.items.map((item) => [String(item.id), item]));
+      for (const todo of next) {
+        const item = todo.id === null ? undefined : byId.get(todo.id);
+        if (!item || item.state === todo.state) continue;
+        Object.assign(item, { state: todo.state, note: null, updatedAt: uow.now });
+        await uow.manager.update(ItemEntity, { id: item.id }, { state: item.state, note: null, updatedAt: uow.now });
+      }
+      const fresh = next.filter((todo) => todo.id === null);
+      const base = aggregate.items.length;
+      const created = await insertItems(
+        uow, aggregate.task.id, fresh.map((todo, index) => ({ text: todo.text, state: todo.state, position: base + index, added: open.current })),
+      );
+      const createdIds = new Map(fresh.map((todo, index) => [todo, String(created[index]!.id)]));
+      const live = next.map((todo) => todo.id ?? createdIds.get(todo)!);
+      const order = orderWithRemoved(aggregate.items.map((item) => String(item.id)), live);
+      aggregate.items = await applyOrder(uow, [...aggregate.items, ...created], order);
+      return this.recorded(uow, open.session, aggregate, 'PLAN_WRITTEN', planMessage);
+    });
+  }
+
+  /** Replaces the plan with fresh PENDING steps (new ids); the old steps are deleted, statuses and notes discarded. */
+  async setPlan(caller: Caller, steps: readonly string[]): Promise<PlanResult> {
+    return this.writer.run(caller, async (uow) => {
+      const open = await this.open(uow);
+      checkStepsPerCall(steps.length);
+      const fresh: PlanStep[] = steps.map((text) => ({ text: text.trim(), state: 'PENDING', note: null, added: false }));
+      checkPlan(fresh, open.session.rules);
+      const aggregate = open.aggregate ?? (await this.createPlan(uow, open.session));
+      await this.markDeleted(uow, aggregate, liveSteps(aggregate).map((item) => String(item.id)));
+      const base = aggregate.items.length;
+      const created = await insertItems(uow, aggregate.task.id, fresh.map((step, index) => ({ text: step.text, position: base + index, added: false })));
+      aggregate.items = [...aggregate.items, ...created];
+      return this.recorded(uow, open.session, aggregate, 'PLAN_WRITTEN', planSetMessage);
+    });
+  }
+
+  /** Inserts steps after `after` (an item id; at the end when null), keeping every existing step and its state; marks them added. */
+  async addSteps(caller: Caller, steps: readonly string[], after?: string | null): Promise<PlanResult> {
+    return this.writer.run(caller, async (uow) => {
+      const open = await this.open(uow);
+      if (!open.current || !open.aggregate) throw noPlan('addSteps');
+      const aggregate = open.aggregate;
+      const live = liveSteps(aggregate);
+      const anchor = after === null || after === undefined ? null : await this.stepById(uow, open, after);
+      const firstNumber = anchor ? live.indexOf(anchor) + 2 : live.length + 1;
+      const texts = checkAddedSteps(live.map((item) => item.text), steps, firstNumber, open.session.rules);
+      const base = aggregate.items.length;
+      const created = await insertItems(uow, aggregate.task.id, texts.map((text, index) => ({ text, position: base + index, added: true })));
+      const order = insertAfter(aggregate.items.map((item) => String(item.id)), created.map((item) => String(item.id)), anchor ? String(anchor.id) : null);
+      aggregate.items = await applyOrder(uow, [...aggregate.items, ...created], order);
+      return this.recorded(uow, open.session, aggregate, 'ITEMS_ADDED', (now) => stepsAddedMessage(firstNumber, texts.length, now));
+    });
+  }
+
+  /**
+   * Moves one step (by 1-based number or by id, exactly one) into a state,
+   * with the note its rules ask for. The note replaces the step's note; a
+   * state change without one clears it.
+   */
+  async updateStep(caller: Caller, input: UpdateStepInput): Promise<PlanResult> {
+    return this.writer.run(caller, async (uow) => {
+      const open = await this.open(uow);
+      const byStep = input.step !== null && input.step !== undefined;
+      const byId = input.id !== null && input.id !== undefined;
+      if (byStep === byId) {
+        throw new DomainError(
+          'BAD_USER_INPUT',
+          `updateStep needs exactly one of step (the 1-based number the rendered plan shows) or id (the item's id); it got ${byStep ? 'both' : 'neither'}.`,
+        );
+      }
+      if (!open.current || !open.aggregate) throw noPlan('updateStep');
+      const aggregate = open.aggregate;
+      const live = liveSteps(aggregate);
+      const index = byStep ? stepIndex(input.step!, live.length) : live.indexOf(await this.stepById(uow, open, input.id!));
+      const note = input.note === null || input.note === undefined ? '' : cleanFreeText(input.note, 'note');
+      if (note) checkFreeText(note, 'note', citableIds(aggregate));
+      const { rules } = open.session;
+      checkStepNote(input.state, note, rules);
+      checkStepStart(live, index, input.state, rules);
+      const item = live[index]!;
+      const change = { state: input.state, note: note || (input.state === item.state ? item.note : null), updatedAt: uow.now };
+      await uow.manager.update(ItemEntity, { id: item.id }, change);
+      Object.assign(item, change);
+      return this.recorded(uow, open.session, aggregate, 'ITEM_STATE', (now) => stepUpdatedMessage(index, now));
+    });
+  }
+
+  /**
+   * Deletes every step and records PLAN_CLEARED: the session has no plan until
+   * the next writeTodos or setPlan, which continues the same history. With no
+   * plan recorded it changes nothing.
+   */
+  async clearPlan(caller: Caller): Promise<PlanResult> {
+    return this.writer.run(caller, async (uow) => {
+      const open = await this.open(uow);
+      const { session, aggregate } = open;
+      uow.emit({ entity: 'SESSION', id: session.id, action: PLAN_CLEARED });
+      if (!open.current || !aggregate) return { session, plan: null, message: planClearedMessage(null), rendered: NO_PLAN_RENDERED };
+      const live = liveSteps(aggregate);
+      await this.markDeleted(uow, aggregate, live.map((item) => String(item.id)));
+      await recordTaskChange(uow, this.search, aggregate, PLAN_CLEARED);
+      await this.saveSession(uow, session, { planStanding: false });
+      return { session, plan: null, message: planClearedMessage(live.length), rendered: NO_PLAN_RENDERED };
+    });
+  }
+
+  /** The calling session (NO_SESSION without one) and its plan task. */
+  private async open(uow: UnitOfWork): Promise<OpenPlan> {
+    const session = await loadCallingSession(uow);
+    if (session.planTaskId === null) return { session, aggregate: null, current: false };
+    const aggregate = await loadTaskForChange(uow, session.planTaskId);
+    const cleared = (await clearedPlanIds(uow.manager, [aggregate.task.id])).has(aggregate.task.id);
+    return { session, aggregate, current: !cleared };
+  }
+
+  /** The session's plan task, made on its first write: a task with no domain, never indexed for search. */
+  private async createPlan(uow: UnitOfWork, session: SessionEntity): Promise<TaskAggregate> {
+    const task = uow.manager.create(MemoryEntity, {
+      kind: 'TASK', title: `Plan of session ${session.id}`, domain: null, goal: '', body: '', archived: false, version: 0,
+      sessionId: session.id, createdAt: uow.now, updatedAt: uow.now,
+    });
+    task.id = Number((await uow.manager.insert(MemoryEntity, task)).identifiers[0].id);
+    session.planTaskId = task.id;
+    return { task, items: [], labelLimit: session.rules.maxTextLength, before: [] };
+  }
+
+  /** A live step of this session's plan by item id: FORBIDDEN for another session's, NOT_FOUND for anything else. */
+  private async stepById(uow: UnitOfWork, open: OpenPlan, id: string): Promise<ItemEntity> {
+    const own = open.aggregate?.items.find((item) => String(item.id) === id.trim());
+    if (own?.deleted) throw deletedItem(String(own.id), own.text);
+    if (own) return own;
+    const itemId = parseId(id);
+    const other = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
+    const task = other ? await uow.manager.findOneBy(MemoryEntity, { id: other.taskId }) : null;
+    if (task?.sessionId && task.sessionId !== open.session.id) {
+      throw new DomainError(
+        'FORBIDDEN',
+        `Item ${other!.id} is a step of another session's plan; a session may change only its own plan. Name a step of yours by its number or id.`,
+      );
+    }
+    throw new DomainError('NOT_FOUND', `Your plan has no step with id "${id}". Read the plan (or its rendered list) for step numbers and ids.`);
+  }
+
+  private async markDeleted(uow: UnitOfWork, aggregate: TaskAggregate, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const gone = new Set(ids);
+    await uow.manager.update(ItemEntity, { id: In(ids.map(Number)) }, { deleted: true, updatedAt: uow.now });
+    for (const item of aggregate.items) if (gone.has(String(item.id))) Object.assign(item, { deleted: true, updatedAt: uow.now });
+  }
+
+  /**
+   * Records an accepted plan update: the history row (which bumps the
+   * version), and on the session the plan, standing again, and no longer
+   * finished (a changed plan must pass finishSession again).
+   */
+  private async recorded(
+    uow: UnitOfWork,
+    session: SessionEntity,
+    aggregate: TaskAggregate,
+    action: string,
+    message: (steps: readonly PlanStep[]) => string,
+  ): Promise<PlanResult> {
+    await recordTaskChange(uow, this.search, aggregate, action);
+    await this.saveSession(uow, session, { planTaskId: aggregate.task.id, planStanding: true, finishedAt: null });
+    uow.emit({ entity: 'SESSION', id: session.id, action });
+    const steps = liveSteps(aggregate);
+    return { session, plan: aggregate.task, message: message(steps), rendered: renderPlan(steps) };
+  }
+
+  private async saveSession(uow: UnitOfWork, session: SessionEntity, change: Partial<SessionEntity>): Promise<void> {
+    await uow.manager.update(SessionEntity, { id: session.id }, change);
+    Object.assign(session, change);
+  }
+}

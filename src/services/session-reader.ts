@@ -1,0 +1,41 @@
+import { In, type EntityManager } from 'typeorm';
+import { SessionDomainEntity, SessionEntity } from '../db/entities/index.js';
+import { clearedPlanIds } from './session-store.js';
+
+/**
+ * Reads for sessions, shaped for batching: each method takes many keys and
+ * answers in one statement (the GraphQL layer wraps them in per-request
+ * DataLoaders).
+ */
+export class SessionReader {
+  constructor(private readonly reader: () => EntityManager) {}
+
+  /** Sessions by id, in the order asked; null where none has the id. */
+  async sessionsByIds(ids: readonly string[]): Promise<(SessionEntity | null)[]> {
+    const rows = ids.length ? await this.reader().findBy(SessionEntity, { id: In([...ids]) }) : [];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /** Each session's helpers (children), oldest first. */
+  async childrenOf(parentIds: readonly string[]): Promise<SessionEntity[][]> {
+    const rows = parentIds.length
+      ? await this.reader().find(SessionEntity, { where: { parentId: In([...parentIds]) }, order: { createdAt: 'ASC', id: 'ASC' } })
+      : [];
+    return parentIds.map((parentId) => rows.filter((row) => row.parentId === parentId));
+  }
+
+  /** Each session's named domains, sorted. */
+  async domainsOf(sessionIds: readonly string[]): Promise<string[][]> {
+    const rows = sessionIds.length
+      ? await this.reader().find(SessionDomainEntity, { where: { sessionId: In([...sessionIds]) }, order: { domain: 'ASC' } })
+      : [];
+    return sessionIds.map((sessionId) => rows.filter((row) => row.sessionId === sessionId).map((row) => row.domain));
+  }
+
+  /** For each plan task: true when clearPlan cleared it and nothing was written since. */
+  async plansCleared(taskIds: readonly number[]): Promise<boolean[]> {
+    const cleared = await clearedPlanIds(this.reader(), taskIds);
+    return taskIds.map((taskId) => cleared.has(taskId));
+  }
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '../domain/errors.js';
+import { DEFAULT_PLAN_RULES, mergePlanRules, whyNotFinished, type PlanRulesChange } from '../domain/plan-rules.js';
+import { noPlan } from '../domain/plan-steps.js';
+import { ItemEntity, SessionEntity } from '../db/entities/index.js';
+import { loadCallingSession } from './session-store.js';
+import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+
+export interface StartSessionInput {
+  parentId?: string | null;
+  rules?: PlanRulesChange | null;
+}
+
+/**
+ * Agent sessions: starting one (a helper names its parent), its rules, its
+ * turns, and finishing it against its plan. The plan itself is PlanService's.
+ */
+export class SessionService {
+  constructor(private readonly writer: Writer) {}
+
+  /** A new session with a server-made id; rules are merged onto the defaults. NOT_FOUND for an unknown parent. */
+  async startSession(caller: Caller, input: StartSessionInput = {}): Promise<SessionEntity> {
+    return this.writer.run(caller, async (uow) => {
+      let parentId: string | null = null;
+      if (input.parentId !== null && input.parentId !== undefined) {
+        const parent = await uow.manager.findOneBy(SessionEntity, { id: input.parentId.trim() });
+        if (!parent) {
+          throw new DomainError(
+            'NOT_FOUND',
+            `No session has id "${input.parentId}". Pass the id startSession returned for the parent session, or leave parentId out.`,
+          );
+        }
+        parentId = parent.id;
+      }
+      const session = uow.manager.create(SessionEntity, {
+        id: randomUUID(), parentId, rules: mergePlanRules(DEFAULT_PLAN_RULES, input.rules ?? {}), planTaskId: null,
+        planStanding: false, turn: 0, finishedAt: null, lastRemindedAt: null, createdAt: uow.now,
+      });
+      await uow.manager.insert(SessionEntity, session);
+      uow.emit({ entity: 'SESSION', id: session.id, action: 'SESSION_STARTED' });
+      return session;
+    });
+  }
+
+  /** Changes the calling session's rules; they apply from its next plan update on, the recorded plan is kept as it is. */
+  async setPlanRules(caller: Caller, rules: PlanRulesChange): Promise<SessionEntity> {
+    return this.change(caller, 'setPlanRules', 'RULES_CHANGED', async (_uow, session) => ({
+      rules: mergePlanRules(session.rules, rules),
+    }));
+  }
+
+  /**
+   * Records finishedAt once every step is settled: NO_PLAN when nothing was
+   * ever planned, PLAN_OPEN (listing the open steps) while any is PENDING or
+   * IN_PROGRESS. Finishing again keeps the first finishedAt.
+   */
+  async finishSession(caller: Caller): Promise<SessionEntity> {
+    return this.change(caller, 'finishSession', 'SESSION_FINISHED', async (uow, session) => {
+      if (session.planTaskId === null) throw noPlan('finishSession');
+      const steps = await uow.manager.find(ItemEntity, {
+        where: { taskId: session.planTaskId, deleted: false },
+        order: { position: 'ASC', id: 'ASC' },
+      });
+      const refusal = whyNotFinished(steps);
+      if (refusal) throw new DomainError('PLAN_OPEN', refusal);
+      return { finishedAt: session.finishedAt ?? uow.now };
+    });
+  }
+
+  /** A new turn: the turn count goes up and the standing plan clears (the plan itself stays). */
+  async startTurn(caller: Caller): Promise<SessionEntity> {
+    return this.change(caller, 'startTurn', 'TURN_STARTED', async (_uow, session) => ({
+      turn: session.turn + 1,
+      planStanding: false,
+    }));
+  }
+
+  /** One change of the calling session (NO_SESSION without one): a row update and its change event. */
+  private async change(
+    caller: Caller,
+    operation: string,
+    action: string,
+    decide: (uow: UnitOfWork, session: SessionEntity) => Promise<Partial<SessionEntity>>,
+  ): Promise<SessionEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const session = await loadCallingSession(uow, operation);
+      const change = await decide(uow, session);
+      await uow.manager.update(SessionEntity, { id: session.id }, change);
+      Object.assign(session, change);
+      uow.emit({ entity: 'SESSION', id: session.id, action });
+      return session;
+    });
+  }
+}
