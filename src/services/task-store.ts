@@ -1,7 +1,7 @@
 import { DomainError } from '../domain/errors.js';
 import { ITEM_LABEL_MAX } from '../domain/labels.js';
 import { diffSnapshots, type Snapshot } from '../domain/list-diff.js';
-import { DEFAULT_PLAN_RULES } from '../domain/plan-rules.js';
+import { DEFAULT_PLAN_RULES, type PlanRules } from '../domain/plan-rules.js';
 import type { ItemState } from '../domain/states.js';
 import { checkExpectedVersion, parseId, taskNotFound } from '../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../db/entities/index.js';
@@ -14,6 +14,8 @@ export interface TaskAggregate {
   items: ItemEntity[];
   /** Longest item label: 80 on a knowledge-base task, the session's maxTextLength on a plan. */
   labelLimit: number;
+  /** A plan's rules (its session's), which every change of the plan obeys; null on a knowledge-base task. */
+  rules?: PlanRules | null;
   /** The live list before this change, for the history row. */
   before: Snapshot[];
 }
@@ -41,12 +43,12 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
   checkExpectedVersion(String(task.id), task.version, expectedVersion);
   uow.touchDomain(task.domain);
   const items = await uow.manager.find(ItemEntity, { where: { taskId: task.id }, order: { position: 'ASC', id: 'ASC' } });
-  let labelLimit = ITEM_LABEL_MAX;
+  let rules: PlanRules | null = null;
   if (task.sessionId) {
     const session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
-    labelLimit = (session?.rules ?? DEFAULT_PLAN_RULES).maxTextLength;
+    rules = session?.rules ?? DEFAULT_PLAN_RULES;
   }
-  return { task, items, labelLimit, before: snapshotOf(items) };
+  return { task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items) };
 }
 
 /** Inserts new items (in order) at the given positions; returns them with their ids. */
@@ -108,4 +110,16 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   });
   if (!task.sessionId) await search.index(uow.manager, { id: task.id, title: task.title, text: searchText(task, items) });
   uow.emit({ entity: 'TASK', id: String(task.id), action });
+}
+
+/**
+ * A plan changed through the task mutations (the dashboard steering it) is
+ * changed like any plan update: it stands again above the chat, and a
+ * finished session must pass finishSession again.
+ */
+export async function markPlanChanged(uow: UnitOfWork, aggregate: TaskAggregate): Promise<void> {
+  const sessionId = aggregate.task.sessionId;
+  if (!sessionId) return;
+  await uow.manager.update(SessionEntity, { id: sessionId }, { planStanding: true, finishedAt: null });
+  uow.emit({ entity: 'SESSION', id: sessionId, action: 'PLAN_CHANGED' });
 }

@@ -2,6 +2,8 @@ import { In } from 'typeorm';
 import { DomainError } from '../domain/errors.js';
 import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, splitItemsText } from '../domain/labels.js';
 import { insertAfter, moveAfter } from '../domain/ordering.js';
+import { checkPlanSize, checkStepNote } from '../domain/plan-rules.js';
+import { checkStepStart } from '../domain/plan-steps.js';
 import { checkFreeText } from '../domain/refs.js';
 import type { ItemState } from '../domain/states.js';
 import { deletedItem, itemNotFound, parseId, TITLE_MAX } from '../domain/task-rules.js';
@@ -9,8 +11,8 @@ import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../db/entities/index.j
 import { insertComment } from './comment-store.js';
 import { findReplay, remember } from './idempotency.js';
 import type { SearchIndex } from './search/search-index.js';
-import { applyOrder, insertItems, loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
-import type { Caller, Writer } from './unit-of-work.js';
+import { applyOrder, insertItems, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
+import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
 
 export interface CreateTaskInput {
   title: string;
@@ -147,6 +149,12 @@ export class TaskService {
       if (comment === '') throw new DomainError('EMPTY_TEXT', 'comment is empty once trimmed; send some text, or leave comment out.');
       if (comment !== null) checkFreeText(comment, 'comment', citableIds(aggregate));
       if (input.state && input.state !== item.state) {
+        if (aggregate.rules) {
+          // A plan's step obeys its session's rules whichever mutation moves it; the comment is its note.
+          const live = aggregate.items.filter((other) => !other.deleted);
+          checkStepNote(input.state, comment, aggregate.rules);
+          checkStepStart(live, live.indexOf(item), input.state, aggregate.rules);
+        }
         change.state = input.state;
         // The note is the reason given with the latest state change; a change without one clears an old reason that no longer applies.
         change.note = comment || null;
@@ -155,7 +163,10 @@ export class TaskService {
       const related = await this.linkable(uow.manager, input.related ?? []);
       if (comment) actions.push('COMMENT_ADDED');
       if (related.length) actions.push('ITEM_LINKED');
-      if (actions.length === 0 && !input.state) {
+      // Refuse only a call that asks for nothing: a state or label the item already has is
+      // accepted and records nothing, so a retried rename answers like the first one.
+      const renameSent = input.text !== null && input.text !== undefined;
+      if (actions.length === 0 && !input.state && !renameSent) {
         throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
       }
       if (Object.keys(change).length) {
@@ -169,7 +180,7 @@ export class TaskService {
           .values({ itemId: item.id, memoryId: memory.id, createdAt: uow.now }).orIgnore().execute();
       }
       // Setting the state an item already has is accepted and records nothing.
-      if (actions.length) await recordTaskChange(uow, this.search, aggregate, actions[0]);
+      if (actions.length) await this.recorded(uow, aggregate, actions[0]);
       return item;
     });
   }
@@ -181,9 +192,10 @@ export class TaskService {
       if (!found) throw itemNotFound(id);
       const aggregate = await loadTaskForChange(uow, found.taskId);
       const item = liveItem(aggregate, id);
+      if (aggregate.rules) checkPlanSize(aggregate.items.filter((other) => !other.deleted).length - 1, aggregate.rules);
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
       item.deleted = true;
-      await recordTaskChange(uow, this.search, aggregate, 'ITEM_DELETED');
+      await this.recorded(uow, aggregate, 'ITEM_DELETED');
       return aggregate.task;
     });
   }
@@ -196,12 +208,13 @@ export class TaskService {
       if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.');
       const live = aggregate.items.filter((item) => !item.deleted);
       const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
+      if (aggregate.rules) checkPlanSize(live.length + labels.length, aggregate.rules);
       const after = input.after === null || input.after === undefined ? null : String(liveItem(aggregate, input.after).id);
       const base = aggregate.items.length;
       const created = await insertItems(uow, aggregate.task.id, labels.map((text, index) => ({ text, position: base + index, added: true })));
       const order = insertAfter(aggregate.items.map((item) => String(item.id)), created.map((item) => String(item.id)), after);
       aggregate.items = await applyOrder(uow, [...aggregate.items, ...created], order);
-      await recordTaskChange(uow, this.search, aggregate, 'ITEMS_ADDED');
+      await this.recorded(uow, aggregate, 'ITEMS_ADDED');
       await remember(uow, 'addItems', input.idempotencyKey, input, { id: String(aggregate.task.id), itemIds: created.map((item) => String(item.id)) });
       return { task: aggregate.task, items: created };
     });
@@ -221,9 +234,15 @@ export class TaskService {
       }
       const order = moveAfter(aggregate.items.map((other) => String(other.id)), String(item.id), after);
       aggregate.items = await applyOrder(uow, aggregate.items, order);
-      await recordTaskChange(uow, this.search, aggregate, 'ITEM_MOVED');
+      await this.recorded(uow, aggregate, 'ITEM_MOVED');
       return aggregate.task;
     });
+  }
+
+  /** Records a change of the task's list (and, on a plan, of its session's plan). */
+  private async recorded(uow: UnitOfWork, aggregate: TaskAggregate, action: string): Promise<void> {
+    await recordTaskChange(uow, this.search, aggregate, action);
+    await markPlanChanged(uow, aggregate);
   }
 
   /** Memories that can be linked to an item: each id must name one (NOT_FOUND otherwise). */
