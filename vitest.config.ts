@@ -1,6 +1,15 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // Vite would give our sources graphql's ESM build while Apollo and
+    // type-graphql load the CommonJS one; two copies break instanceof and
+    // schema printing. Use the copy Node itself loads, as the built server does.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',

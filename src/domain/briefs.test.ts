@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { cleanBrief, taskNoteShape, type BriefIn } from './briefs.js';
-import { DomainError } from './errors.js';
+import { refusal } from '../../test/refusal.js';
 
 const full: BriefIn = {
   goal: ' Replays are idempotent. ', context: 'The queue lives in the worker.', steps: 'Persist each event id first.',
   pitfalls: 'A restart mid-replay must not double-book.', doneWhen: 'The restart test passes.', dependsOn: [],
 };
 const ids = new Set(['10', '11', '12']);
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return error instanceof DomainError ? error.code : 'not a DomainError';
-  }
-  return undefined;
-}
 
 describe('cleanBrief', () => {
   it('trims every field and keeps dependsOn with reasons', () => {
@@ -26,20 +17,16 @@ describe('cleanBrief', () => {
   });
 
   it('names every blank required field', () => {
-    try {
-      cleanBrief({ ...full, context: '  ', pitfalls: '' }, ids);
-      expect.unreachable();
-    } catch (error) {
-      expect((error as DomainError).code).toBe('BRIEF_INCOMPLETE');
-      expect((error as DomainError).message).toContain('context, pitfalls are empty');
-    }
+    const error = refusal(() => cleanBrief({ ...full, context: '  ', pitfalls: '' }, ids));
+    expect(error.code).toBe('BRIEF_INCOMPLETE');
+    expect(error.message).toContain('context, pitfalls are empty');
   });
 
   it('refuses dependencies outside the task, repeated ones, and bare references', () => {
-    expect(codeOf(() => cleanBrief({ ...full, dependsOn: [{ item: '99' }] }, ids))).toBe('UNKNOWN_REFERENCE');
-    expect(codeOf(() => cleanBrief({ ...full, dependsOn: [{ item: '10' }, { item: '10' }] }, ids))).toBe('BAD_USER_INPUT');
-    expect(codeOf(() => cleanBrief({ ...full, steps: 'finish i3 first' }, ids))).toBe('BARE_ITEM_REFERENCE');
-    expect(codeOf(() => cleanBrief({ ...full, steps: 'after [[#12]] and [[#13]]' }, ids))).toBe('UNKNOWN_REFERENCE');
+    expect(refusal(() => cleanBrief({ ...full, dependsOn: [{ item: '99' }] }, ids)).code).toBe('UNKNOWN_REFERENCE');
+    expect(refusal(() => cleanBrief({ ...full, dependsOn: [{ item: '10' }, { item: '10' }] }, ids)).code).toBe('BAD_USER_INPUT');
+    expect(refusal(() => cleanBrief({ ...full, steps: 'finish i3 first' }, ids)).code).toBe('BARE_ITEM_REFERENCE');
+    expect(refusal(() => cleanBrief({ ...full, steps: 'after [[#12]] and [[#13]]' }, ids)).code).toBe('UNKNOWN_REFERENCE');
   });
 });
 
@@ -50,9 +37,9 @@ describe('taskNoteShape', () => {
   });
 
   it('refuses both, neither, a brief without items and items without a brief', () => {
-    expect(codeOf(() => taskNoteShape({ items: ['1'], brief: full, body: 'x' }))).toBe('BRIEF_INCOMPLETE');
-    expect(codeOf(() => taskNoteShape({}))).toBe('BRIEF_INCOMPLETE');
-    expect(codeOf(() => taskNoteShape({ brief: full }))).toBe('BRIEF_INCOMPLETE');
-    expect(codeOf(() => taskNoteShape({ items: ['1'] }))).toBe('BRIEF_INCOMPLETE');
+    expect(refusal(() => taskNoteShape({ items: ['1'], brief: full, body: 'x' })).code).toBe('BRIEF_INCOMPLETE');
+    expect(refusal(() => taskNoteShape({})).code).toBe('BRIEF_INCOMPLETE');
+    expect(refusal(() => taskNoteShape({ brief: full })).code).toBe('BRIEF_INCOMPLETE');
+    expect(refusal(() => taskNoteShape({ items: ['1'] })).code).toBe('BRIEF_INCOMPLETE');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from './errors.js';
+import { refusal } from '../../test/refusal.js';
 import {
   FREE_TEXT_MAX,
   ITEMS_PER_CALL_MAX,
@@ -14,15 +14,6 @@ import {
   textLength,
 } from './labels.js';
 
-function refusal(run: () => void): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError, but nothing was thrown');
-}
 
 function labels(count: number, prefix = 'Item'): string[] {
   return Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from './errors.js';
+import { refusal } from '../../test/refusal.js';
 import { diffSnapshots, orderWithRemoved, planWholeList, type Snapshot } from './list-diff.js';
 import type { ItemState } from './states.js';
 
@@ -18,15 +18,6 @@ function moves(before: Snapshot[], after: Snapshot[]): string[] {
     .map((change) => `${change.itemId}:${change.from}->${change.to}`);
 }
 
-function refusal(run: () => void): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError, but nothing was thrown');
-}
 
 describe('diffSnapshots', () => {
   it('reports nothing for identical lists', () => {

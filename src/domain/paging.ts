@@ -28,7 +28,10 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | null | undefined, arity: number): CursorKey | null {
+/** What each element of a list's cursor key is: a cursor of another list, or a hand-made one, is refused rather than misread. */
+export type CursorKeyType = 'string' | 'number';
+
+export function decodeCursor(cursor: string | null | undefined, arity: number, types?: readonly CursorKeyType[]): CursorKey | null {
   if (cursor === null || cursor === undefined) return null;
   let key: unknown;
   try {
@@ -36,7 +39,9 @@ export function decodeCursor(cursor: string | null | undefined, arity: number): 
   } catch {
     key = undefined;
   }
-  if (!Array.isArray(key) || key.length !== arity || !key.every((k) => typeof k === 'string' || typeof k === 'number')) {
+  const fits = (k: unknown, index: number) =>
+    types ? (types[index] === 'number' ? typeof k === 'number' && Number.isFinite(k) : typeof k === 'string') : typeof k === 'string' || typeof k === 'number';
+  if (!Array.isArray(key) || key.length !== arity || !key.every(fits)) {
     throw new DomainError(
       'BAD_USER_INPUT',
       'after is not a cursor of this list. Pass pageInfo.endCursor from the previous page of the same list, or omit it for the first page.',
@@ -73,17 +78,27 @@ export function pageFrom<T>(rows: T[], size: number, keyOf: (row: T) => CursorKe
 /**
  * Pages a list already held in memory in its order (a task's items: at most
  * 500), keyed by a unique id: the cursor is the last id seen, not an offset.
+ * `all` holds every row, shown or not, so a cursor whose row has since been
+ * hidden (a deleted item) still marks the place to continue from; `shown`
+ * picks the rows the page lists and counts.
  */
-export function pageInMemory<T>(all: readonly T[], first: number | null | undefined, after: string | null | undefined, idOf: (row: T) => string): Page<T> {
+export function pageInMemory<T>(
+  all: readonly T[],
+  first: number | null | undefined,
+  after: string | null | undefined,
+  idOf: (row: T) => string,
+  shown: (row: T) => boolean = () => true,
+): Page<T> {
   const size = pageSize(first);
-  const key = decodeCursor(after, 1);
+  const key = decodeCursor(after, 1, ['string']);
   let start = 0;
   if (key) {
-    const index = all.findIndex((row) => idOf(row) === String(key[0]));
+    const index = all.findIndex((row) => idOf(row) === key[0]);
     if (index < 0) {
-      throw new DomainError('BAD_USER_INPUT', 'after names a row that is no longer in this list. Start again without after.');
+      throw new DomainError('BAD_USER_INPUT', 'after names a row that is not in this list. Pass pageInfo.endCursor from the previous page of the same list, or start again without after.');
     }
     start = index + 1;
   }
-  return pageFrom(all.slice(start, start + size + 1), size, (row) => [idOf(row)], all.length);
+  const rest = all.slice(start).filter(shown);
+  return pageFrom(rest.slice(0, size + 1), size, (row) => [idOf(row)], all.filter(shown).length);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from './errors.js';
+import { refusal } from '../../test/refusal.js';
 import {
   DEFAULT_PLAN_RULES,
   checkPlan,
@@ -17,15 +17,6 @@ import {
 } from './plan-rules.js';
 import type { ItemState } from './states.js';
 
-function refusal(run: () => void): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError, but nothing was thrown');
-}
 
 function step(text: string, state: ItemState = 'PENDING', note: string | null = null, added = false): PlanStep {
   return { text, state, note, added };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from './errors.js';
+import { refusal } from '../../test/refusal.js';
 import { DEFAULT_PLAN_RULES, type PlanRules, type PlanStep } from './plan-rules.js';
 import {
   NO_SESSION_MESSAGE,
@@ -15,15 +15,6 @@ import {
 } from './plan-steps.js';
 import type { ItemState } from './states.js';
 
-function refusal(run: () => void): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError, but nothing was thrown');
-}
 
 const rules = (change: Partial<PlanRules> = {}): PlanRules => ({ ...DEFAULT_PLAN_RULES, ...change });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from './errors.js';
+import { refusal } from '../../test/refusal.js';
 import {
   REF_TOKEN,
   checkFreeText,
@@ -11,15 +11,6 @@ import {
   type RefTarget,
 } from './refs.js';
 
-function refusal(run: () => void): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError, but nothing was thrown');
-}
 
 function targets(...list: RefTarget[]): Map<string, RefTarget> {
   return new Map(list.map((target) => [target.id, target]));

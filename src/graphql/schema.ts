@@ -20,11 +20,16 @@ export const RESOLVERS = [
 
 /** The code-first schema. Inputs are checked by the domain rules, so class-validator is off. */
 export async function createSchema(): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: [...RESOLVERS],
     scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
     validate: false,
   });
+  // type-graphql has no decorator for the root types; every type is documented, these too.
+  schema.getQueryType()!.description = 'Reads: tasks, items and notes by id, memories by domain, search, sessions and settings.';
+  schema.getMutationType()!.description =
+    'Changes. Each is one transaction: a refused call (an error with extensions.code) records nothing. The calling agent session is the x-session-id header.';
+  return schema;
 }
 
 /** The schema as committed in schema.graphql: sorted, so the file diffs cleanly. */

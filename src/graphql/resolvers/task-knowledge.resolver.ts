@@ -48,6 +48,7 @@ export class TaskKnowledgeResolver {
 /** An item's comments, briefs, linked memories and dependencies. */
 @Resolver(() => Item)
 export class ItemKnowledgeResolver {
+  // Batched per request (one set of statements for every item of a list), not one query per item.
   @FieldResolver(() => CommentConnection, { description: 'Comments on this item, oldest first.' })
   async comments(
     @Root() item: Item,
@@ -55,7 +56,7 @@ export class ItemKnowledgeResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<CommentConnection> {
-    const page = await ctx.services.memoryReader.comments({ taskId: item.taskId, itemId: item.itemId, first, after });
+    const page = await ctx.loaders.itemComments.load({ itemId: item.itemId, first, after });
     return Object.assign(toConnection(page, toComment), { taskId: item.taskId });
   }
 
@@ -66,7 +67,7 @@ export class ItemKnowledgeResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<TaskNoteConnection> {
-    const page = await ctx.services.memoryReader.taskNotes(item.taskId, item.itemId, first, after);
+    const page = await ctx.loaders.itemNotes.load({ itemId: item.itemId, first, after });
     return Object.assign(toConnection(page, toTaskNote), { taskId: item.taskId });
   }
 

@@ -101,8 +101,8 @@ export class TaskResolver {
     @Arg('includeDeleted', () => Boolean, { nullable: true, defaultValue: false, description: 'Also list deleted items.' }) includeDeleted: boolean | null = false,
   ): Promise<ItemConnection> {
     const all = await ctx.loaders.taskItems.load(task.taskId);
-    const shown = includeDeleted ? all : all.filter((item) => !item.deleted);
-    return toConnection(pageInMemory(shown, first, after, (item) => String(item.id)), toItem);
+    const shown = includeDeleted ? undefined : (item: { deleted: boolean }) => !item.deleted;
+    return toConnection(pageInMemory(all, first, after, (item) => String(item.id), shown), toItem);
   }
 
   @FieldResolver(() => [Item], { description: 'Items now IN_PROGRESS, in list order.' })

@@ -4,10 +4,12 @@ import type { SearchIndex, SearchOptions } from './search-index.js';
 /**
  * Each word becomes a quoted FTS5 string (quotes doubled) with a prefix
  * star, so no input can be read as FTS5 syntax: `NEAR(`, `*`, `-`, quotes
- * and brackets are just characters. Words are ANDed.
+ * and brackets are just characters. Words are ANDed. A NUL character would
+ * end the string early for SQLite's parser ("unterminated string"), so it
+ * reads as a space, which separates tokens as any punctuation does.
  */
 export function fts5Query(words: readonly string[]): string {
-  return words.map((word) => `"${word.replaceAll('"', '""')}"*`).join(' ');
+  return words.map((word) => `"${word.replaceAll('\0', ' ').replaceAll('"', '""')}"*`).join(' ');
 }
 
 /** SQLite FTS5: the `memory_search` virtual table, rowid = memory id, ranked by bm25. */
