@@ -223,3 +223,38 @@ describe('moveItem', () => {
     await expectRefusedAndNothingRecorded(server, 'NOT_FOUND', MOVE_ITEM, { input: { id: items[0].id, after: others[0].id } });
   });
 });
+
+describe('retried calls that change nothing', () => {
+  it('editTask with what the task already says records nothing', async () => {
+    const { task } = await createTask(server, ['Only item']);
+    const before = await historyOf(task.id);
+    const edited = await server.ok('mutation($input: EditTaskInput!) { editTask(input: $input) { version title } }', {
+      input: { id: task.id, title: task.title, domain: 'acme/checkout/billing' },
+    });
+    expect(edited.editTask.version).toBe(before.totalCount);
+    expect((await historyOf(task.id)).totalCount).toBe(before.totalCount);
+  });
+
+  it('linking a memory already linked records nothing', async () => {
+    const { task, items } = await createTask(server, ['Link me']);
+    const note = await server.ok('mutation { createNote(input: { title: "Why", body: "Because.", domain: "acme" }) { id } }');
+    await server.ok(UPDATE_ITEM, { input: { id: items[0].id, related: [note.createNote.id] } });
+    const linked = await historyOf(task.id);
+    await server.ok(UPDATE_ITEM, { input: { id: items[0].id, related: [note.createNote.id] } });
+    expect((await historyOf(task.id)).totalCount).toBe(linked.totalCount);
+    const related = await server.ok('query($id: ID!) { item(id: $id) { related { id } } }', { id: items[0].id });
+    expect(related.item.related).toEqual([{ id: note.createNote.id }]);
+  });
+});
+
+describe('several mutations in one document', () => {
+  it('each answers with the task as it stands after it, not as an earlier one loaded it', async () => {
+    const { items } = await createTask(server, ['First', 'Second']);
+    const data = await server.ok(`mutation($a: ID!, $b: ID!) {
+      one: updateItem(input: { id: $a, state: DONE }) { task { state progress { done } } }
+      two: updateItem(input: { id: $b, state: DONE }) { task { state progress { done } } }
+    }`, { a: items[0].id, b: items[1].id });
+    expect(data.one.task).toEqual({ state: 'OPEN', progress: { done: 1 } });
+    expect(data.two.task).toEqual({ state: 'COMPLETED', progress: { done: 2 } });
+  });
+});

@@ -183,3 +183,21 @@ describe('Task.history pages', () => {
     expect(await recordedRows(server)).toEqual(before);
   });
 });
+
+describe('cursors of the other lists', () => {
+  it('refuse a forged or foreign cursor with BAD_USER_INPUT, never an internal error', async () => {
+    const { task } = await createTask(server, ['Check cursors'], { domain: 'paging/cursors' });
+    const forged = [Buffer.from('["abc"]').toString('base64url'), Buffer.from('[1,2,3]').toString('base64url'), 'garbage'];
+    const lists = [
+      'query($after: String) { memories(domain: "paging", after: $after) { totalCount } }',
+      'query($after: String) { search(query: "cursor", after: $after) { totalCount } }',
+      `query($after: String) { task(id: "${task.id}") { notes(after: $after) { totalCount } comments(after: $after) { totalCount } } }`,
+    ];
+    for (const query of lists) {
+      for (const after of forged) {
+        const refused = await server.refused(query, { after });
+        expect(refused.code, `${query} with ${after}`).toBe('BAD_USER_INPUT');
+      }
+    }
+  });
+});

@@ -67,3 +67,8 @@ export function createLoaders(services: Services) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/** Forgets every row a request's loaders hold: after a mutation, what was loaded before it may be stale. */
+export function clearLoaders(loaders: Loaders): void {
+  for (const loader of Object.values(loaders)) if (loader instanceof DataLoader) loader.clearAll();
+}

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
+import { FreshAfterMutation } from './fresh-after-mutation.js';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
 import { PlanResolver } from './resolvers/plan.resolver.js';
@@ -24,6 +25,7 @@ export async function createSchema(): Promise<GraphQLSchema> {
     resolvers: [...RESOLVERS],
     scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
     validate: false,
+    globalMiddlewares: [FreshAfterMutation],
   });
   // type-graphql has no decorator for the root types; every type is documented, these too.
   schema.getQueryType()!.description = 'Reads: tasks, items and notes by id, memories by domain, search, sessions and settings.';

@@ -68,7 +68,7 @@ export class MemoryReader {
   /** Memories of a scope, newest first. */
   async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 1);
+    const key = decodeCursor(args.after, 1, ['number']);
     const query = this.memories_();
     inDomain(query, cleanDomain(args.domain));
     if (args.kind) query.andWhere('m."kind" = :kind', { kind: args.kind });
@@ -120,7 +120,7 @@ export class MemoryReader {
     const words = args.query.trim().split(/\s+/u).filter(Boolean);
     if (words.length === 0) throw new DomainError('EMPTY_TEXT', 'query is empty once trimmed; send one or more words to look for.');
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 2);
+    const key = decodeCursor(args.after, 2, ['number', 'number']);
     const domain = args.domain === null || args.domain === undefined ? null : cleanDomain(args.domain);
     const { hits, total } = await this.searchIndex.search(this.reader(), {
       words, domain, kind: args.kind ?? null, after: key ? [Number(key[0]), Number(key[1])] : null, limit: size + 1,
@@ -135,7 +135,7 @@ export class MemoryReader {
   /** A task's notes (all, or those on one item), oldest first. */
   async taskNotes(taskId: number, itemId: number | null, first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1);
+    const key = decodeCursor(after, 1, ['number']);
     const query = this.reader().createQueryBuilder(TaskNoteEntity, 'n').where('n."taskId" = :taskId', { taskId });
     if (itemId !== null) {
       query.andWhere('EXISTS (SELECT 1 FROM "task_note_items" ni WHERE ni."noteId" = n."id" AND ni."itemId" = :itemId)', { itemId });
@@ -149,7 +149,7 @@ export class MemoryReader {
   /** Comments, oldest first: on one item; or on the task itself (and, with includeItems, on its items too). */
   async comments(args: { taskId: number | null; itemId: number | null; includeItems?: boolean; first?: number | null; after?: string | null }): Promise<Page<CommentEntity>> {
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 1);
+    const key = decodeCursor(args.after, 1, ['number']);
     const query = this.reader().createQueryBuilder(CommentEntity, 'c');
     if (args.itemId !== null) {
       query.where('c."itemId" = :itemId', { itemId: args.itemId });

@@ -119,6 +119,9 @@ export class TaskService {
       if (Object.keys(changes).length === 0) {
         throw new DomainError('BAD_USER_INPUT', 'editTask needs at least one of title, goal or domain.');
       }
+      // Sending what the task already says (a retried edit) is accepted and records nothing.
+      for (const key of Object.keys(changes) as (keyof MemoryEntity)[]) if (changes[key] === task[key]) delete changes[key];
+      if (Object.keys(changes).length === 0) return task;
       await uow.manager.update(MemoryEntity, { id: task.id }, changes);
       Object.assign(task, changes);
       await recordTaskChange(uow, this.search, aggregate, 'TASK_EDITED');
@@ -127,6 +130,8 @@ export class TaskService {
   }
 
   async updateItem(caller: Caller, input: UpdateItemInput): Promise<ItemEntity> {
+    const asked = [input.state, input.text, input.comment].some((value) => value !== null && value !== undefined) || !!input.related?.length;
+    if (!asked) throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
     return this.writer.run(caller, async (uow) => {
       const itemId = parseId(input.id);
       const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
@@ -160,15 +165,9 @@ export class TaskService {
         change.note = comment || null;
         actions.unshift('ITEM_STATE');
       }
-      const related = await this.linkable(uow.manager, input.related ?? []);
+      const related = await this.linkable(uow.manager, item.id, input.related ?? []);
       if (comment) actions.push('COMMENT_ADDED');
       if (related.length) actions.push('ITEM_LINKED');
-      // Refuse only a call that asks for nothing: a state or label the item already has is
-      // accepted and records nothing, so a retried rename answers like the first one.
-      const renameSent = input.text !== null && input.text !== undefined;
-      if (actions.length === 0 && !input.state && !renameSent) {
-        throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
-      }
       if (Object.keys(change).length) {
         change.updatedAt = uow.now;
         await uow.manager.update(ItemEntity, { id: item.id }, change);
@@ -179,7 +178,8 @@ export class TaskService {
         await uow.manager.createQueryBuilder().insert().into(ItemLinkEntity)
           .values({ itemId: item.id, memoryId: memory.id, createdAt: uow.now }).orIgnore().execute();
       }
-      // Setting the state an item already has is accepted and records nothing.
+      // Asking for what the item already is (its state, its label, memories already linked) is accepted
+      // and records nothing, so a retried call answers like the first one.
       if (actions.length) await this.recorded(uow, aggregate, actions[0]);
       return item;
     });
@@ -245,8 +245,11 @@ export class TaskService {
     await markPlanChanged(uow, aggregate);
   }
 
-  /** Memories that can be linked to an item: each id must name one (NOT_FOUND otherwise). */
-  private async linkable(manager: import('typeorm').EntityManager, ids: readonly string[]): Promise<MemoryEntity[]> {
+  /**
+   * Memories to link to an item: each id must name one (NOT_FOUND otherwise);
+   * those already linked are left out, so relinking records nothing.
+   */
+  private async linkable(manager: import('typeorm').EntityManager, itemId: number, ids: readonly string[]): Promise<MemoryEntity[]> {
     if (ids.length === 0) return [];
     const numeric = ids.map((id) => parseId(id));
     const rows = numeric.includes(null) ? [] : await manager.findBy(MemoryEntity, { id: In(numeric as number[]) });
@@ -254,7 +257,8 @@ export class TaskService {
     if (missing.length) {
       throw new DomainError('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}. Link notes or tasks by the ids createNote or createTask returned.`);
     }
-    return rows;
+    const linked = new Set((await manager.findBy(ItemLinkEntity, { itemId })).map((link) => link.memoryId));
+    return rows.filter((row) => !linked.has(row.id));
   }
 
   /** The first call's result, for an idempotent retry. */
