@@ -1,8 +1,18 @@
-import { startApp } from './app.js';
+import { startApp, type App } from './app.js';
 import { loadConfig } from './config.js';
+import { createLogger } from './logger.js';
 
 /** `npm start`: serve until SIGINT/SIGTERM, then drain and close the database. */
-const app = await startApp(loadConfig());
+const config = loadConfig();
+let app: App;
+try {
+  app = await startApp(config);
+} catch (error) {
+  // An operator's mistake (port taken, bad DATABASE_URL, unwritable folder) is said in one line, then exit 1.
+  const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : (error as Error).message;
+  createLogger(config.logLevel).fatal({ err: error }, `taskbase could not start: ${reason}`);
+  process.exit(1);
+}
 app.logger.info({ url: `${app.server.url}/graphql`, database: app.services.db.kind }, 'taskbase is serving');
 
 let stopping = false;
