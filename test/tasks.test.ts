@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import {
-  CREATE_TASK, EDIT_TASK, READ_HISTORY, READ_TASK, createTask, expectRefusedAndNothingRecorded, labels, readTask,
+  CREATE_TASK, EDIT_TASK, READ_HISTORY, createTask, expectRefusedAndNothingRecorded, labels, readTask,
 } from './task-fixtures.js';
 
 let server: TestServer;

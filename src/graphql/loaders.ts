@@ -53,15 +53,15 @@ export function createLoaders(services: Services) {
     /** Every item of a task, deleted ones included, in list order. */
     taskItems: new DataLoader((taskIds: readonly number[]) => reader.itemsOfTasks(taskIds)),
     /** Ids of the items each task note briefs. */
-    noteItems: new DataLoader((noteIds: readonly number[]) => services.memoryReader.itemsOfNotes(noteIds)),
+    noteItems: new DataLoader((noteIds: readonly number[]) => services.taskContent.itemsOfNotes(noteIds)),
     /** Memories linked to each item. */
-    related: new DataLoader((itemIds: readonly number[]) => services.memoryReader.relatedOfItems(itemIds)),
+    related: new DataLoader((itemIds: readonly number[]) => services.taskContent.relatedOfItems(itemIds)),
     /** Briefs on each item. */
-    itemBriefs: new DataLoader((itemIds: readonly number[]) => services.memoryReader.briefsOfItems(itemIds)),
+    itemBriefs: new DataLoader((itemIds: readonly number[]) => services.taskContent.briefsOfItems(itemIds)),
     /** A page of comments on each item (Item.comments). */
-    itemComments: itemPageLoader((itemIds, first, after) => services.memoryReader.commentPagesOfItems(itemIds, first, after)),
+    itemComments: itemPageLoader((itemIds, first, after) => services.taskContent.commentPagesOfItems(itemIds, first, after)),
     /** A page of briefs on each item (Item.notes). */
-    itemNotes: itemPageLoader((itemIds, first, after) => services.memoryReader.notePagesOfItems(itemIds, first, after)),
+    itemNotes: itemPageLoader((itemIds, first, after) => services.taskContent.notePagesOfItems(itemIds, first, after)),
     ...createSessionLoaders(services),
   };
 }

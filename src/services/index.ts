@@ -9,6 +9,7 @@ import type { SearchIndex } from './search/search-index.js';
 import { PostgresSearchIndex } from './search/postgres-search-index.js';
 import { SqliteSearchIndex } from './search/sqlite-search-index.js';
 import { SessionDomains } from './session-domains.js';
+import { TaskContentReader } from './task-content-reader.js';
 import { SessionReader } from './session-reader.js';
 import { SessionService } from './session.service.js';
 import { TaskNoteService } from './task-note.service.js';
@@ -38,6 +39,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     comments: new CommentService(writer, search),
     notes: new NoteService(writer, search),
     memoryReader: new MemoryReader(reader, search),
+    taskContent: new TaskContentReader(reader),
     sessionDomains: new SessionDomains(writer),
     sessions: new SessionService(writer),
     plans: new PlanService(writer, search),

@@ -25,7 +25,7 @@ export class TaskKnowledgeResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<TaskNoteConnection> {
-    const page = await ctx.services.memoryReader.taskNotes(task.taskId, itemFilter(item) ?? null, first, after);
+    const page = await ctx.services.taskContent.taskNotes(task.taskId, itemFilter(item) ?? null, first, after);
     return Object.assign(toConnection(page, toTaskNote), { taskId: task.taskId });
   }
 
@@ -40,7 +40,7 @@ export class TaskKnowledgeResolver {
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
     @Arg('includeItems', () => Boolean, { nullable: true, defaultValue: false, description: "Without item: also list comments on the task's items." }) includeItems: boolean | null = false,
   ): Promise<CommentConnection> {
-    const page = await ctx.services.memoryReader.comments({ taskId: task.taskId, itemId: itemFilter(item) ?? null, includeItems: includeItems ?? false, first, after });
+    const page = await ctx.services.taskContent.comments({ taskId: task.taskId, itemId: itemFilter(item) ?? null, includeItems: includeItems ?? false, first, after });
     return Object.assign(toConnection(page, toComment), { taskId: task.taskId });
   }
 }
