@@ -1,15 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
-
-/** The fields of a brief, as stored (dependsOn item ids as strings). */
-export interface StoredBrief {
-  goal: string;
-  context: string;
-  steps: string;
-  pitfalls: string;
-  doneWhen: string;
-  extraInfo: string | null;
-  dependsOn: { item: string; reason: string | null }[];
-}
+import type { Brief } from '../../domain/briefs.js';
 
 /** A note that belongs to its task: a brief on items, or a note on the whole task. Never a memory. */
 @Entity('task_notes')
@@ -28,7 +18,7 @@ export class TaskNoteEntity {
   body: string | null;
 
   @Column({ type: 'simple-json', nullable: true })
-  brief: StoredBrief | null;
+  brief: Brief | null;
 
   @Column({ type: 'varchar', length: 24 })
   createdAt: string;
