@@ -53,6 +53,21 @@ export class UnitOfWork {
   }
 }
 
+/**
+ * PostgreSQL codes for a transaction that lost a race with a concurrent one
+ * (unique key taken first, serialization failure, deadlock). The transaction
+ * rolled back whole, so running it again is safe, and the retry sees the
+ * winner's rows (an idempotency key's first result, say). SQLite's write
+ * lock means it never gets here.
+ */
+const RACE_LOST = new Set(['23505', '40001', '40P01']);
+const MAX_ATTEMPTS = 3;
+
+function isRaceLost(error: unknown): boolean {
+  const code = (error as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+  return typeof code === 'string' && RACE_LOST.has(code);
+}
+
 /** Runs one mutation: a transaction, the session's domains, then its change events once committed. */
 export class Writer {
   constructor(
@@ -62,15 +77,21 @@ export class Writer {
   ) {}
 
   async run<T>(caller: Caller, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-    let events: ChangeEvent[] = [];
-    const result = await this.db.transaction(async (manager) => {
-      const uow = new UnitOfWork(manager, caller, this.clock());
-      const value = await work(uow);
-      await uow.flushDomains();
-      events = uow.takeEvents();
-      return value;
-    });
-    for (const event of events) this.bus.publish(event);
-    return result;
+    for (let attempt = 1; ; attempt += 1) {
+      let events: ChangeEvent[] = [];
+      try {
+        const result = await this.db.transaction(async (manager) => {
+          const uow = new UnitOfWork(manager, caller, this.clock());
+          const value = await work(uow);
+          await uow.flushDomains();
+          events = uow.takeEvents();
+          return value;
+        });
+        for (const event of events) this.bus.publish(event);
+        return result;
+      } catch (error) {
+        if (attempt >= MAX_ATTEMPTS || !isRaceLost(error)) throw error;
+      }
+    }
   }
 }

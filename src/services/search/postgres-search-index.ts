@@ -7,8 +7,13 @@ import type { SearchIndex, SearchOptions } from './search-index.js';
  * nothing searchable left is dropped; with none left the query matches nothing.
  */
 export function tsQuery(words: readonly string[]): string | null {
-  const terms = words.flatMap((word) => word.toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter(Boolean);
+  const terms = words.flatMap((word) => foldAccents(word).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter(Boolean);
   return terms.length ? terms.map((term) => `${term}:*`).join(' & ') : null;
+}
+
+/** "Crème brûlée" → "Creme brulee": documents and queries are folded alike, as FTS5's remove_diacritics does on SQLite. */
+export function foldAccents(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '');
 }
 
 /** PostgreSQL: a tsvector per memory (title weighted A, text B), ranked by ts_rank. */
@@ -18,7 +23,7 @@ export class PostgresSearchIndex implements SearchIndex {
       `INSERT INTO "memory_search" ("memoryId", "document")
        VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'))
        ON CONFLICT ("memoryId") DO UPDATE SET "document" = EXCLUDED."document"`,
-      [memory.id, memory.title, memory.text],
+      [memory.id, foldAccents(memory.title), foldAccents(memory.text)],
     );
   }
 
