@@ -6,7 +6,11 @@ export class CreateTaskInput {
   @Field({ description: 'A short label for the task; no [[#id]] tokens.' })
   title: string;
 
-  @Field({ description: 'What done looks like, in free text (up to 20,000 characters).' })
+  @Field({
+    description:
+      'What done looks like, in free text (up to 20,000 characters). Cite items of this task only as [[#id]]; a bare word such as i3 is refused ' +
+      '(BARE_ITEM_REFERENCE). A new task has no item ids yet: add citations later with editTask.',
+  })
   goal: string;
 
   @Field(() => [String], { nullable: true, description: 'One label per entry, in order (each at most 80 characters, verb first).' })

@@ -91,7 +91,11 @@ export class SessionResolver {
     return statusLine((await ctx.loaders.taskItems.load(row.id)).filter((item) => !item.deleted));
   }
 
-  @FieldResolver(() => [String], { description: 'Domains this session has named in its calls (for reminders), sorted.' })
+  @FieldResolver(() => [String], {
+    description:
+      'Domains this session has named in its calls (for reminders), sorted: a domain or under argument, a domain input field, or a task or note ' +
+      'it changed in that domain. Reading a task or note by id does not count; a refused call records nothing.',
+  })
   async domains(@Root() session: Session, @Ctx() ctx: Context): Promise<string[]> {
     return ctx.loaders.sessionDomains.load(session.id);
   }
