@@ -6,7 +6,7 @@
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { createTask, recordedRows, UPDATE_ITEM } from './task-fixtures.js';
+import { createTask, databaseState, UPDATE_ITEM } from './task-fixtures.js';
 
 /** Sends a raw body and returns the status, the raw text and the parsed errors. */
 async function post(server: TestServer, body: string) {
@@ -29,14 +29,14 @@ describe('malformed requests', () => {
 
   it('refuses an enum typo in variables with BAD_USER_INPUT, suggesting the right value, and records nothing', async () => {
     const { items } = await createTask(server, ['A']);
-    const before = await recordedRows(server);
+    const before = await databaseState(server);
     const result = await post(server, JSON.stringify({ query: UPDATE_ITEM, variables: { input: { id: items[0].id, state: 'Done' } } }));
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0].extensions?.code).toBe('BAD_USER_INPUT');
     expect(result.errors[0].message).toContain('"Done"');
     expect(result.errors[0].message).toContain('DONE');
     expectNothingLeaked(result.text);
-    expect(await recordedRows(server)).toEqual(before);
+    expect(await databaseState(server)).toEqual(before);
   });
 
   it('refuses an enum typo written in the query with GRAPHQL_VALIDATION_FAILED', async () => {

@@ -23,7 +23,7 @@ describe('POST /graphql', () => {
     const query = 'mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } } }';
     const response = await post(JSON.stringify({ query, variables: { input: { title: 'Big', goal: 'g', domain: 'http/limit', items: labels } } }));
     expect(response.status).toBe(413);
-    const body = await response.json();
+    const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
     expect(body.errors[0].extensions.code).toBe('TOO_LARGE');
     expect(body.errors[0].message).toContain('4096 bytes');
     const listed = await server.ok('{ memories(domain: "http") { totalCount } }');

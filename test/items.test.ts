@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import {
   ADD_ITEMS, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, READ_ITEMS_WITH_DELETED, UPDATE_ITEM, createTask,
-  expectRefusedAndNothingRecorded, labels, readTask, type Item,
+  refusedAndNothingRecorded, labels, readTask, type Item,
 } from './task-fixtures.js';
 
 let server: TestServer;
@@ -76,13 +76,13 @@ describe('updateItem', () => {
 
   it('refuses a call that asks for nothing with BAD_USER_INPUT, naming what it takes', async () => {
     const { items } = await createTask(server, ['A']);
-    const message = await expectRefusedAndNothingRecorded(server, 'BAD_USER_INPUT', UPDATE_ITEM, { input: { id: items[0].id } });
+    const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', UPDATE_ITEM, { input: { id: items[0].id } });
     expect(message).toMatch(/state, text, comment or related/);
   });
 
   it('renaming to another live label is DUPLICATE_TEXT; to a deleted item\'s label is fine', async () => {
     const { items } = await createTask(server, ['Alpha', 'Beta', 'Gamma']);
-    const message = await expectRefusedAndNothingRecorded(server, 'DUPLICATE_TEXT', UPDATE_ITEM, { input: { id: items[0].id, text: ' Beta ' } });
+    const message = await refusedAndNothingRecorded(server, 'DUPLICATE_TEXT', UPDATE_ITEM, { input: { id: items[0].id, text: ' Beta ' } });
     expect(message).toContain('"Beta"');
     await server.ok(DELETE_ITEM, { id: items[2].id });
     expect((await server.ok(UPDATE_ITEM, { input: { id: items[0].id, text: 'Gamma' } })).updateItem.text).toBe('Gamma');
@@ -126,14 +126,14 @@ describe('deleteItem', () => {
     const { task, items } = await createTask(server, ['Cover refunds', 'Other']);
     await server.ok(DELETE_ITEM, { id: items[0].id });
     const id = items[0].id;
-    const updateMessage = await expectRefusedAndNothingRecorded(server, 'DELETED_ITEM', UPDATE_ITEM, { input: { id, state: 'DONE' } });
+    const updateMessage = await refusedAndNothingRecorded(server, 'DELETED_ITEM', UPDATE_ITEM, { input: { id, state: 'DONE' } });
     expect(updateMessage).toContain('Cover refunds');
     expect(updateMessage).toMatch(/addItems/);
-    await expectRefusedAndNothingRecorded(server, 'DELETED_ITEM', UPDATE_ITEM, { input: { id, text: 'Renamed' } });
-    await expectRefusedAndNothingRecorded(server, 'DELETED_ITEM', DELETE_ITEM, { id });
-    await expectRefusedAndNothingRecorded(server, 'DELETED_ITEM', MOVE_ITEM, { input: { id } });
-    await expectRefusedAndNothingRecorded(server, 'DELETED_ITEM', MOVE_ITEM, { input: { id: items[1].id, after: id } });
-    await expectRefusedAndNothingRecorded(server, 'DELETED_ITEM', ADD_ITEMS, { input: { taskId: task.id, items: ['New'], after: id } });
+    await refusedAndNothingRecorded(server, 'DELETED_ITEM', UPDATE_ITEM, { input: { id, text: 'Renamed' } });
+    await refusedAndNothingRecorded(server, 'DELETED_ITEM', DELETE_ITEM, { id });
+    await refusedAndNothingRecorded(server, 'DELETED_ITEM', MOVE_ITEM, { input: { id } });
+    await refusedAndNothingRecorded(server, 'DELETED_ITEM', MOVE_ITEM, { input: { id: items[1].id, after: id } });
+    await refusedAndNothingRecorded(server, 'DELETED_ITEM', ADD_ITEMS, { input: { taskId: task.id, items: ['New'], after: id } });
   });
 });
 
@@ -189,8 +189,8 @@ describe('addItems', () => {
   it('refuses an empty list with BAD_USER_INPUT and an item of another task with NOT_FOUND', async () => {
     const { task } = await createTask(server, ['A']);
     const { items: others } = await createTask(server, ['Elsewhere']);
-    await expectRefusedAndNothingRecorded(server, 'BAD_USER_INPUT', ADD_ITEMS, { input: { taskId: task.id, items: [] } });
-    const message = await expectRefusedAndNothingRecorded(server, 'NOT_FOUND', ADD_ITEMS, { input: { taskId: task.id, items: ['B'], after: others[0].id } });
+    await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', ADD_ITEMS, { input: { taskId: task.id, items: [] } });
+    const message = await refusedAndNothingRecorded(server, 'NOT_FOUND', ADD_ITEMS, { input: { taskId: task.id, items: ['B'], after: others[0].id } });
     expect(message).toContain(others[0].id);
   });
 });
@@ -219,8 +219,8 @@ describe('moveItem', () => {
   it('refuses placing an item after itself (BAD_USER_INPUT) or after an item of another task (NOT_FOUND)', async () => {
     const { items } = await createTask(server, ['A', 'B']);
     const { items: others } = await createTask(server, ['Elsewhere']);
-    await expectRefusedAndNothingRecorded(server, 'BAD_USER_INPUT', MOVE_ITEM, { input: { id: items[0].id, after: items[0].id } });
-    await expectRefusedAndNothingRecorded(server, 'NOT_FOUND', MOVE_ITEM, { input: { id: items[0].id, after: others[0].id } });
+    await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', MOVE_ITEM, { input: { id: items[0].id, after: items[0].id } });
+    await refusedAndNothingRecorded(server, 'NOT_FOUND', MOVE_ITEM, { input: { id: items[0].id, after: others[0].id } });
   });
 });
 

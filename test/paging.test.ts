@@ -1,7 +1,7 @@
 /** Keyset pagination of Task.items and Task.history: page sizes, cursors, walking every row once. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { ADD_ITEMS, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask, recordedRows } from './task-fixtures.js';
+import { ADD_ITEMS, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask, databaseState } from './task-fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
@@ -171,7 +171,7 @@ describe('Task.history pages', () => {
   });
 
   it('refuses first 201 with TOO_LARGE, first 0 and garbage after with BAD_USER_INPUT, and records nothing', async () => {
-    const before = await recordedRows(server);
+    const before = await databaseState(server);
     const tooLarge = await server.refused(READ_HISTORY, { id: history.taskId, first: 201 });
     expect(tooLarge.code).toBe('TOO_LARGE');
     expect((await server.refused(READ_HISTORY, { id: history.taskId, first: 0 })).code).toBe('BAD_USER_INPUT');
@@ -180,7 +180,7 @@ describe('Task.history pages', () => {
       const error = await server.refused(READ_HISTORY, { id: history.taskId, first: 5, after });
       expect(error.code, `after ${after}`).toBe('BAD_USER_INPUT');
     }
-    expect(await recordedRows(server)).toEqual(before);
+    expect(await databaseState(server)).toEqual(before);
   });
 });
 

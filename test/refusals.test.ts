@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import {
   ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask,
-  expectRefusedAndNothingRecorded as refusedNothingRecorded, labels, readTask,
+  refusedAndNothingRecorded as refusedNothingRecorded, labels, readTask,
 } from './task-fixtures.js';
 
 let server: TestServer;

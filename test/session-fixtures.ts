@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { TestServer } from './harness.js';
+import { databaseState } from './nothing-recorded.js';
 
 export const RULE_FIELDS = 'rules { oneActive noteRequiredFor minItems maxItems maxTextLength }';
 export const STEP_FIELDS = 'id number text state note added deleted';
@@ -69,8 +70,8 @@ export function stepsOf(payload: { plan: Plan | null }): string[] {
 
 /**
  * Sends a plan mutation that must be refused with `code`, and checks that
- * nothing was recorded: the session's plan keeps its version and history.
- * Returns the message.
+ * nothing was recorded: not a row of any table changed, and (as a client sees
+ * it) the session's plan keeps its version, steps and history. Returns the message.
  */
 export async function refusedNothingRecorded(
   server: TestServer,
@@ -81,8 +82,10 @@ export async function refusedNothingRecorded(
 ): Promise<string> {
   const before = session ? await readSession(server, session) : null;
   const history = before?.plan ? await planHistory(server, before.plan.id) : null;
+  const rows = await databaseState(server);
   const error = await server.refused(query, variables, { session });
   expect(error.code, error.message).toBe(code);
+  expect(await databaseState(server), 'a refused call changed a row').toEqual(rows);
   if (session) {
     const after = await readSession(server, session);
     expect(after.plan?.id ?? null).toBe(before.plan?.id ?? null);

@@ -54,51 +54,7 @@ export async function readTask(server: TestServer, id: string): Promise<TaskView
   return data.task;
 }
 
-/** Row counts of every table a task mutation writes: equal before and after means nothing was recorded. */
-export async function recordedRows(server: TestServer): Promise<Record<string, number>> {
-  const tables = ['memories', 'items', 'task_events', 'comments', 'item_links', 'idempotency_keys', 'session_domains'];
-  const counts: Record<string, number> = {};
-  for (const table of tables) {
-    const [row] = await server.app.services.db.reader.query(`SELECT count(*) AS n FROM "${table}"`);
-    counts[table] = Number(row.n);
-  }
-  const [versions] = await server.app.services.db.reader.query('SELECT coalesce(sum("version"), 0) AS v FROM "memories"');
-  counts.versionSum = Number(versions.v);
-  // Every item's label, state, place and deleted flag, and every task's title, domain and goal, so an in-place change shows too.
-  const [items] = await server.app.services.db.reader.query(
-    `SELECT group_concat("id" || ':' || "text" || ':' || "state" || ':' || "position" || ':' || "deleted", '|') AS s FROM (SELECT * FROM "items" ORDER BY "id")`,
-  );
-  counts.itemsDigest = hash(String(items.s ?? ''));
-  const [memories] = await server.app.services.db.reader.query(
-    `SELECT group_concat("id" || ':' || "title" || ':' || coalesce("domain", '') || ':' || "goal", '|') AS s FROM (SELECT * FROM "memories" ORDER BY "id")`,
-  );
-  counts.memoriesDigest = hash(String(memories.s ?? ''));
-  return counts;
-}
-
-function hash(text: string): number {
-  let h = 0;
-  for (let i = 0; i < text.length; i += 1) h = (Math.imul(31, h) + text.charCodeAt(i)) | 0;
-  return h;
-}
-
-/**
- * Sends `query`, expects it refused with `code`, and checks that nothing was
- * recorded: no row in any table, no version bump, no item changed. Returns the
- * message so a test can check it tells the agent what to do.
- */
-export async function expectRefusedAndNothingRecorded(
-  server: TestServer,
-  code: string,
-  query: string,
-  variables: Record<string, unknown>,
-): Promise<string> {
-  const before = await recordedRows(server);
-  const error = await server.refused(query, variables);
-  expect(error.code, error.message).toBe(code);
-  expect(await recordedRows(server)).toEqual(before);
-  return error.message;
-}
+export { databaseState, refusedAndNothingRecorded } from './nothing-recorded.js';
 
 /** Labels of a task's live items, in list order. */
 export function labels(task: Pick<TaskView, 'items'>): string[] {

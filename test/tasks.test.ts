@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import {
-  CREATE_TASK, EDIT_TASK, READ_HISTORY, createTask, expectRefusedAndNothingRecorded, labels, readTask,
+  CREATE_TASK, EDIT_TASK, READ_HISTORY, createTask, refusedAndNothingRecorded, labels, readTask,
 } from './task-fixtures.js';
 
 let server: TestServer;
@@ -45,7 +45,7 @@ describe('createTask', () => {
   });
 
   it('refuses items and itemsText together with BAD_USER_INPUT, and records nothing', async () => {
-    const message = await expectRefusedAndNothingRecorded(server, 'BAD_USER_INPUT', CREATE_TASK, {
+    const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', CREATE_TASK, {
       input: { title: 'Both', goal: 'g', items: ['A'], itemsText: 'B', domain: 'ops/infra' },
     });
     expect(message).toMatch(/items.*itemsText|itemsText.*items/);
@@ -94,7 +94,7 @@ describe('editTask', () => {
 
   it('refuses an edit with nothing to change, recording nothing', async () => {
     const { task } = await createTask(server, ['Alpha']);
-    const message = await expectRefusedAndNothingRecorded(server, 'BAD_USER_INPUT', EDIT_TASK, { input: { id: task.id } });
+    const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', EDIT_TASK, { input: { id: task.id } });
     expect(message).toMatch(/title, goal or domain/);
   });
 });

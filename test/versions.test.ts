@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import {
   ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask,
-  expectRefusedAndNothingRecorded, labels, readTask, recordedRows,
+  refusedAndNothingRecorded, labels, readTask, databaseState,
 } from './task-fixtures.js';
 
 let server: TestServer;
@@ -53,7 +53,7 @@ describe('expectedVersion', () => {
       [ADD_ITEMS, { input: { taskId: task.id, items: ['Future item'], expectedVersion: 3 } }],
     ];
     for (const [query, variables] of cases) {
-      const message = await expectRefusedAndNothingRecorded(server, 'VERSION_CONFLICT', query, variables);
+      const message = await refusedAndNothingRecorded(server, 'VERSION_CONFLICT', query, variables);
       expect(message).toMatch(/version 2/);
       expect(message).toMatch(/expectedVersion: 2/);
     }
@@ -65,7 +65,7 @@ describe('expectedVersion', () => {
   it('is checked even when the change would be a no-op', async () => {
     const { task, items } = await createTask(server, ['A']);
     await server.ok(EDIT_TASK, { input: { id: task.id, goal: 'Moved on.' } });
-    await expectRefusedAndNothingRecorded(server, 'VERSION_CONFLICT', UPDATE_ITEM, { input: { id: items[0].id, state: 'PENDING', expectedVersion: 1 } });
+    await refusedAndNothingRecorded(server, 'VERSION_CONFLICT', UPDATE_ITEM, { input: { id: items[0].id, state: 'PENDING', expectedVersion: 1 } });
   });
 });
 
@@ -73,35 +73,35 @@ describe('idempotencyKey', () => {
   it('createTask: a retry with the same key and input returns the same task and item ids and records nothing', async () => {
     const input = { title: 'Idempotent', goal: 'Once.', items: ['A', 'B'], domain: 'ops/infra', idempotencyKey: 'create-1' };
     const first = (await server.ok(CREATE_TASK, { input })).createTask;
-    const before = await recordedRows(server);
+    const before = await databaseState(server);
     const retry = (await server.ok(CREATE_TASK, { input })).createTask;
     expect(retry.task.id).toBe(first.task.id);
     expect(retry.items.map((i: { id: string }) => i.id)).toEqual(first.items.map((i: { id: string }) => i.id));
     expect(retry.task.version).toBe(1);
-    expect(await recordedRows(server)).toEqual(before);
+    expect(await databaseState(server)).toEqual(before);
   });
 
   it('createTask: the retry answers with the task as it is now, still without recording', async () => {
     const input = { title: 'Changed later', goal: 'Once.', items: ['A'], domain: 'ops/infra', idempotencyKey: 'create-2' };
     const first = (await server.ok(CREATE_TASK, { input })).createTask;
     await server.ok(UPDATE_ITEM, { input: { id: first.items[0].id, state: 'DONE' } });
-    const before = await recordedRows(server);
+    const before = await databaseState(server);
     const retry = (await server.ok(CREATE_TASK, { input })).createTask;
     expect(retry.task).toMatchObject({ id: first.task.id, version: 2, state: 'COMPLETED' });
-    expect(await recordedRows(server)).toEqual(before);
+    expect(await databaseState(server)).toEqual(before);
   });
 
   it('createTask: the same key with other input is refused with BAD_USER_INPUT, recording nothing', async () => {
     const input = { title: 'Keyed', goal: 'Once.', items: ['A'], domain: 'ops/infra', idempotencyKey: 'create-3' };
     await server.ok(CREATE_TASK, { input });
-    const message = await expectRefusedAndNothingRecorded(server, 'BAD_USER_INPUT', CREATE_TASK, { input: { ...input, items: ['A', 'B'] } });
+    const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', CREATE_TASK, { input: { ...input, items: ['A', 'B'] } });
     expect(message).toContain('"create-3"');
     expect(message).toMatch(/new key/);
   });
 
   it('createTask: a refused call does not use up its key', async () => {
     const input = { title: 'Retry after fix', goal: 'Once.', items: ['A'], domain: 'Ops', idempotencyKey: 'create-4' };
-    await expectRefusedAndNothingRecorded(server, 'INVALID_DOMAIN', CREATE_TASK, { input });
+    await refusedAndNothingRecorded(server, 'INVALID_DOMAIN', CREATE_TASK, { input });
     const fixed = (await server.ok(CREATE_TASK, { input: { ...input, domain: 'ops' } })).createTask;
     expect(fixed.task.domain).toBe('ops');
   });
@@ -110,13 +110,13 @@ describe('idempotencyKey', () => {
     const { task } = await createTask(server, ['A']);
     const input = { taskId: task.id, items: ['B', 'C'], idempotencyKey: 'add-1' };
     const first = (await server.ok(ADD_ITEMS, { input })).addItems;
-    const before = await recordedRows(server);
+    const before = await databaseState(server);
     const retry = (await server.ok(ADD_ITEMS, { input })).addItems;
     expect(retry.items.map((i: { id: string }) => i.id)).toEqual(first.items.map((i: { id: string }) => i.id));
     expect(retry.task.version).toBe(2);
     expect(labels(retry.task)).toEqual(['A', 'B', 'C']);
-    expect(await recordedRows(server)).toEqual(before);
-    await expectRefusedAndNothingRecorded(server, 'BAD_USER_INPUT', ADD_ITEMS, { input: { ...input, items: ['D'] } });
+    expect(await databaseState(server)).toEqual(before);
+    await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', ADD_ITEMS, { input: { ...input, items: ['D'] } });
   });
 
   it('addItems: a retry after the task moved on still replays rather than conflicting or duplicating', async () => {
