@@ -68,11 +68,13 @@ describe('history', () => {
   });
 
   it('names the calling session (x-session-id) on the events it made, and null otherwise', async () => {
-    const { task, items } = await createTask(server, ['A']);
-    const result = await server.gql(UPDATE_ITEM, { input: { id: items[0].id, state: 'DONE' } }, { session: 'agent-session-7' });
-    expect(result.errors).toBeUndefined();
+    const { task, items } = await createTask(server, ['A', 'B']);
+    const session = (await server.ok('mutation { startSession { id } }')).startSession.id;
+    await server.ok(UPDATE_ITEM, { input: { id: items[0].id, state: 'DONE' } }, { session });
+    // A header that names no started session is not written into history.
+    await server.ok(UPDATE_ITEM, { input: { id: items[1].id, state: 'DONE' } }, { session: 'agent-session-7' });
     const history = await events(task.id);
-    expect(history.map((event) => event.sessionId)).toEqual([null, 'agent-session-7']);
+    expect(history.map((event) => event.sessionId)).toEqual([null, session, null]);
   });
 
   it('records nothing for refused changes or same-state updates', async () => {

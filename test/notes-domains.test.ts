@@ -65,14 +65,15 @@ describe('createNote and editNote', () => {
     expect((await listAll(`${domain}/moved`)).ids).toEqual([made.id]);
   });
 
-  it('refuses a blank title (EMPTY_TEXT), an edit of nothing (BAD_USER_INPUT), and a task or unknown id (NOT_FOUND)', async () => {
+  it('refuses a blank title (EMPTY_TEXT), an edit of nothing or of a task (BAD_USER_INPUT, naming editTask), and an unknown id (NOT_FOUND)', async () => {
     const domain = freshDomain('notes');
     const made = await note('Note', domain);
     const { task } = await createTask(server, ['A'], { domain });
     await refusedAndNothingRecorded(server, 'EMPTY_TEXT', CREATE_NOTE, { input: { title: '   ', body: 'B', domain } });
     await refusedAndNothingRecorded(server, 'EMPTY_TEXT', EDIT_NOTE, { input: { id: made.id, title: ' ' } });
     await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', EDIT_NOTE, { input: { id: made.id } });
-    await refusedAndNothingRecorded(server, 'NOT_FOUND', EDIT_NOTE, { input: { id: task.id, title: 'X' } });
+    const taskId = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', EDIT_NOTE, { input: { id: task.id, title: 'X' } });
+    expect(taskId).toContain('editTask');
     await refusedAndNothingRecorded(server, 'NOT_FOUND', EDIT_NOTE, { input: { id: '99999999', title: 'X' } });
   });
 });

@@ -148,7 +148,7 @@ describe('any string is safe', () => {
       '"', '""', '"unbalanced', "it's", '*', 'tri*', '**', 'NEAR(', 'NEAR(a b', 'NEAR(tricky, 2)', '-', '-tricky', 'a - b', '--',
       'AND OR NOT', 'AND', 'NOT tricky', 'tricky OR', '(', ')', '((tricky', 'tricky)', '[', ']', '{', '}', '^tricky', 'title:tricky',
       'tricky:', ':', '+', '.', ',', ';', '\\', '%', '_', "' OR 1=1 --", 'NULL', '東京', '🚀', 'Überprüfung', 'é', '\u0000', 'a\u0000b', '"\u0000', '\ud800', 'tab\there',
-      'a'.repeat(2000),
+      'a'.repeat(1000),
     ];
     for (const query of inputs) {
       const result = await server.gql(SEARCH, { query });
@@ -165,5 +165,33 @@ describe('any string is safe', () => {
     for (const query of ['', '   ', '\n\t']) {
       expect((await server.refused(SEARCH, { query })).code).toBe('EMPTY_TEXT');
     }
+  });
+
+  it('refuses a query over 1,000 characters or 32 words with TOO_LARGE, saying the limit', async () => {
+    const long = await server.refused(SEARCH, { query: 'a'.repeat(1001) });
+    expect(long.code).toBe('TOO_LARGE');
+    expect(long.message).toContain('1000');
+    const many = await server.refused(SEARCH, { query: Array.from({ length: 33 }, (_, i) => `word${i}`).join(' ') });
+    expect(many.code).toBe('TOO_LARGE');
+  });
+});
+
+describe('paging while others write', () => {
+  it('walks every hit once even when unrelated memories are written between pages', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 7; i += 1) made.push((await note(i % 2 ? `Zebra crossing ${i}` : `Crossing ${i}`, `zebra stripes, page ${i}`)).id);
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 10; page += 1) {
+      const data: { search: { nodes: { id: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } } =
+        await server.ok(`query($after: String) { search(query: "zebra", first: 2, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }`, { after });
+      seen.push(...data.search.nodes.map((n) => n.id));
+      // Unrelated writes between pages change collection-wide statistics; the order must not move.
+      await note(`Horse ${page}`, 'donkey mule stable');
+      if (!data.search.pageInfo.hasNextPage) break;
+      after = data.search.pageInfo.endCursor;
+    }
+    expect([...seen].sort()).toEqual([...made].sort());
+    expect(new Set(seen).size).toBe(seen.length);
   });
 });

@@ -30,6 +30,18 @@ describe('cleanBrief', () => {
   });
 });
 
+describe('cleanBrief dependencies', () => {
+  it('refuses an item waiting for itself', () => {
+    expect(refusal(() => cleanBrief({ ...full, dependsOn: [{ item: '10' }] }, ids, { briefed: new Set(['10']) })).code).toBe('BAD_USER_INPUT');
+  });
+
+  it('refuses a new wait on a deleted item, but keeps one the brief already had', () => {
+    const deleted = new Set(['11']);
+    expect(refusal(() => cleanBrief({ ...full, dependsOn: [{ item: '11' }] }, ids, { deleted })).code).toBe('DELETED_ITEM');
+    expect(cleanBrief({ ...full, dependsOn: [{ item: '11' }] }, ids, { deleted, kept: new Set(['11']) }).dependsOn).toEqual([{ item: '11', reason: null }]);
+  });
+});
+
 describe('taskNoteShape', () => {
   it('tells briefs from whole-task notes', () => {
     expect(taskNoteShape({ items: ['1'], brief: full })).toBe('BRIEF');

@@ -25,13 +25,24 @@ export interface Brief {
 
 const REQUIRED = ['goal', 'context', 'steps', 'pitfalls', 'doneWhen'] as const;
 
+/** What a brief's dependencies are checked against, besides the task's item ids. */
+export interface BriefScope {
+  /** The items the brief is on: an item cannot wait for itself. */
+  briefed?: ReadonlySet<string>;
+  /** Deleted items of the task: a new dependency on one is refused. */
+  deleted?: ReadonlySet<string>;
+  /** Dependencies the brief already had: kept even once their item is deleted. */
+  kept?: ReadonlySet<string>;
+}
+
 /**
  * Checks and trims a brief for a task whose item ids are `taskItemIds`:
  * every required field non-empty (BRIEF_INCOMPLETE names the blank ones),
  * free text cites only this task's items as [[#id]], and dependsOn names
- * items of this task (UNKNOWN_REFERENCE otherwise), each once.
+ * items of this task (UNKNOWN_REFERENCE otherwise), each once, none of the
+ * briefed items themselves, and no deleted item it did not already name.
  */
-export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>): Brief {
+export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope: BriefScope = {}): Brief {
   const fields = Object.fromEntries(REQUIRED.map((name) => [name, cleanFreeText(raw[name], name)])) as Record<(typeof REQUIRED)[number], string>;
   const blank = REQUIRED.filter((name) => fields[name] === '');
   if (blank.length) {
@@ -52,6 +63,15 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>): Brie
     }
     if (dependsOn.some((existing) => existing.item === item)) {
       throw new DomainError('BAD_USER_INPUT', `dependsOn names item ${item} twice; name each item once, with one reason.`);
+    }
+    if (scope.briefed?.has(item)) {
+      throw new DomainError('BAD_USER_INPUT', `dependsOn names item ${item}, which this brief is on; an item cannot wait for itself. Name the items it waits for.`);
+    }
+    if (scope.deleted?.has(item) && !scope.kept?.has(item)) {
+      throw new DomainError(
+        'DELETED_ITEM',
+        `dependsOn names item ${item}, which is deleted; a brief cannot start waiting for a deleted item. Name a live item, or add the work again with addItems.`,
+      );
     }
     const reason = dependency.reason === null || dependency.reason === undefined ? null : cleanFreeText(dependency.reason, 'reason') || null;
     if (reason) checkFreeText(reason, 'reason', taskItemIds);

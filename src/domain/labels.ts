@@ -119,12 +119,18 @@ export function splitItemsText(text: string): string[] {
     .filter((line) => line !== '');
 }
 
+/** A whole domain path, in characters. */
+export const DOMAIN_MAX = 200;
+
 const DOMAIN_SEGMENT = '[a-z0-9][a-z0-9._-]*';
 const DOMAIN_PATTERN = new RegExp(`^${DOMAIN_SEGMENT}(?:/${DOMAIN_SEGMENT}){0,7}$`);
 
 /** Trims a domain and checks it is 1..8 segments of [a-z0-9][a-z0-9._-]* joined by '/'. Returns it trimmed. */
 export function cleanDomain(raw: string): string {
   const domain = raw.trim();
+  if (domain.length > DOMAIN_MAX) {
+    throw new DomainError('INVALID_DOMAIN', `domain is ${domain.length} characters; the limit is ${DOMAIN_MAX}. Use shorter segments, e.g. "acme/checkout/billing".`);
+  }
   if (DOMAIN_PATTERN.test(domain)) return domain;
   // Upper case is the commonest slip; offer the fix when it is the only one.
   const lower = domain.toLowerCase();

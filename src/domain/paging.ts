@@ -1,4 +1,5 @@
 import { DomainError } from './errors.js';
+import { ID_MAX } from './task-rules.js';
 
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 200;
@@ -28,8 +29,18 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-/** What each element of a list's cursor key is: a cursor of another list, or a hand-made one, is refused rather than misread. */
-export type CursorKeyType = 'string' | 'number';
+/**
+ * What each element of a list's cursor key is: a row id (a whole number in
+ * the database's integer range), any number (a rank), or a string. A cursor
+ * of another list, or a hand-made one, is refused rather than misread.
+ */
+export type CursorKeyType = 'id' | 'number' | 'string';
+
+const FITS: Record<CursorKeyType, (k: unknown) => boolean> = {
+  id: (k) => Number.isSafeInteger(k) && (k as number) >= 0 && (k as number) <= ID_MAX,
+  number: (k) => typeof k === 'number' && Number.isFinite(k),
+  string: (k) => typeof k === 'string',
+};
 
 export function decodeCursor(cursor: string | null | undefined, arity: number, types?: readonly CursorKeyType[]): CursorKey | null {
   if (cursor === null || cursor === undefined) return null;
@@ -39,8 +50,7 @@ export function decodeCursor(cursor: string | null | undefined, arity: number, t
   } catch {
     key = undefined;
   }
-  const fits = (k: unknown, index: number) =>
-    types ? (types[index] === 'number' ? typeof k === 'number' && Number.isFinite(k) : typeof k === 'string') : typeof k === 'string' || typeof k === 'number';
+  const fits = (k: unknown, index: number) => (types ? FITS[types[index]](k) : FITS.string(k) || FITS.number(k));
   if (!Array.isArray(key) || key.length !== arity || !key.every(fits)) {
     throw new DomainError(
       'BAD_USER_INPUT',

@@ -95,16 +95,7 @@ const IDS_SHOWN = 10;
  * holds them too. `field` names the field for the message (e.g. "goal").
  */
 export function checkFreeText(text: string, field: string, taskItemIds: ReadonlySet<string>): void {
-  const bare = findBareReference(text);
-  if (bare !== null) {
-    throw new DomainError(
-      'BARE_ITEM_REFERENCE',
-      `${field} mentions "${bare}", which reads like a bare item reference. ` +
-        `Cite an item by its id in a token instead, e.g. [[#57]] for the item whose id is 57 ` +
-        `(ids stay fixed; the number a list shows is only its place). ` +
-        `Replace "${bare}" with [[#<item id>]], or reword it if it is not an item.`,
-    );
-  }
+  checkNoBareReference(text, field);
   const unknown = parseRefs(text).filter((id) => !taskItemIds.has(id));
   if (unknown.length > 0) {
     const cited = unknown.map((id) => `[[#${id}]]`).join(', ');
@@ -113,6 +104,20 @@ export function checkFreeText(text: string, field: string, taskItemIds: Readonly
       `${field} cites ${cited}, which ${unknown.length === 1 ? 'is not an item' : 'are not items'} of this task. ` +
         `Only items of this task may be cited, deleted ones included; ${describeIds(taskItemIds)}. ` +
         `Fix the id or remove the token.`,
+    );
+  }
+}
+
+/** BARE_ITEM_REFERENCE for a bare word like "i3": free text cites items only as [[#id]]. */
+export function checkNoBareReference(text: string, field: string): void {
+  const bare = findBareReference(text);
+  if (bare !== null) {
+    throw new DomainError(
+      'BARE_ITEM_REFERENCE',
+      `${field} mentions "${bare}", which reads like a bare item reference. ` +
+        `Cite an item by its id in a token instead, e.g. [[#57]] for the item whose id is 57 ` +
+        `(ids stay fixed; the number a list shows is only its place). ` +
+        `Replace "${bare}" with [[#<item id>]], or reword it if it is not an item.`,
     );
   }
 }

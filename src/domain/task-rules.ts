@@ -28,9 +28,13 @@ export function deletedItem(id: string, text: string): DomainError {
   );
 }
 
-/** Parses an id the API took as a string; a malformed one names nothing. */
+/** Row ids are 32-bit integers on every database (PostgreSQL's SERIAL). */
+export const ID_MAX = 2_147_483_647;
+
+/** Parses an id the API took as a string; a malformed one, or one past any row id, names nothing. */
 export function parseId(id: string | number): number | null {
   const text = String(id).trim();
-  if (!/^\d{1,15}$/.test(text)) return null;
-  return Number(text);
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const value = Number(text);
+  return value <= ID_MAX ? value : null;
 }

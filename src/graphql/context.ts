@@ -9,7 +9,11 @@ export interface Context {
   loaders: Loaders;
 }
 
+/** Session ids are UUIDs; a longer x-session-id cannot name a session, so it names none. */
+const SESSION_ID_MAX = 64;
+
 export function createContext(services: Services, sessionHeader: string | string[] | undefined): Context {
-  const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-  return { caller: { sessionId: sessionId?.trim() || null }, services, loaders: createLoaders(services) };
+  const header = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim();
+  const sessionId = header && header.length <= SESSION_ID_MAX ? header : null;
+  return { caller: { sessionId }, services, loaders: createLoaders(services) };
 }

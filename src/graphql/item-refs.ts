@@ -39,3 +39,8 @@ export function refsIn(texts: readonly (string | null | undefined)[], targets: R
 export function render(text: string, targets: ReadonlyMap<string, RefTarget>): string {
   return renderRefs(text, targets);
 }
+
+/** A dependency as the API shows it: the item waited for, as it reads now, and the reason raw and rendered. */
+export function dependencyOf(target: RefTarget, reason: string | null, targets: ReadonlyMap<string, RefTarget>) {
+  return { item: { ...target }, reason, reasonText: reason === null ? null : renderRefs(reason, targets) };
+}

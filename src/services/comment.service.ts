@@ -2,7 +2,7 @@ import { DomainError } from '../domain/errors.js';
 import { deletedItem } from '../domain/task-rules.js';
 import { CommentEntity } from '../db/entities/index.js';
 import { insertComment } from './comment-store.js';
-import { findReplay, remember } from './idempotency.js';
+import { findReplay, remember, replayed } from './idempotency.js';
 import type { SearchIndex } from './search/search-index.js';
 import { loadTaskForChange, recordTaskChange } from './task-store.js';
 import type { Caller, Writer } from './unit-of-work.js';
@@ -24,7 +24,7 @@ export class CommentService {
   async addComment(caller: Caller, input: AddCommentInput): Promise<CommentEntity> {
     return this.writer.run(caller, async (uow) => {
       const replay = await findReplay(uow, 'addComment', input.idempotencyKey, input);
-      if (replay) return uow.manager.findOneByOrFail(CommentEntity, { id: Number(replay.id) });
+      if (replay) return replayed(await uow.manager.findOneBy(CommentEntity, { id: Number(replay.id) }), 'addComment', input.idempotencyKey);
       const aggregate = await loadTaskForChange(uow, input.taskId);
       let itemId: number | null = null;
       if (input.item !== null && input.item !== undefined) {

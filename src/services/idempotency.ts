@@ -28,9 +28,23 @@ function fingerprint(input: object): string {
  * created; a retry with the same key and input gets that back and records
  * nothing new; the same key with other input is refused.
  */
+/** Longest idempotency key taken (a UUID is 36). */
+export const IDEMPOTENCY_KEY_MAX = 200;
+
+/**
+ * Keys are the caller's own: two sessions (or a session and the dashboard)
+ * may use the same key without seeing each other's results.
+ */
+function scopedKey(uow: UnitOfWork, key: string): string {
+  return `${uow.caller.sessionId ?? ''}\u0000${key}`;
+}
+
 export async function findReplay(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object): Promise<StoredResult | null> {
   if (!key) return null;
-  const row = await uow.manager.findOneBy(IdempotencyKeyEntity, { operation, key });
+  if (key.length > IDEMPOTENCY_KEY_MAX) {
+    throw new DomainError('BAD_USER_INPUT', `idempotencyKey is ${key.length} characters; the limit is ${IDEMPOTENCY_KEY_MAX}. A UUID is a good key.`);
+  }
+  const row = await uow.manager.findOneBy(IdempotencyKeyEntity, { operation, key: scopedKey(uow, key) });
   if (!row) return null;
   if (row.fingerprint !== fingerprint(input)) {
     throw new DomainError(
@@ -43,5 +57,17 @@ export async function findReplay(uow: UnitOfWork, operation: string, key: string
 
 export async function remember(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object, result: StoredResult): Promise<void> {
   if (!key) return;
-  await uow.manager.insert(IdempotencyKeyEntity, { operation, key, fingerprint: fingerprint(input), result, createdAt: uow.now });
+  await uow.manager.insert(IdempotencyKeyEntity, { operation, key: scopedKey(uow, key), fingerprint: fingerprint(input), result, createdAt: uow.now });
+}
+
+/**
+ * The first call's result for a replay; when it is gone since (a deleted
+ * task note), a refusal saying so, not a failure.
+ */
+export function replayed<T>(row: T | null, operation: string, key: string | null | undefined): T {
+  if (row) return row;
+  throw new DomainError(
+    'NOT_FOUND',
+    `idempotencyKey "${key}" was first used for a ${operation} whose result has since been deleted. Send a new key to do it again.`,
+  );
 }

@@ -1,6 +1,6 @@
 import { In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { DomainError } from '../domain/errors.js';
 import { cleanDomain, inScope } from '../domain/labels.js';
+import { searchWords } from '../domain/search-words.js';
 import { decodeCursor, pageFrom, pageSize, type Page } from '../domain/paging.js';
 import type { MemoryStatus } from '../domain/states.js';
 import { MemoryEntity } from '../db/entities/index.js';
@@ -68,7 +68,7 @@ export class MemoryReader {
   /** Memories of a scope, newest first. */
   async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 1, ['number']);
+    const key = decodeCursor(args.after, 1, ['id']);
     const query = this.memories_();
     inDomain(query, cleanDomain(args.domain));
     if (args.kind) query.andWhere('m."kind" = :kind', { kind: args.kind });
@@ -117,11 +117,11 @@ export class MemoryReader {
 
   /** Full-text search, best match first; the cursor is the last hit's (rank, id). */
   async search(args: { query: string; domain?: string | null; kind?: MemoryKind | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
-    const words = args.query.trim().split(/\s+/u).filter(Boolean);
-    if (words.length === 0) throw new DomainError('EMPTY_TEXT', 'query is empty once trimmed; send one or more words to look for.');
+    const words = searchWords(args.query);
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 2, ['number', 'number']);
+    const key = decodeCursor(args.after, 2, ['number', 'id']);
     const domain = args.domain === null || args.domain === undefined ? null : cleanDomain(args.domain);
+    if (words.length === 0) return pageFrom([], size, () => [], 0);
     const { hits, total } = await this.searchIndex.search(this.reader(), {
       words, domain, kind: args.kind ?? null, after: key ? [Number(key[0]), Number(key[1])] : null, limit: size + 1,
     });

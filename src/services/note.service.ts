@@ -1,11 +1,11 @@
 import { In } from 'typeorm';
 import { DomainError } from '../domain/errors.js';
 import { cleanDomain, cleanFreeText, cleanLabel } from '../domain/labels.js';
-import { checkFreeText, parseRefs } from '../domain/refs.js';
+import { checkNoBareReference, parseRefs } from '../domain/refs.js';
 import { deriveTaskState } from '../domain/states.js';
 import { parseId, TITLE_MAX } from '../domain/task-rules.js';
 import { ItemEntity, MemoryEntity } from '../db/entities/index.js';
-import { findReplay, remember } from './idempotency.js';
+import { findReplay, remember, replayed } from './idempotency.js';
 import type { SearchIndex } from './search/search-index.js';
 import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
 
@@ -37,7 +37,7 @@ export class NoteService {
   async createNote(caller: Caller, input: CreateNoteInput): Promise<MemoryEntity> {
     return this.writer.run(caller, async (uow) => {
       const replay = await findReplay(uow, 'createNote', input.idempotencyKey, input);
-      if (replay) return uow.manager.findOneByOrFail(MemoryEntity, { id: Number(replay.id) });
+      if (replay) return replayed(await uow.manager.findOneBy(MemoryEntity, { id: Number(replay.id) }), 'createNote', input.idempotencyKey);
       const title = cleanLabel(input.title, 'title', TITLE_MAX);
       const domain = cleanDomain(input.domain);
       uow.touchDomain(domain);
@@ -97,8 +97,11 @@ export class NoteService {
 
   private async loadNote(uow: UnitOfWork, id: string): Promise<MemoryEntity> {
     const noteId = parseId(id);
-    const note = noteId === null ? null : await uow.manager.findOneBy(MemoryEntity, { id: noteId, kind: 'NOTE' });
-    if (!note) throw memoryNotFound(id);
+    const note = noteId === null ? null : await uow.manager.findOneBy(MemoryEntity, { id: noteId });
+    if (note?.kind === 'TASK' && !note.sessionId) {
+      throw new DomainError('BAD_USER_INPUT', `Memory ${note.id} is a task, not a note; change it with editTask (title, goal, domain) or the item mutations.`);
+    }
+    if (!note || note.kind !== 'NOTE') throw memoryNotFound(id);
     uow.touchDomain(note.domain);
     return note;
   }
@@ -115,9 +118,17 @@ export class NoteService {
   /** A note's body is free text: it may cite any existing item as [[#id]], never as a bare i3. */
   private async cleanBody(uow: UnitOfWork, raw: string): Promise<string> {
     const body = cleanFreeText(raw, 'body');
-    const cited = parseRefs(body).map(Number);
-    const found = cited.length ? await uow.manager.findBy(ItemEntity, { id: In(cited) }) : [];
-    checkFreeText(body, 'body', new Set(found.map((item) => String(item.id))));
+    checkNoBareReference(body, 'body');
+    const cited = parseRefs(body);
+    const ids = cited.map(parseId).filter((id): id is number => id !== null);
+    const found = new Set(ids.length ? (await uow.manager.findBy(ItemEntity, { id: In(ids) })).map((item) => String(item.id)) : []);
+    const unknown = cited.filter((id) => !found.has(String(parseId(id))));
+    if (unknown.length) {
+      throw new DomainError(
+        'UNKNOWN_REFERENCE',
+        `body cites ${unknown.map((id) => `[[#${id}]]`).join(', ')}, which names no item. A note may cite any existing item by its id; fix the id or remove the token.`,
+      );
+    }
     return body;
   }
 }

@@ -14,7 +14,7 @@ export class TaskContentReader {
   /** A task's notes (all, or those on one item), oldest first. */
   async taskNotes(taskId: number, itemId: number | null, first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['number']);
+    const key = decodeCursor(after, 1, ['id']);
     const query = this.reader().createQueryBuilder(TaskNoteEntity, 'n').where('n."taskId" = :taskId', { taskId });
     if (itemId !== null) {
       query.andWhere('EXISTS (SELECT 1 FROM "task_note_items" ni WHERE ni."noteId" = n."id" AND ni."itemId" = :itemId)', { itemId });
@@ -28,7 +28,7 @@ export class TaskContentReader {
   /** Comments, oldest first: on one item; or on the task itself (and, with includeItems, on its items too). */
   async comments(args: { taskId: number | null; itemId: number | null; includeItems?: boolean; first?: number | null; after?: string | null }): Promise<Page<CommentEntity>> {
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 1, ['number']);
+    const key = decodeCursor(args.after, 1, ['id']);
     const query = this.reader().createQueryBuilder(CommentEntity, 'c');
     if (args.itemId !== null) {
       query.where('c."itemId" = :itemId', { itemId: args.itemId });
@@ -68,7 +68,7 @@ export class TaskContentReader {
    */
   async commentPagesOfItems(itemIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<CommentEntity>[]> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['number']);
+    const key = decodeCursor(after, 1, ['id']);
     if (itemIds.length === 0) return [];
     const ids = [...new Set(itemIds)];
     const counts: { itemId: number; total: number | string }[] = await this.reader()
@@ -101,7 +101,7 @@ export class TaskContentReader {
    */
   async notePagesOfItems(itemIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>[]> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['number']);
+    const key = decodeCursor(after, 1, ['id']);
     if (itemIds.length === 0) return [];
     const ids = [...new Set(itemIds)];
     const counts: { itemId: number; total: number | string }[] = await this.reader()

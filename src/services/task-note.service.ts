@@ -4,7 +4,7 @@ import { cleanFreeText, cleanLabel } from '../domain/labels.js';
 import { checkFreeText } from '../domain/refs.js';
 import { deletedItem, parseId, TITLE_MAX } from '../domain/task-rules.js';
 import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../db/entities/index.js';
-import { findReplay, remember } from './idempotency.js';
+import { findReplay, remember, replayed } from './idempotency.js';
 import type { SearchIndex } from './search/search-index.js';
 import { loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
 import { citableIds } from './task.service.js';
@@ -24,6 +24,10 @@ export interface EditTaskNoteInput {
   title?: string | null;
   body?: string | null;
   brief?: BriefIn | null;
+}
+
+function deletedIds(aggregate: TaskAggregate): Set<string> {
+  return new Set(aggregate.items.filter((item) => item.deleted).map((item) => String(item.id)));
 }
 
 function noteNotFound(id: string): DomainError {
@@ -48,7 +52,7 @@ export class TaskNoteService {
   async addTaskNote(caller: Caller, input: AddTaskNoteInput): Promise<TaskNoteEntity> {
     return this.writer.run(caller, async (uow) => {
       const replay = await findReplay(uow, 'addTaskNote', input.idempotencyKey, input);
-      if (replay) return uow.manager.findOneByOrFail(TaskNoteEntity, { id: Number(replay.id) });
+      if (replay) return replayed(await uow.manager.findOneBy(TaskNoteEntity, { id: Number(replay.id) }), 'addTaskNote', input.idempotencyKey);
       const aggregate = await loadTaskForChange(uow, input.taskId);
       const title = cleanLabel(input.title, 'title', TITLE_MAX);
       const shape = taskNoteShape(input);
@@ -58,7 +62,7 @@ export class TaskNoteService {
       let itemIds: number[] = [];
       if (shape === 'BRIEF') {
         itemIds = this.briefedItems(aggregate, input.items ?? []);
-        note.brief = cleanBrief(input.brief!, citableIds(aggregate));
+        note.brief = cleanBrief(input.brief!, citableIds(aggregate), { briefed: new Set(itemIds.map(String)), deleted: deletedIds(aggregate) });
       } else {
         note.body = cleanBody(input.body!, aggregate);
       }
@@ -81,7 +85,10 @@ export class TaskNoteService {
       }
       if (input.brief !== null && input.brief !== undefined) {
         if (!note.brief) throw new DomainError('BRIEF_INCOMPLETE', `Task note ${note.id} is a note on the whole task; change it with body, not brief.`);
-        change.brief = cleanBrief(input.brief, citableIds(aggregate));
+        const briefed = (await uow.manager.findBy(TaskNoteItemEntity, { noteId: note.id })).map((link) => String(link.itemId));
+        change.brief = cleanBrief(input.brief, citableIds(aggregate), {
+          briefed: new Set(briefed), deleted: deletedIds(aggregate), kept: new Set(note.brief.dependsOn.map((d) => d.item)),
+        });
       }
       if (Object.keys(change).length === 0) throw new DomainError('BAD_USER_INPUT', 'editTaskNote needs at least one of title, body or brief.');
       change.updatedAt = uow.now;

@@ -36,7 +36,7 @@ export class TaskReader {
   /** A task's history, oldest first, keyset-paged by event id. */
   async history(taskId: number, first: number | null | undefined, after: string | null | undefined): Promise<Page<TaskEventEntity>> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['number']);
+    const key = decodeCursor(after, 1, ['id']);
     const query = this.reader().createQueryBuilder(TaskEventEntity, 'e').where('e.taskId = :taskId', { taskId });
     const totalCount = await query.clone().getCount();
     if (key) query.andWhere('e.id > :after', { after: Number(key[0]) });

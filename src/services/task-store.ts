@@ -36,7 +36,10 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
   const query = uow.manager.createQueryBuilder(MemoryEntity, 'm').where('m.id = :taskId', { taskId });
   if (uow.manager.connection.options.type === 'postgres') query.setLock('pessimistic_write');
   const task = taskId === null ? null : await query.getOne();
-  if (!task || task.kind !== 'TASK') throw taskNotFound(String(id));
+  if (task?.kind === 'NOTE') {
+    throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`);
+  }
+  if (!task) throw taskNotFound(String(id));
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
     throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`);
   }
@@ -106,7 +109,7 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   task.updatedAt = uow.now;
   const after = snapshotOf(items);
   await uow.manager.insert(TaskEventEntity, {
-    taskId: task.id, at: uow.now, action, sessionId: uow.caller.sessionId, items: after, changes: diffSnapshots(aggregate.before, after),
+    taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: after, changes: diffSnapshots(aggregate.before, after),
   });
   if (!task.sessionId) await search.index(uow.manager, { id: task.id, title: task.title, text: searchText(task, items) });
   uow.emit({ entity: 'TASK', id: String(task.id), action });

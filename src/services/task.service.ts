@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
 import { DomainError } from '../domain/errors.js';
-import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, splitItemsText } from '../domain/labels.js';
+import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, splitItemsText } from '../domain/labels.js';
 import { insertAfter, moveAfter } from '../domain/ordering.js';
 import { checkPlanSize, checkStepNote } from '../domain/plan-rules.js';
 import { checkStepStart } from '../domain/plan-steps.js';
@@ -60,7 +60,8 @@ export function citableIds(aggregate: TaskAggregate): Set<string> {
 
 /** Finds a live item of the aggregate by id: NOT_FOUND when it is not this task's, DELETED_ITEM when deleted. */
 function liveItem(aggregate: TaskAggregate, id: string): ItemEntity {
-  const item = aggregate.items.find((candidate) => String(candidate.id) === String(id).trim());
+  const itemId = parseId(id);
+  const item = aggregate.items.find((candidate) => candidate.id === itemId);
   if (!item) {
     throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item with id "${id}". Read the task's items for their ids.`);
   }
@@ -233,6 +234,10 @@ export class TaskService {
         if (after === String(item.id)) throw new DomainError('BAD_USER_INPUT', 'An item cannot be placed after itself; name another item in after, or null for first.');
       }
       const order = moveAfter(aggregate.items.map((other) => String(other.id)), String(item.id), after);
+      // Moving an item where it already stands among the live items is accepted and records nothing.
+      const live = new Set(aggregate.before.map((snapshot) => snapshot.id));
+      const liveOrder = order.filter((id) => live.has(id));
+      if (liveOrder.every((id, index) => id === aggregate.before[index].id)) return aggregate.task;
       aggregate.items = await applyOrder(uow, aggregate.items, order);
       await this.recorded(uow, aggregate, 'ITEM_MOVED');
       return aggregate.task;
@@ -251,6 +256,9 @@ export class TaskService {
    */
   private async linkable(manager: import('typeorm').EntityManager, itemId: number, ids: readonly string[]): Promise<MemoryEntity[]> {
     if (ids.length === 0) return [];
+    if (ids.length > ITEMS_PER_CALL_MAX) {
+      throw new DomainError('TOO_LARGE', `related names ${ids.length} memories; link at most ${ITEMS_PER_CALL_MAX} in one call.`);
+    }
     const numeric = ids.map((id) => parseId(id));
     const rows = numeric.includes(null) ? [] : await manager.findBy(MemoryEntity, { id: In(numeric as number[]) });
     const missing = ids.filter((id) => !rows.some((row) => String(row.id) === String(id).trim() && !row.sessionId));

@@ -37,12 +37,26 @@ export class UnitOfWork {
     if (domain) this.domains.add(domain);
   }
 
+  private known?: Promise<string | null>;
+
+  /**
+   * The calling session's id when it names a started session, else null:
+   * what history rows and session domains record (an x-session-id naming no
+   * session is not written anywhere).
+   */
+  knownSessionId(): Promise<string | null> {
+    const sessionId = this.caller.sessionId;
+    this.known ??= sessionId
+      ? this.manager.existsBy(SessionEntity, { id: sessionId }).then((exists) => (exists ? sessionId : null))
+      : Promise.resolve(null);
+    return this.known;
+  }
+
   /** @internal Records the touched domains on the calling session, inside the transaction. */
   async flushDomains(): Promise<void> {
-    const sessionId = this.caller.sessionId;
-    if (!sessionId || this.domains.size === 0) return;
-    const exists = await this.manager.existsBy(SessionEntity, { id: sessionId });
-    if (!exists) return;
+    if (this.domains.size === 0) return;
+    const sessionId = await this.knownSessionId();
+    if (!sessionId) return;
     const rows = [...this.domains].map((domain) => ({ sessionId, domain, createdAt: this.now }));
     await this.manager.createQueryBuilder().insert().into(SessionDomainEntity).values(rows).orIgnore().execute();
   }

@@ -16,7 +16,8 @@ export class IdempotencyKeyEntity {
   @PrimaryColumn({ type: 'varchar', length: 32 })
   operation: string;
 
-  @PrimaryColumn({ type: 'varchar', length: 200 })
+  /** The caller's session id and its key (see services/idempotency.ts). */
+  @PrimaryColumn({ type: 'varchar', length: 300 })
   key: string;
 
   /** Hash of the input the key was first used with. */

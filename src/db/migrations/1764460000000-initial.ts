@@ -98,7 +98,7 @@ export class Initial1764460000000 implements MigrationInterface {
         "value" TEXT NOT NULL)`,
       `CREATE TABLE "idempotency_keys" (
         "operation" VARCHAR(32) NOT NULL,
-        "key" VARCHAR(200) NOT NULL,
+        "key" VARCHAR(300) NOT NULL,
         "fingerprint" VARCHAR(64) NOT NULL,
         "result" TEXT NOT NULL,
         "createdAt" VARCHAR(24) NOT NULL,

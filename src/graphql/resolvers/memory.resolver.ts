@@ -34,7 +34,11 @@ export class MemoryResolver {
 
   @Query(() => MemoryConnection, {
     description:
-      'Full-text search over notes (title, body) and tasks (title, goal, item labels), best match first; task notes and plans are never returned. Words, not a query language: every word must match (as a prefix); any characters are safe.',
+      'Full-text search over notes (title, body) and tasks (title, goal, item labels); task notes and plans are never returned. ' +
+      'Words, not a query language: the query is cut into runs of letters and digits, each must match as a word prefix (accents and case ignored), ' +
+      'and any characters are safe; at most 1,000 characters and 32 words (TOO_LARGE). Best first: memories with every word in the title, then ' +
+      'with some word in the title, then the rest; newest first within each. The order depends only on each memory, so paging with after ' +
+      'neither repeats nor skips a hit while others write.',
   })
   async search(
     @Ctx() ctx: Context,

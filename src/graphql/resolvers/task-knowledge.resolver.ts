@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Resolver, Root } from 'type-graphql';
 import { parseId } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
-import { refTargets } from '../item-refs.js';
+import { dependencyOf, refTargets } from '../item-refs.js';
 import { toComment, toMemory, toTaskNote } from '../mappers.js';
 import { toConnection } from '../types/connection.type.js';
 import { Item } from '../types/item.type.js';
@@ -87,7 +87,7 @@ export class ItemKnowledgeResolver {
         const target = targets.get(dependency.item);
         if (!target || seen.has(dependency.item)) continue;
         seen.add(dependency.item);
-        dependencies.push({ item: { ...target }, reason: dependency.reason });
+        dependencies.push(dependencyOf(target, dependency.reason, targets));
       }
     }
     return dependencies;

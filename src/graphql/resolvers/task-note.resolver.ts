@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { AddTaskNoteInput, EditTaskNoteInput } from '../inputs/knowledge.inputs.js';
-import { refsIn, refTargets, render } from '../item-refs.js';
+import { dependencyOf, refsIn, refTargets, render } from '../item-refs.js';
 import { toItem, toTask, toTaskNote } from '../mappers.js';
 import { ItemRef } from '../types/common.type.js';
 import { Item } from '../types/item.type.js';
@@ -67,7 +67,7 @@ export class BriefResolver {
   @FieldResolver(() => [Dependency], { description: 'The items these wait for; a deleted one stays, marked deleted.' })
   async dependsOn(@Root() brief: Brief, @Ctx() ctx: Context): Promise<Dependency[]> {
     const targets = refTargets(await ctx.loaders.taskItems.load(brief.taskId));
-    return brief.dependsOnIds.filter((d) => targets.has(d.item)).map((d) => ({ item: { ...targets.get(d.item)! }, reason: d.reason }));
+    return brief.dependsOnIds.filter((d) => targets.has(d.item)).map((d) => dependencyOf(targets.get(d.item)!, d.reason, targets));
   }
 
   @FieldResolver(() => String, { description: 'goal, rendered.' })

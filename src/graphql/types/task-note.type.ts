@@ -7,8 +7,11 @@ export class Dependency {
   @Field(() => ItemRef, { description: 'The item waited for, as it reads now (marked deleted once deleted).' })
   item: ItemRef;
 
-  @Field(() => String, { nullable: true, description: 'Why, if given.' })
+  @Field(() => String, { nullable: true, description: 'Why, if given, [[#id]] tokens kept.' })
   reason: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The reason with [[#id]] tokens rendered.' })
+  reasonText: string | null;
 }
 
 @ObjectType({ description: 'A note on items, field by field. The raw fields keep [[#id]] tokens; the ...Text fields render them.' })

@@ -2,9 +2,9 @@ import type { EntityManager } from 'typeorm';
 import type { SearchIndex, SearchOptions } from './search-index.js';
 
 /**
- * Each word is reduced to its letters and digits and searched as a prefix
- * (`word:*`), all ANDed, so no input is read as tsquery syntax. A word with
- * nothing searchable left is dropped; with none left the query matches nothing.
+ * Each word (letters and digits only, accents folded) is searched as a
+ * prefix (`word:*`), all ANDed, so no input is read as tsquery syntax. With
+ * no word left the query matches nothing.
  */
 export function tsQuery(words: readonly string[]): string | null {
   const terms = words.flatMap((word) => foldAccents(word).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter(Boolean);
@@ -16,7 +16,10 @@ export function foldAccents(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '');
 }
 
-/** PostgreSQL: a tsvector per memory (title weighted A, text B), ranked by ts_rank. */
+/**
+ * PostgreSQL: a tsvector per memory (title weighted A, text B), ranked by
+ * ts_rank, which reads only the memory's own vector: a stable rank.
+ */
 export class PostgresSearchIndex implements SearchIndex {
   async index(manager: EntityManager, memory: { id: number; title: string; text: string }): Promise<void> {
     await manager.query(
@@ -48,10 +51,10 @@ export class PostgresSearchIndex implements SearchIndex {
     let keyset = '';
     if (options.after) {
       pageParams.push(options.after[0], options.after[1]);
-      keyset = `WHERE "rank" > $${pageParams.length - 1} OR ("rank" = $${pageParams.length - 1} AND "memoryId" > $${pageParams.length})`;
+      keyset = `WHERE "rank" > $${pageParams.length - 1} OR ("rank" = $${pageParams.length - 1} AND "memoryId" < $${pageParams.length})`;
     }
     pageParams.push(options.limit);
-    const hits = await reader.query(`SELECT "memoryId", "rank" FROM (${matched}) hits ${keyset} ORDER BY "rank", "memoryId" LIMIT $${pageParams.length}`, pageParams);
+    const hits = await reader.query(`SELECT "memoryId", "rank" FROM (${matched}) hits ${keyset} ORDER BY "rank", "memoryId" DESC LIMIT $${pageParams.length}`, pageParams);
     return { hits: hits.map((h: { memoryId: number; rank: number }) => ({ memoryId: Number(h.memoryId), rank: Number(h.rank) })), total: Number(total) };
   }
 }

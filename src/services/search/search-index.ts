@@ -8,7 +8,7 @@ export interface SearchHit {
 }
 
 export interface SearchOptions {
-  /** Words as the caller typed them; any string is safe. */
+  /** Runs of letters and digits (domain/search-words.ts); at least one. */
   words: string[];
   domain: string | null;
   kind: MemoryKind | null;
@@ -21,6 +21,11 @@ export interface SearchOptions {
  * Full-text search over memories: notes (title, body) and tasks (title, goal,
  * item labels). One implementation per database (FTS5 on SQLite, tsvector on
  * PostgreSQL), chosen when the services are built.
+ *
+ * Hits come best first: by rank ascending, then newest (id descending). A
+ * rank depends on the memory and the query only, never on the rest of the
+ * collection, so a page's cursor (rank, id) stays valid while other memories
+ * are written and paging neither repeats nor skips a hit.
  */
 export interface SearchIndex {
   /** Rewrites the document of one memory, inside the caller's transaction. */
