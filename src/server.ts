@@ -5,9 +5,11 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler } from 'express';
 import http from 'node:http';
 import type { Logger } from 'pino';
+import { bearerAuth, tokenTable } from './auth.js';
 import type { Config } from './config.js';
 import { createContext, type Context } from './graphql/context.js';
 import { createErrorFormatter } from './graphql/errors.js';
+import { requestLimits } from './graphql/request-limits.js';
 import { createSchema } from './graphql/schema.js';
 import type { Services } from './services/index.js';
 
@@ -24,8 +26,10 @@ function httpErrorBody(message: string, code: string) {
 }
 
 /**
- * The HTTP layer: POST /graphql (Apollo over express), GET /healthz, a body
- * size limit, and error bodies that never carry a stack.
+ * The HTTP layer: POST /graphql (Apollo over express) behind bearer-token
+ * auth when TASKBASE_TOKENS is set, GET /healthz (always open), a body size
+ * limit, request limits checked before execution, and error bodies that
+ * never carry a stack.
  */
 export async function startServer(config: Config, services: Services, logger: Logger): Promise<RunningServer> {
   const app = express();
@@ -35,7 +39,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
     schema: await createSchema(),
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer })],
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), requestLimits()],
   });
   await apollo.start();
 
@@ -51,9 +55,10 @@ export async function startServer(config: Config, services: Services, logger: Lo
 
   app.use(
     '/graphql',
+    bearerAuth(tokenTable(config.tokens)),
     express.json({ limit: config.bodyLimit }),
     expressMiddleware(apollo, {
-      context: async ({ req }) => createContext(services, req.headers['x-session-id']),
+      context: async ({ req, res }) => createContext(services, req.headers['x-session-id'], res.locals.access),
     }),
   );
 

@@ -42,7 +42,12 @@ const FITS: Record<CursorKeyType, (k: unknown) => boolean> = {
   string: (k) => typeof k === 'string',
 };
 
-export function decodeCursor(cursor: string | null | undefined, arity: number, types?: readonly CursorKeyType[]): CursorKey | null {
+/**
+ * Reads a cursor of a list whose key has `arity` parts of `types` (any
+ * string or number when not given; any length when `arity` is null, which
+ * only checks that it is a cursor at all). BAD_USER_INPUT otherwise.
+ */
+export function decodeCursor(cursor: string | null | undefined, arity: number | null, types?: readonly CursorKeyType[]): CursorKey | null {
   if (cursor === null || cursor === undefined) return null;
   let key: unknown;
   try {
@@ -51,7 +56,7 @@ export function decodeCursor(cursor: string | null | undefined, arity: number, t
     key = undefined;
   }
   const fits = (k: unknown, index: number) => (types ? FITS[types[index]](k) : FITS.string(k) || FITS.number(k));
-  if (!Array.isArray(key) || key.length !== arity || !key.every(fits)) {
+  if (!Array.isArray(key) || key.length === 0 || (arity !== null && key.length !== arity) || !key.every(fits)) {
     throw new DomainError(
       'BAD_USER_INPUT',
       'after is not a cursor of this list. Pass pageInfo.endCursor from the previous page of the same list, or omit it for the first page.',

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Access } from './graphql/context.js';
+
+/**
+ * Bearer tokens from TASKBASE_TOKENS: "secret" may read and write,
+ * "secret:read" (sent as "Bearer secret") may only read. Tokens are kept as
+ * SHA-256 digests, so looking one up takes the same time however much of it
+ * a guess gets right.
+ */
+export function tokenTable(entries: readonly string[]): Map<string, Access> {
+  const table = new Map<string, Access>();
+  for (const entry of entries) {
+    const readOnly = entry.endsWith(':read');
+    const token = readOnly ? entry.slice(0, -':read'.length) : entry;
+    if (token) table.set(digest(token), readOnly ? 'read' : 'write');
+  }
+  return table;
+}
+
+function digest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * With no tokens configured, auth is off and every caller may write. With
+ * tokens, a request without a known bearer token is answered 401
+ * UNAUTHENTICATED before GraphQL runs; a known one sets res.locals.access.
+ */
+export function bearerAuth(table: Map<string, Access>): RequestHandler {
+  return (req, res, next) => {
+    if (table.size === 0) {
+      res.locals.access = 'write';
+      return next();
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    const access = match ? table.get(digest(match[1])) : undefined;
+    if (!access) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      res.status(401).json({
+        errors: [{
+          message: match
+            ? 'The bearer token is not one this server knows. Send Authorization: Bearer <token> with a token from TASKBASE_TOKENS.'
+            : 'Authentication is on: send Authorization: Bearer <token> with a token from TASKBASE_TOKENS.',
+          extensions: { code: 'UNAUTHENTICATED' },
+        }],
+      });
+      return;
+    }
+    res.locals.access = access;
+    next();
+  };
+}

@@ -1,0 +1,54 @@
+/** Bearer tokens (TASKBASE_TOKENS): 401 without a known one, read-only tokens may not change anything. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './harness.js';
+import { databaseState } from './nothing-recorded.js';
+
+let server: TestServer;
+beforeAll(async () => { server = await startTestServer({ env: { TASKBASE_TOKENS: 'writer-secret, reader-secret:read' } }); });
+afterAll(async () => { await server?.close(); });
+
+const CREATE_NOTE = 'mutation { createNote(input: { title: "Auth", body: "b", domain: "auth/notes" }) { id } }';
+const READ = '{ memories(domain: "auth") { totalCount } }';
+const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+describe('with TASKBASE_TOKENS set', () => {
+  it('answers 401 UNAUTHENTICATED without a token, or with an unknown one', async () => {
+    for (const options of [{}, bearer('guess'), bearer('reader-secret:read'), { headers: { authorization: 'Basic d3JpdGVyLXNlY3JldA==' } }]) {
+      const result = await server.gql(READ, {}, options);
+      expect(result.status).toBe(401);
+      expect(result.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('lets a write token read and write', async () => {
+    const created = await server.gql(CREATE_NOTE, {}, bearer('writer-secret'));
+    expect(created.errors).toBeUndefined();
+    const read = await server.gql(READ, {}, bearer('writer-secret'));
+    expect(read.data?.memories.totalCount).toBeGreaterThan(0);
+  });
+
+  it('lets a read token read, and refuses its mutations with 403 FORBIDDEN, recording nothing', async () => {
+    expect((await server.gql(READ, {}, bearer('reader-secret'))).status).toBe(200);
+    const before = await databaseState(server);
+    const refused = await server.gql(CREATE_NOTE, {}, bearer('reader-secret'));
+    expect(refused.status).toBe(403);
+    expect(refused.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    expect(await databaseState(server)).toEqual(before);
+  });
+
+  it('keeps /healthz open', async () => {
+    expect((await fetch(server.url.replace('/graphql', '/healthz'))).status).toBe(200);
+  });
+
+  it('the reminder job reaches a server with auth through TASKBASE_TOKEN', async () => {
+    const session = (await server.gql('mutation { startSession { id } }', {}, bearer('writer-secret'))).data?.startSession.id;
+    const run = (token?: string) =>
+      promisify(execFile)(process.execPath, ['dist/src/cli.js', 'remind', '--session', session, '--json', '--url', server.url], {
+        env: { ...process.env, TASKBASE_TOKEN: token ?? '' },
+      });
+    expect(JSON.parse((await run('writer-secret')).stdout)).toBeNull();
+    await expect(run()).rejects.toMatchObject({ stderr: expect.stringContaining('Authentication is on') });
+  });
+});
