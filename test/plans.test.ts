@@ -148,7 +148,7 @@ describe('writeTodos', () => {
   });
 
   it('refuses more than 100 entries in one call as TOO_LARGE', async () => {
-    const session = await startSession(server, { rules: { maxItems: 500 } });
+    const session = await startSession(server, { rules: { maxItems: 100 } });
     const many = Array.from({ length: 101 }, (_, i) => ({ content: `Step ${i}`, status: 'PENDING' }));
     await refusedNothingRecorded(server, session, 'TOO_LARGE', WRITE_TODOS, { todos: many });
   });

@@ -182,3 +182,16 @@ describe('the reminder job (npm run remind)', () => {
     expect(stdout).toContain('Archive the old buckets');
   });
 });
+
+describe('the reminder text', () => {
+  it('names only the domains that hold an open task it lists', async () => {
+    const session = await newSession();
+    await taskIn('text/open', session, 'Still open');
+    const done = await taskIn('text/settled', session, 'All settled');
+    for (const id of done.items) await server.ok('mutation($id: ID!) { updateItem(input: { id: $id, state: DONE }) { id } }', { id }, { session });
+    const reminder = await endTurn(session);
+    expect(reminder?.domains).toEqual(['text/open', 'text/settled']);
+    expect(reminder?.text).toContain('1 open task in text/open may be out of date');
+    expect(reminder?.text).not.toContain('text/settled');
+  });
+});

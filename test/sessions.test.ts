@@ -70,11 +70,11 @@ describe('session mutations need the calling session', () => {
     ['setPlanRules', SET_PLAN_RULES, { rules: { oneActive: true } }],
     ['finishSession', FINISH_SESSION, {}],
     ['startTurn', START_TURN, {}],
-  ])('%s without a started session is refused with NO_SESSION', async (name, query, variables) => {
+    ['endTurn', 'mutation { endTurn { text } }', {}],
+  ])('%s without a started session is refused with NO_SESSION and the to-do tool message', async (_name, query, variables) => {
     for (const session of [undefined, 'not-a-session']) {
       const error = await server.refused(query, variables, { session });
-      expect(error.code).toBe('NO_SESSION');
-      expect(error.message).toMatch(new RegExp(`^${name} requires an owning agent session`));
+      expect(error).toEqual({ code: 'NO_SESSION', message: 'todo_write requires an owning agent session' });
     }
   });
 });

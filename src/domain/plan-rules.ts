@@ -24,7 +24,8 @@ export interface PlanRules {
 export type PlanRulesChange = { [K in keyof PlanRules]?: PlanRules[K] | null };
 
 /** The largest plan any rules may allow, and the longest step text. */
-const MAX_ITEMS_CEILING = 500;
+/** A plan is written whole (writeTodos, setPlan) in one call, so it holds at most what one call may send. */
+const MAX_ITEMS_CEILING = 100;
 const MAX_TEXT_CEILING = 1000;
 
 /**
@@ -41,7 +42,7 @@ export const DEFAULT_PLAN_RULES: PlanRules = Object.freeze({
 
 /**
  * Merges a partial change onto `base` and validates the result:
- * 0 <= minItems <= maxItems <= 500, 1 <= maxTextLength <= 1000, and
+ * 0 <= minItems <= maxItems <= 100, 1 <= maxTextLength <= 1000, and
  * noteRequiredFor (deduplicated, first appearance kept) holds settled states
  * only, since a note is asked for when a step settles. A field that is
  * undefined or null keeps its value (GraphQL sends null for "not given").

@@ -14,15 +14,12 @@ import type { ItemState } from './states.js';
 export const NO_SESSION_MESSAGE = 'todo_write requires an owning agent session';
 
 /**
- * NO_SESSION for a plan mutation (the to-do tool's exact message), or for
- * another session mutation (`operation` named, with what to send).
+ * NO_SESSION for every mutation that needs the calling session (the plan
+ * mutations, setPlanRules, finishSession, startTurn, endTurn): the to-do
+ * tool's exact words, which clients match on.
  */
-export function noSession(operation?: string): DomainError {
-  if (!operation) return new DomainError('NO_SESSION', NO_SESSION_MESSAGE);
-  return new DomainError(
-    'NO_SESSION',
-    `${operation} requires an owning agent session: call startSession and send the id it returns as the x-session-id header.`,
-  );
+export function noSession(): DomainError {
+  return new DomainError('NO_SESSION', NO_SESSION_MESSAGE);
 }
 
 /** NO_PLAN: a step operation (or finishSession) before any plan is recorded. */

@@ -13,11 +13,8 @@ export interface Context {
   loaders: Loaders;
 }
 
-/** Session ids are UUIDs; a longer x-session-id cannot name a session, so it names none. */
-const SESSION_ID_MAX = 64;
-
 export function createContext(services: Services, sessionHeader: string | string[] | undefined, access: Access = 'write'): Context {
-  const header = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim();
-  const sessionId = header && header.length <= SESSION_ID_MAX ? header : null;
+  // Kept as sent, whatever its length: a header naming no session still is not "no header" (it may not steer others' plans).
+  const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim() || null;
   return { caller: { sessionId }, access, services, loaders: createLoaders(services) };
 }

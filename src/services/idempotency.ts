@@ -36,7 +36,10 @@ export const IDEMPOTENCY_KEY_MAX = 200;
  * may use the same key without seeing each other's results.
  */
 function scopedKey(uow: UnitOfWork, key: string): string {
-  return `${uow.caller.sessionId ?? ''}\u0000${key}`;
+  const { sessionId } = uow.caller;
+  // A digest keeps the stored key bounded and unambiguous whatever header was sent.
+  const scope = sessionId ? createHash('sha256').update(sessionId).digest('hex').slice(0, 32) : '-';
+  return `${scope}:${key}`;
 }
 
 export async function findReplay(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object): Promise<StoredResult | null> {

@@ -157,9 +157,14 @@ export class PlanService {
       const note = input.note === null || input.note === undefined ? '' : cleanFreeText(input.note, 'note');
       if (note) checkFreeText(note, 'note', citableIds(aggregate));
       const { rules } = open.session;
+      const item = live[index]!;
+      // Resending the state a step has, with no note or the note it has, is accepted and records nothing.
+      if (input.state === item.state && (!note || note === item.note)) {
+        const steps = liveSteps(aggregate);
+        return { session: open.session, plan: aggregate.task, message: stepUpdatedMessage(index, steps), rendered: renderPlan(steps) };
+      }
       checkStepNote(input.state, note, rules);
       checkStepStart(live, index, input.state, rules);
-      const item = live[index]!;
       const change = { state: input.state, note: note || (input.state === item.state ? item.note : null), updatedAt: uow.now };
       await uow.manager.update(ItemEntity, { id: item.id }, change);
       Object.assign(item, change);

@@ -1,9 +1,10 @@
 import { In, type EntityManager } from 'typeorm';
-import { DomainError } from '../domain/errors.js';
 import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../domain/reminders.js';
+import { inScope } from '../domain/labels.js';
 import { progressOf } from '../domain/states.js';
 import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../db/entities/index.js';
 import { openTasksIn } from './memory-reader.js';
+import { loadCallingSession } from './session-store.js';
 import type { Caller, Writer } from './unit-of-work.js';
 
 const SETTINGS_KEY = 'reminders';
@@ -49,11 +50,7 @@ export class ReminderService {
   /** The turn of the calling session ends: its reminder when one is due, else null. */
   async endTurn(caller: Caller): Promise<Reminder | null> {
     return this.writer.run(caller, async (uow) => {
-      const sessionId = caller.sessionId;
-      const session = sessionId ? await uow.manager.findOneBy(SessionEntity, { id: sessionId }) : null;
-      if (!session) {
-        throw new DomainError('NO_SESSION', 'endTurn needs the calling agent session: send the x-session-id header of a session from startSession.');
-      }
+      const session = await loadCallingSession(uow);
       const settings = await readSettings(uow.manager);
       if (!settings.enabled) return null;
       const domains = (await uow.manager.find(SessionDomainEntity, { where: { sessionId: session.id }, order: { domain: 'ASC' } })).map((row) => row.domain);
@@ -75,7 +72,8 @@ export class ReminderService {
           const inProgress = own.filter((item) => !item.deleted && item.state === 'IN_PROGRESS').map((item) => item.text);
           return { id: String(task.id), title: task.title, domain: task.domain ?? '', done: progress.done, total: progress.total, inProgress };
         }),
-        domains,
+        // The text names only the domains that hold one of the open tasks listed.
+        domains.filter((domain) => tasks.some((task) => task.domain !== null && inScope(task.domain, domain))),
       );
       uow.emit({ entity: 'SESSION', id: session.id, action: 'REMINDED' });
       return { text, tasks, domains };

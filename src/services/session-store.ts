@@ -11,22 +11,24 @@ export const PLAN_CLEARED = 'PLAN_CLEARED';
  * work: locked FOR UPDATE on PostgreSQL, so two calls of one session (say,
  * two first plan writes) queue instead of both creating a plan; SQLite's
  * write lock already serialises them. NO_SESSION without a header or when it
- * names no started session; `operation` names a non-plan mutation in the
- * refusal (plan mutations give the to-do tool's exact message).
+ * names no started session, with the to-do tool's exact message.
  */
-export async function loadCallingSession(uow: UnitOfWork, operation?: string): Promise<SessionEntity> {
+export async function loadCallingSession(uow: UnitOfWork): Promise<SessionEntity> {
   const id = uow.caller.sessionId;
-  if (!id) throw noSession(operation);
+  if (!id) throw noSession();
   const query = uow.manager.createQueryBuilder(SessionEntity, 's').where('s.id = :id', { id });
   if (uow.manager.connection.options.type === 'postgres') query.setLock('pessimistic_write');
   const session = await query.getOne();
-  if (!session) throw noSession(operation);
+  if (!session) throw noSession();
   return session;
 }
 
+/** History rows that change no step: a comment or note on the plan does not bring a cleared plan back. */
+const NOT_THE_LIST = ['TASK_EDITED', 'COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED', 'ITEM_LINKED'];
+
 /**
  * Of these plan tasks, the ones cleared by clearPlan: their latest history row
- * is PLAN_CLEARED. A session keeps one plan task for life (so its history
+ * that changed the list is PLAN_CLEARED. A session keeps one plan task for life (so its history
  * reads as one chat), and "no plan after clearPlan" is derived from that row
  * rather than stored twice. One statement for any number of tasks.
  */
@@ -36,6 +38,7 @@ export async function clearedPlanIds(manager: EntityManager, taskIds: readonly n
     .createQueryBuilder(TaskEventEntity, 'l')
     .select('MAX(l.id)')
     .where('l.taskId IN (:...taskIds)')
+    .andWhere('l.action NOT IN (:...notTheList)')
     .groupBy('l.taskId');
   const rows = await manager
     .createQueryBuilder(TaskEventEntity, 'e')
@@ -43,6 +46,7 @@ export async function clearedPlanIds(manager: EntityManager, taskIds: readonly n
     .where(`e.id IN (${latest.getQuery()})`)
     .andWhere('e.action = :cleared', { cleared: PLAN_CLEARED })
     .setParameter('taskIds', [...taskIds])
+    .setParameter('notTheList', NOT_THE_LIST)
     .getRawMany<{ taskId: number | string }>();
   return new Set(rows.map((row) => Number(row.taskId)));
 }

@@ -3,7 +3,7 @@ import { DomainError } from '../domain/errors.js';
 import { DEFAULT_PLAN_RULES, mergePlanRules, whyNotFinished, type PlanRulesChange } from '../domain/plan-rules.js';
 import { noPlan } from '../domain/plan-steps.js';
 import { ItemEntity, SessionEntity } from '../db/entities/index.js';
-import { loadCallingSession } from './session-store.js';
+import { clearedPlanIds, loadCallingSession } from './session-store.js';
 import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
 
 export interface StartSessionInput {
@@ -44,7 +44,7 @@ export class SessionService {
 
   /** Changes the calling session's rules; they apply from its next plan update on, the recorded plan is kept as it is. */
   async setPlanRules(caller: Caller, rules: PlanRulesChange): Promise<SessionEntity> {
-    return this.change(caller, 'setPlanRules', 'RULES_CHANGED', async (_uow, session) => ({
+    return this.change(caller, 'RULES_CHANGED', async (_uow, session) => ({
       rules: mergePlanRules(session.rules, rules),
     }));
   }
@@ -55,8 +55,11 @@ export class SessionService {
    * IN_PROGRESS. Finishing again keeps the first finishedAt.
    */
   async finishSession(caller: Caller): Promise<SessionEntity> {
-    return this.change(caller, 'finishSession', 'SESSION_FINISHED', async (uow, session) => {
-      if (session.planTaskId === null) throw noPlan('finishSession');
+    return this.change(caller, 'SESSION_FINISHED', async (uow, session) => {
+      // Never planned, or cleared since: either way there is no plan to be finished against.
+      if (session.planTaskId === null || (await clearedPlanIds(uow.manager, [session.planTaskId])).has(session.planTaskId)) {
+        throw noPlan('finishSession');
+      }
       const steps = await uow.manager.find(ItemEntity, {
         where: { taskId: session.planTaskId, deleted: false },
         order: { position: 'ASC', id: 'ASC' },
@@ -69,7 +72,7 @@ export class SessionService {
 
   /** A new turn: the turn count goes up and the standing plan clears (the plan itself stays). */
   async startTurn(caller: Caller): Promise<SessionEntity> {
-    return this.change(caller, 'startTurn', 'TURN_STARTED', async (_uow, session) => ({
+    return this.change(caller, 'TURN_STARTED', async (_uow, session) => ({
       turn: session.turn + 1,
       planStanding: false,
     }));
@@ -78,12 +81,11 @@ export class SessionService {
   /** One change of the calling session (NO_SESSION without one): a row update and its change event. */
   private async change(
     caller: Caller,
-    operation: string,
     action: string,
     decide: (uow: UnitOfWork, session: SessionEntity) => Promise<Partial<SessionEntity>>,
   ): Promise<SessionEntity> {
     return this.writer.run(caller, async (uow) => {
-      const session = await loadCallingSession(uow, operation);
+      const session = await loadCallingSession(uow);
       const change = await decide(uow, session);
       await uow.manager.update(SessionEntity, { id: session.id }, change);
       Object.assign(session, change);

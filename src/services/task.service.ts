@@ -181,7 +181,11 @@ export class TaskService {
       }
       // Asking for what the item already is (its state, its label, memories already linked) is accepted
       // and records nothing, so a retried call answers like the first one.
-      if (actions.length) await this.recorded(uow, aggregate, actions[0]);
+      if (actions.length) {
+        // A comment or a link on a step is not a plan update: only a state or label change makes the plan stand again.
+        if (change.state || change.text) await this.recorded(uow, aggregate, actions[0]);
+        else await recordTaskChange(uow, this.search, aggregate, actions[0]);
+      }
       return item;
     });
   }
@@ -193,7 +197,9 @@ export class TaskService {
       if (!found) throw itemNotFound(id);
       const aggregate = await loadTaskForChange(uow, found.taskId);
       const item = liveItem(aggregate, id);
-      if (aggregate.rules) checkPlanSize(aggregate.items.filter((other) => !other.deleted).length - 1, aggregate.rules);
+      // Deleting only shrinks a plan: minItems is the rule it can break (a plan over maxItems may always shrink).
+      const remaining = aggregate.items.filter((other) => !other.deleted).length - 1;
+      if (aggregate.rules && remaining < aggregate.rules.minItems) checkPlanSize(remaining, aggregate.rules);
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
       item.deleted = true;
       await this.recorded(uow, aggregate, 'ITEM_DELETED');
@@ -209,7 +215,8 @@ export class TaskService {
       if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.');
       const live = aggregate.items.filter((item) => !item.deleted);
       const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
-      if (aggregate.rules) checkPlanSize(live.length + labels.length, aggregate.rules);
+      // Adding only grows a plan: maxItems is the rule it can break.
+      if (aggregate.rules && live.length + labels.length > aggregate.rules.maxItems) checkPlanSize(live.length + labels.length, aggregate.rules);
       const after = input.after === null || input.after === undefined ? null : String(liveItem(aggregate, input.after).id);
       const base = aggregate.items.length;
       const created = await insertItems(uow, aggregate.task.id, labels.map((text, index) => ({ text, position: base + index, added: true })));

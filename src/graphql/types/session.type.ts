@@ -2,7 +2,13 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { ItemStateEnum } from './enums.js';
 import { Task } from './memory.type.js';
 
-@ObjectType({ description: 'How a session\'s plan is checked. Checked when an update is sent; a plan recorded under other rules is kept as it is.' })
+@ObjectType({
+  description:
+    "How a session's plan is checked. Checked when an update is sent, against what that update changes; a plan recorded under other rules is kept as it is. " +
+    'Text and size rules judge writeTodos and setPlan (the whole list), addSteps and addItems (the new steps, and maxItems), deleteItem (minItems) and ' +
+    'renames; updateStep changes neither text nor size, so it is judged by oneActive and noteRequiredFor. ' +
+    'Without x-session-id a caller (the dashboard) may steer any plan through the task mutations, under the same rules; with one, only its own.',
+})
 export class PlanRules {
   @Field({ description: 'At most one item IN_PROGRESS.' })
   oneActive: boolean;
@@ -43,7 +49,7 @@ export class Session {
   @Field(() => Int, { description: 'Turns started so far (startTurn); 0 for a new session.' })
   turn: number;
 
-  @Field(() => Date, { nullable: true, description: 'When finishSession last succeeded; null while the session works (a later plan update clears it).' })
+  @Field(() => Date, { nullable: true, description: 'When finishSession succeeded (a repeated finishSession keeps the first time); null while the session works, and cleared by any later change of the plan\'s steps.' })
   finishedAt: Date | null;
 
   @Field({ description: 'When startSession made it.' })
