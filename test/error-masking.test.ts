@@ -3,7 +3,6 @@
  * INTERNAL_SERVER_ERROR, a generic message and an errorId, never driver text,
  * SQL or a stack.
  */
-import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import { createTask, databaseState, UPDATE_ITEM } from './task-fixtures.js';
@@ -72,9 +71,7 @@ describe('unexpected failures', () => {
     try {
       const { task } = await createTask(server, ['A']);
       // Break the database behind the server's back, as a disk or operator fault would.
-      const raw = new Sqlite(server.file);
-      raw.exec('DROP TABLE "task_events"');
-      raw.close();
+      await server.app.services.db.transaction((manager) => manager.query('DROP TABLE "task_events"'));
 
       const mutation = await post(server, JSON.stringify({
         query: 'mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } } }',

@@ -14,7 +14,10 @@ export interface GraphQLResponse<T = Record<string, any>> {
 export interface TestServer {
   app: App;
   url: string;
+  /** The SQLite file, or on PostgreSQL the database's name: pass it as `file` to start another server on the same data. */
   file: string;
+  /** DATABASE_URL of this server's database (for the CLI and direct connections). */
+  databaseUrl: string;
   /** Sends one GraphQL operation over HTTP, with x-session-id when `session` is given. */
   gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, options?: { session?: string; headers?: Record<string, string> }): Promise<GraphQLResponse<T>>;
   /** Like gql, but fails the test on any error and returns data. */
@@ -30,12 +33,39 @@ export function tempDatabaseFile(): string {
   return path.join(dir, 'test.sqlite');
 }
 
-/** Starts the real server on a free port over a fresh database file. */
+/**
+ * TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432) runs the suite
+ * on PostgreSQL: each server gets a database of its own, created on that
+ * server. Unset, each gets a fresh SQLite file.
+ */
+const postgresBase = process.env.TEST_POSTGRES_URL?.replace(/\/+$/, '');
+
+/** A database of its own on the PostgreSQL server (created once per name). */
+async function postgresDatabase(name: string): Promise<string> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: `${postgresBase}/postgres` });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!exists.rowCount) await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  return `${postgresBase}/${name}`;
+}
+
+/** A fresh database (or the one named by `file`): its handle and DATABASE_URL. */
+export async function testDatabase(file?: string): Promise<{ file: string; databaseUrl: string }> {
+  const name = file ?? (postgresBase ? `taskbase_test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}` : tempDatabaseFile());
+  return { file: name, databaseUrl: postgresBase ? await postgresDatabase(name) : `sqlite:${name}` };
+}
+
+/** Starts the real server on a free port over a fresh database (or the one named by `file`). */
 export async function startTestServer(
   options: { file?: string; clock?: Clock; env?: Record<string, string>; onReadQuery?: (sql: string) => void } = {},
 ): Promise<TestServer> {
-  const file = options.file ?? tempDatabaseFile();
-  const config = { ...loadConfig({ NODE_ENV: 'test', ...options.env }), port: 0, databaseUrl: `sqlite:${file}` };
+  const { file, databaseUrl } = await testDatabase(options.file);
+  const config = { ...loadConfig({ NODE_ENV: 'test', ...options.env }), port: 0, databaseUrl };
   const app = await startApp(config, { clock: options.clock, onReadQuery: options.onReadQuery });
   const url = `${app.server.url}/graphql`;
   const gql: TestServer['gql'] = async (query, variables, opts) => {
@@ -49,6 +79,7 @@ export async function startTestServer(
     app,
     url,
     file,
+    databaseUrl,
     gql,
     ok: async (query, variables, opts) => {
       const result = await gql(query, variables, opts);

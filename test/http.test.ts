@@ -13,7 +13,7 @@ describe('GET /healthz', () => {
   it('answers 200 with the database kind once the database is open', async () => {
     const response = await fetch(server.url.replace('/graphql', '/healthz'));
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ok', database: 'sqlite' });
+    expect(await response.json()).toEqual({ status: 'ok', database: server.app.services.db.kind });
   });
 });
 

@@ -8,17 +8,24 @@ import type { TestServer } from './harness.js';
  */
 export async function databaseState(server: TestServer): Promise<{ counts: Record<string, number>; digest: string }> {
   const reader = server.app.services.db.reader;
+  const postgres = server.app.services.db.kind === 'postgres';
   const tables: { name: string }[] = await reader.query(
-    `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    postgres
+      ? `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
+      : `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
   );
   const counts: Record<string, number> = {};
   const hash = createHash('sha256');
   for (const { name } of tables) {
     let rows: unknown[];
-    try {
-      rows = await reader.query(`SELECT rowid AS "__rowid", * FROM "${name}" ORDER BY rowid`);
-    } catch {
-      rows = await reader.query(`SELECT * FROM "${name}"`);
+    if (postgres) {
+      rows = await reader.query(`SELECT * FROM "${name}" t ORDER BY t::text`);
+    } else {
+      try {
+        rows = await reader.query(`SELECT rowid AS "__rowid", * FROM "${name}" ORDER BY rowid`);
+      } catch {
+        rows = await reader.query(`SELECT * FROM "${name}"`);
+      }
     }
     counts[name] = rows.length;
     hash.update(name).update(JSON.stringify(rows, (_key, value) => (Buffer.isBuffer(value) ? value.toString('hex') : value)));

@@ -155,7 +155,7 @@ describe('reminder settings', () => {
 
 describe('the reminder job (npm run remind)', () => {
   const cli = async (...args: string[]) =>
-    run(process.execPath, ['dist/src/cli.js', 'remind', ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${server.file}` } });
+    run(process.execPath, ['dist/src/cli.js', 'remind', ...args], { env: { ...process.env, DATABASE_URL: server.databaseUrl } });
 
   it('prints the reminder text once, then nothing within the interval', async () => {
     const session = await newSession();

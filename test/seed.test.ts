@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../src/db/database.js';
 import { createServices } from '../src/services/index.js';
 import { seedDemo } from '../seeds/demo.js';
-import { startTestServer, tempDatabaseFile, type TestServer } from './harness.js';
+import { startTestServer, testDatabase, type TestServer } from './harness.js';
 
 /** Every table's row count and every task's version: equal means the run recorded nothing. */
 async function footprint(db: Database) {
@@ -16,7 +16,6 @@ async function footprint(db: Database) {
   return { counts, versions };
 }
 
-const file = tempDatabaseFile();
 let firstSummary: string;
 let secondSummary: string;
 let afterFirst: Awaited<ReturnType<typeof footprint>>;
@@ -24,7 +23,8 @@ let afterSecond: Awaited<ReturnType<typeof footprint>>;
 let server: TestServer;
 
 beforeAll(async () => {
-  const db = await Database.open(`sqlite:${file}`);
+  const { file, databaseUrl } = await testDatabase();
+  const db = await Database.open(databaseUrl);
   try {
     const services = createServices(db);
     firstSummary = await seedDemo(services);

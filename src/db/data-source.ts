@@ -42,7 +42,7 @@ export function dataSourceOptions(url: string, role: 'writer' | 'reader', listen
     logger: listeningLogger(listener),
   };
   if (databaseKind(url) === 'postgres') {
-    return { ...common, type: 'postgres', url, poolSize: role === 'writer' ? 10 : 10 } as DataSourceOptions;
+    return { ...common, type: 'postgres', url, poolSize: 10 } as DataSourceOptions;
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });

@@ -27,7 +27,7 @@ export class Database {
     const writer = createDataSource(url, 'writer');
     await writer.initialize();
     await writer.runMigrations({ transaction: 'each' });
-    if (kind === 'postgres' && !options.onReadQuery) return new Database(kind, writer, writer);
+    // A reader of its own on both: on PostgreSQL a separate pool, so writers queued on a hot row's lock cannot starve reads of connections.
     const reader = createDataSource(url, 'reader', options.onReadQuery);
     await reader.initialize();
     return new Database(kind, writer, reader);
