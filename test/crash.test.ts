@@ -1,0 +1,65 @@
+/**
+ * The built server killed (SIGKILL) in the middle of concurrent writes loses
+ * no acknowledged write, half-records none, and starts again on the same file.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startBuiltServer, type BuiltServer } from './built-server.js';
+
+const running: BuiltServer[] = [];
+afterAll(() => {
+  for (const server of running) if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill('SIGKILL');
+});
+
+describe('a crash during writes', () => {
+  it('keeps every acknowledged write, each whole, and the database intact', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-crash-'));
+    const file = path.join(dir, 'crash.sqlite');
+    const first = await startBuiltServer(`sqlite:${file}`, dir);
+    running.push(first);
+    const created = await first.graphql('mutation { createTask(input: { title: "Crash", goal: "g", domain: "ops/crash", items: ["Start"] }) { task { id } } }');
+    const taskId = created.data.createTask.task.id;
+
+    const acknowledged: string[] = [];
+    let answered = 0;
+    const crashed = new Promise<void>((resolve) => {
+      const sends = Array.from({ length: 80 }, (_, i) => `Write ${i}`).map(async (label) => {
+        try {
+          const result = await first.graphql('mutation($input: AddItemsInput!) { addItems(input: $input) { items { id } } }', { input: { taskId, items: [label] } });
+          if (!result.errors) acknowledged.push(label);
+        } catch {
+          // the connection died with the process: not acknowledged
+        }
+        answered += 1;
+        if (answered === 20) {
+          first.process.kill('SIGKILL');
+          resolve();
+        }
+      });
+      void Promise.allSettled(sends).then(() => resolve());
+    });
+    await crashed;
+    await first.exited();
+    expect(acknowledged.length).toBeGreaterThan(0);
+
+    const second = await startBuiltServer(`sqlite:${file}`, dir);
+    running.push(second);
+    const read = await second.graphql(`query($id: ID!) { task(id: $id) { version items(first: 200) { nodes { text } } history(first: 200) { totalCount nodes { action items { text } } } } }`, { id: taskId });
+    const { task } = read.data;
+    const labels: string[] = task.items.nodes.map((item: { text: string }) => item.text);
+    for (const label of acknowledged) expect(labels.filter((text) => text === label), label).toHaveLength(1);
+    // Every write that made it is whole: one item, one history row, one version step each.
+    expect(labels.length).toBe(1 + task.history.nodes.filter((event: { action: string }) => event.action === 'ITEMS_ADDED').length);
+    expect(task.version).toBe(task.history.totalCount);
+    expect(task.history.nodes.at(-1).items.map((item: { text: string }) => item.text)).toEqual(labels);
+
+    second.process.kill('SIGTERM');
+    await second.exited();
+    const raw = new Sqlite(file, { readonly: true });
+    expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+    raw.close();
+  });
+});
