@@ -140,3 +140,43 @@ describe('dashboard query cost', () => {
     expect(large.statements.length, report).toBeLessThanOrEqual(20);
   });
 });
+
+describe('list query cost', () => {
+  const LIST = `query($domain: String!) {
+    mustRead(domain: $domain) {
+      id title state progress { done total } inProgress { id text }
+      notes { totalCount nodes { title } }
+      comments(includeItems: true) { totalCount nodes { bodyText } }
+      items(first: 20) { nodes { id number comments { totalCount } } }
+    }
+  }`;
+
+  /** `count` open tasks in `domain`, each with a note and two comments. */
+  async function tasksIn(domain: string, count: number) {
+    for (let i = 0; i < count; i += 1) {
+      const { task, items } = await createTask(server, [`Step ${i}a`, `Step ${i}b`], { domain });
+      await server.ok(ADD_TASK_NOTE, { input: { taskId: task.id, title: `Note ${i}`, body: `About [[#${items[0].id}]].` } });
+      await server.ok(ADD_COMMENT, { input: { taskId: task.id, body: 'On the task.' } });
+      await server.ok(ADD_COMMENT, { input: { taskId: task.id, item: items[1].id, body: 'On an item.' } });
+    }
+  }
+
+  async function cost(domain: string) {
+    statements = [];
+    const data = await server.ok(LIST, { domain });
+    const issued = statements.length;
+    statements = [];
+    return { tasks: data.mustRead as { notes: { totalCount: number }; comments: { totalCount: number } }[], issued };
+  }
+
+  it('is the same number of statements for 12 tasks as for 3, notes and comments included', async () => {
+    await tasksIn('cost/list-few', 3);
+    await tasksIn('cost/list-many', 12);
+    const few = await cost('cost/list-few');
+    const many = await cost('cost/list-many');
+    expect(few.tasks).toHaveLength(3);
+    expect(many.tasks).toHaveLength(12);
+    expect(many.tasks.every((task) => task.notes.totalCount === 1 && task.comments.totalCount === 2)).toBe(true);
+    expect(many.issued).toBe(few.issued);
+  });
+});

@@ -3,40 +3,42 @@ import type { Page } from '../domain/paging.js';
 import type { Services } from '../services/index.js';
 import { createSessionLoaders } from './session-loaders.js';
 
-/** One page of a list per item: the item and the page arguments. */
-export interface ItemPageKey {
-  itemId: number;
+/** One page of a list per owner (an item or a task): the owner and the page arguments. */
+export interface PageKey {
+  ownerId: number;
   first?: number | null;
   after?: string | null;
+  /** Task.comments only: the items' comments too. */
+  includeItems?: boolean;
 }
 
 /**
- * Batches per-item pages: keys asking for the same page (first/after) are
- * answered by one call of `load` for all their items, so a list of items
- * each showing its comments costs the same statements for 20 items as for
- * 200. A refused argument (first over 200, a foreign cursor) fails only the
- * keys that sent it.
+ * Batches per-owner pages: keys asking for the same page (first/after) are
+ * answered by one call of `load` for all their owners, so a list of items
+ * (or tasks) each showing its comments costs the same statements for 20 as
+ * for 200. A refused argument (first over 200, a foreign cursor) fails only
+ * the keys that sent it.
  */
-function itemPageLoader<T>(load: (itemIds: number[], first?: number | null, after?: string | null) => Promise<Page<T>[]>) {
-  const argsOf = (key: ItemPageKey) => JSON.stringify([key.first ?? null, key.after ?? null]);
-  return new DataLoader<ItemPageKey, Page<T>, string>(
+function pageLoader<T>(load: (ownerIds: number[], args: Omit<PageKey, 'ownerId'>) => Promise<Page<T>[]>) {
+  const argsOf = (key: PageKey) => JSON.stringify([key.first ?? null, key.after ?? null, key.includeItems ?? false]);
+  return new DataLoader<PageKey, Page<T>, string>(
     async (keys) => {
-      const groups = new Map<string, ItemPageKey[]>();
+      const groups = new Map<string, PageKey[]>();
       for (const key of keys) groups.set(argsOf(key), [...(groups.get(argsOf(key)) ?? []), key]);
       const answers = new Map<string, Page<T> | Error>();
       await Promise.all([...groups.values()].map(async (group) => {
-        const [{ first, after }] = group;
+        const [{ first, after, includeItems }] = group;
         try {
-          const pages = await load(group.map((key) => key.itemId), first, after);
-          group.forEach((key, index) => answers.set(`${key.itemId}:${argsOf(key)}`, pages[index]));
+          const pages = await load(group.map((key) => key.ownerId), { first, after, includeItems });
+          group.forEach((key, index) => answers.set(`${key.ownerId}:${argsOf(key)}`, pages[index]));
         } catch (error) {
-          for (const key of group) answers.set(`${key.itemId}:${argsOf(key)}`, error as Error);
+          for (const key of group) answers.set(`${key.ownerId}:${argsOf(key)}`, error as Error);
         }
       }));
-      return keys.map((key) => answers.get(`${key.itemId}:${argsOf(key)}`)!);
+      return keys.map((key) => answers.get(`${key.ownerId}:${argsOf(key)}`)!);
     },
     // A task holds at most 500 items; the cap only keeps a huge multi-task query under the drivers' bound-parameter limits.
-    { cacheKeyFn: (key) => `${key.itemId}:${argsOf(key)}`, maxBatchSize: 10_000 },
+    { cacheKeyFn: (key) => `${key.ownerId}:${argsOf(key)}`, maxBatchSize: 10_000 },
   );
 }
 
@@ -59,9 +61,13 @@ export function createLoaders(services: Services) {
     /** Briefs on each item. */
     itemBriefs: new DataLoader((itemIds: readonly number[]) => services.taskContent.briefsOfItems(itemIds)),
     /** A page of comments on each item (Item.comments). */
-    itemComments: itemPageLoader((itemIds, first, after) => services.taskContent.commentPagesOfItems(itemIds, first, after)),
+    itemComments: pageLoader((itemIds, { first, after }) => services.taskContent.commentPagesOfItems(itemIds, first, after)),
     /** A page of briefs on each item (Item.notes). */
-    itemNotes: itemPageLoader((itemIds, first, after) => services.taskContent.notePagesOfItems(itemIds, first, after)),
+    itemNotes: pageLoader((itemIds, { first, after }) => services.taskContent.notePagesOfItems(itemIds, first, after)),
+    /** A page of each task's own comments, or with includeItems its items' too (Task.comments without item). */
+    taskComments: pageLoader((taskIds, { first, after, includeItems }) => services.taskContent.commentPagesOfTasks(taskIds, includeItems ?? false, first, after)),
+    /** A page of each task's notes (Task.notes without item). */
+    taskNotes: pageLoader((taskIds, { first, after }) => services.taskContent.notePagesOfTasks(taskIds, first, after)),
     ...createSessionLoaders(services),
   };
 }

@@ -2,6 +2,10 @@ import { In, type EntityManager } from 'typeorm';
 import { decodeCursor, pageFrom, pageSize, type Page } from '../domain/paging.js';
 import { CommentEntity, ItemLinkEntity, MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../db/entities/index.js';
 
+const COMMENTS_BY_ITEM = { entity: CommentEntity, table: 'comments', owner: 'itemId', ownerOf: (row: CommentEntity) => row.itemId } as const;
+const COMMENTS_BY_TASK = { entity: CommentEntity, table: 'comments', owner: 'taskId', ownerOf: (row: CommentEntity) => row.taskId } as const;
+const NOTES_BY_TASK = { entity: TaskNoteEntity, table: 'task_notes', owner: 'taskId', ownerOf: (row: TaskNoteEntity) => row.taskId } as const;
+
 /**
  * Reads of what belongs to a task besides its items: task notes, comments,
  * memories linked to items, and briefs behind Item.dependsOn. Keyset-paged;
@@ -61,37 +65,59 @@ export class TaskContentReader {
   }
 
   /**
-   * One page of comments for each item, all with the same first/after, in
-   * two statements whatever the number of items: the counts, grouped by
-   * item, and the rows, ranked within each item by a window function so each
-   * item gets its own first `size + 1`.
+   * One page of rows for each owner (an item or a task), all with the same
+   * first/after, in two statements whatever the number of owners: the counts
+   * grouped by owner, and the rows ranked within each owner by a window
+   * function so each gets its own first `size + 1`. `only` narrows the rows
+   * (a SQL condition on alias r).
    */
-  async commentPagesOfItems(itemIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<CommentEntity>[]> {
+  private async pagesByOwner<T extends { id: number }>(
+    rowsOf: { entity: new () => T; table: string; owner: 'itemId' | 'taskId'; ownerOf: (row: T) => number | null },
+    ownerIds: readonly number[], only: string | null, first?: number | null, after?: string | null,
+  ): Promise<Page<T>[]> {
+    const { entity, table, owner, ownerOf } = rowsOf;
     const size = pageSize(first);
     const key = decodeCursor(after, 1, ['id']);
-    if (itemIds.length === 0) return [];
-    const ids = [...new Set(itemIds)];
-    const counts: { itemId: number; total: number | string }[] = await this.reader()
-      .createQueryBuilder(CommentEntity, 'c')
-      .select('c."itemId"', 'itemId')
+    if (ownerIds.length === 0) return [];
+    const ids = [...new Set(ownerIds)];
+    const narrow = only ? ` AND ${only}` : '';
+    const countQuery = this.reader()
+      .createQueryBuilder(entity, 'r')
+      .select(`r."${owner}"`, 'owner')
       .addSelect('COUNT(*)', 'total')
-      .where('c."itemId" IN (:...ids)', { ids })
-      .groupBy('c."itemId"')
-      .getRawMany();
+      .where(`r."${owner}" IN (:...ids)`, { ids })
+      .groupBy(`r."${owner}"`);
+    if (only) countQuery.andWhere(only);
+    const counts: { owner: number | string; total: number | string }[] = await countQuery.getRawMany();
     const rows = await this.reader()
-      .createQueryBuilder(CommentEntity, 'c')
+      .createQueryBuilder(entity, 'c')
       .where(
         `c."id" IN (SELECT ranked."id" FROM (
-          SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."itemId" ORDER BY r."id") AS "rn"
-          FROM "comments" r WHERE r."itemId" IN (:...ids) AND r."id" > :after) ranked
+          SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."${owner}" ORDER BY r."id") AS "rn"
+          FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND r."id" > :after${narrow}) ranked
         WHERE ranked."rn" <= :limit)`,
         { ids, after: key ? Number(key[0]) : 0, limit: size + 1 },
       )
       .orderBy('c."id"', 'ASC')
       .getMany();
-    const totals = new Map(counts.map((row) => [Number(row.itemId), Number(row.total)]));
-    return itemIds.map((itemId) =>
-      pageFrom(rows.filter((row) => row.itemId === itemId), size, (row) => [row.id], totals.get(itemId) ?? 0));
+    const totals = new Map(counts.map((row) => [Number(row.owner), Number(row.total)]));
+    return ownerIds.map((ownerId) =>
+      pageFrom(rows.filter((row) => ownerOf(row) === ownerId), size, (row) => [row.id], totals.get(ownerId) ?? 0));
+  }
+
+  /** One page of comments for each item (Item.comments), in two statements. */
+  commentPagesOfItems(itemIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<CommentEntity>[]> {
+    return this.pagesByOwner(COMMENTS_BY_ITEM, itemIds, null, first, after);
+  }
+
+  /** One page of comments for each task (Task.comments without item): its own, or with includeItems its items' too. */
+  commentPagesOfTasks(taskIds: readonly number[], includeItems: boolean, first?: number | null, after?: string | null): Promise<Page<CommentEntity>[]> {
+    return this.pagesByOwner(COMMENTS_BY_TASK, taskIds, includeItems ? null : 'r."itemId" IS NULL', first, after);
+  }
+
+  /** One page of task notes for each task (Task.notes without item), in two statements. */
+  notePagesOfTasks(taskIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>[]> {
+    return this.pagesByOwner(NOTES_BY_TASK, taskIds, null, first, after);
   }
 
   /**

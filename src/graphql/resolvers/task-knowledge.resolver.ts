@@ -9,7 +9,7 @@ import { Memory, Task } from '../types/memory.type.js';
 import { CommentConnection, Dependency, TaskNoteConnection } from '../types/task-note.type.js';
 
 /** An item filter that names nothing matches nothing (an empty page), rather than everything. */
-function itemFilter(item: string | null | undefined): number | null | undefined {
+function itemFilter(item: string | null | undefined): number | undefined {
   if (item === null || item === undefined) return undefined;
   return parseId(item) ?? -1;
 }
@@ -25,7 +25,10 @@ export class TaskKnowledgeResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<TaskNoteConnection> {
-    const page = await ctx.services.taskContent.taskNotes(task.taskId, itemFilter(item) ?? null, first, after);
+    const itemId = itemFilter(item);
+    const page = itemId === undefined
+      ? await ctx.loaders.taskNotes.load({ ownerId: task.taskId, first, after })
+      : await ctx.services.taskContent.taskNotes(task.taskId, itemId, first, after);
     return Object.assign(toConnection(page, toTaskNote), { taskId: task.taskId });
   }
 
@@ -40,7 +43,10 @@ export class TaskKnowledgeResolver {
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
     @Arg('includeItems', () => Boolean, { nullable: true, defaultValue: false, description: "Without item: also list comments on the task's items." }) includeItems: boolean | null = false,
   ): Promise<CommentConnection> {
-    const page = await ctx.services.taskContent.comments({ taskId: task.taskId, itemId: itemFilter(item) ?? null, includeItems: includeItems ?? false, first, after });
+    const itemId = itemFilter(item);
+    const page = itemId === undefined
+      ? await ctx.loaders.taskComments.load({ ownerId: task.taskId, first, after, includeItems: includeItems ?? false })
+      : await ctx.services.taskContent.comments({ taskId: task.taskId, itemId, first, after });
     return Object.assign(toConnection(page, toComment), { taskId: task.taskId });
   }
 }
@@ -56,7 +62,7 @@ export class ItemKnowledgeResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<CommentConnection> {
-    const page = await ctx.loaders.itemComments.load({ itemId: item.itemId, first, after });
+    const page = await ctx.loaders.itemComments.load({ ownerId: item.itemId, first, after });
     return Object.assign(toConnection(page, toComment), { taskId: item.taskId });
   }
 
@@ -67,7 +73,7 @@ export class ItemKnowledgeResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<TaskNoteConnection> {
-    const page = await ctx.loaders.itemNotes.load({ itemId: item.itemId, first, after });
+    const page = await ctx.loaders.itemNotes.load({ ownerId: item.itemId, first, after });
     return Object.assign(toConnection(page, toTaskNote), { taskId: item.taskId });
   }
 
