@@ -18,7 +18,13 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   const logger = createLogger(config.logLevel);
   const db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery });
   const services = createServices(db, options);
-  const server = await startServer(config, services, logger);
+  let server: RunningServer;
+  try {
+    server = await startServer(config, services, logger);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
   return {
     services,
     server,

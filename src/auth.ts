@@ -13,7 +13,16 @@ export function tokenTable(entries: readonly string[]): Map<string, Access> {
   for (const entry of entries) {
     const readOnly = entry.endsWith(':read');
     const token = readOnly ? entry.slice(0, -':read'.length) : entry;
-    if (token) table.set(digest(token), readOnly ? 'read' : 'write');
+    // A mistake here must not quietly leave the server open, or quietly lock someone out: refuse to start.
+    if (!token || /\s/.test(token)) {
+      throw new Error(`TASKBASE_TOKENS has an entry "${entry}" that is not a token: entries are comma-separated, without spaces, optionally ending in :read.`);
+    }
+    const access: Access = readOnly ? 'read' : 'write';
+    const earlier = table.get(digest(token));
+    if (earlier && earlier !== access) {
+      throw new Error('TASKBASE_TOKENS names one token both with and without :read; give it once, with the access it should have.');
+    }
+    table.set(digest(token), access);
   }
   return table;
 }

@@ -32,6 +32,8 @@ function httpErrorBody(message: string, code: string) {
  * never carry a stack.
  */
 export async function startServer(config: Config, services: Services, logger: Logger): Promise<RunningServer> {
+  const tokens = tokenTable(config.tokens);
+  logger.info({ auth: tokens.size > 0 ? `${tokens.size} bearer token(s)` : 'off' }, 'authentication');
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
@@ -55,7 +57,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
 
   app.use(
     '/graphql',
-    bearerAuth(tokenTable(config.tokens)),
+    bearerAuth(tokens),
     express.json({ limit: config.bodyLimit }),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => createContext(services, req.headers['x-session-id'], res.locals.access),

@@ -38,6 +38,14 @@ describe('with TASKBASE_TOKENS set', () => {
     expect(await databaseState(server)).toEqual(before);
   });
 
+  it('lets a read token read with x-session-id without recording anything on the session', async () => {
+    const session = (await server.gql('mutation { startSession { id } }', {}, bearer('writer-secret'))).data?.startSession.id;
+    const before = await databaseState(server);
+    const read = await server.gql('{ memories(domain: "auth/read") { totalCount } }', {}, { ...bearer('reader-secret'), session });
+    expect(read.errors).toBeUndefined();
+    expect(await databaseState(server)).toEqual(before);
+  });
+
   it('keeps /healthz open', async () => {
     expect((await fetch(server.url.replace('/graphql', '/healthz'))).status).toBe(200);
   });
@@ -50,5 +58,11 @@ describe('with TASKBASE_TOKENS set', () => {
       });
     expect(JSON.parse((await run('writer-secret')).stdout)).toBeNull();
     await expect(run()).rejects.toMatchObject({ stderr: expect.stringContaining('Authentication is on') });
+  });
+});
+
+describe('a TASKBASE_TOKENS that names no usable token', () => {
+  it.each([':read', 'has space', 'same,same:read'])('%j stops the server from starting, rather than leaving it open', async (tokens) => {
+    await expect(startTestServer({ env: { TASKBASE_TOKENS: tokens } })).rejects.toThrow(/TASKBASE_TOKENS/);
   });
 });

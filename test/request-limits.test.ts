@@ -28,12 +28,15 @@ describe('a mutation whose result asks for a bad page', () => {
 
 describe('query shape', () => {
   it('refuses a query nested too deep with TOO_LARGE', async () => {
-    const { items } = await createTask(server, ['Deep']);
+    const id = (await server.ok('mutation { startSession { id } }')).startSession.id;
     let selection = 'id';
-    for (let i = 0; i < 8; i += 1) selection = `task { inProgress { ${selection} } }`;
-    const refused = await server.refused(`query($id: ID!) { item(id: $id) { ${selection} } }`, { id: items[0].id });
+    for (let i = 0; i < 16; i += 1) selection = `parent { ${selection} }`;
+    const refused = await server.refused(`query($id: ID!) { session(id: $id) { ${selection} } }`, { id });
     expect(refused.code).toBe('TOO_LARGE');
     expect(refused.message).toContain('levels deep');
+    let fifteen = 'id';
+    for (let i = 0; i < 13; i += 1) fifteen = `parent { ${fifteen} }`;
+    expect((await server.ok(`query($id: ID!) { session(id: $id) { ${fifteen} } }`, { id })).session).toEqual({ parent: null });
   });
 
   it('refuses a query that could touch too many rows, saying how to ask for less', async () => {
@@ -55,5 +58,34 @@ describe('query shape', () => {
   it('lets a client read the schema by introspection', async () => {
     const data = await server.ok(getIntrospectionQuery());
     expect(data.__schema.queryType.name).toBe('Query');
+  });
+});
+
+describe('what the check reads as execution does', () => {
+  it('applies variable defaults: a mutation whose result asks first: $n = 500 records nothing', async () => {
+    const create = `mutation($n: Int = 500) { createTask(input: { title: "Ghost", goal: "g", domain: "limits/defaults", items: ["A"] }) { task { items(first: $n) { totalCount } } } }`;
+    await refusedAndNothingRecorded(server, 'TOO_LARGE', create, {});
+  });
+
+  it('leaves badly typed variables to execution, which refuses them as BAD_USER_INPUT', async () => {
+    const refused = await server.refused('query($a: String) { memories(domain: "x", after: $a) { totalCount } }', { a: { length: 100_000_000 } });
+    expect(refused.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('does not check a field @include(if: false) leaves out', async () => {
+    const data = await server.ok('query($show: Boolean = false) { memories(domain: "x", first: 500) @include(if: $show) { totalCount } reminderSettings { enabled } }');
+    expect(data).toEqual({ reminderSettings: { enabled: true } });
+  });
+
+  it('counts a fragment spread many times over once per selection, as it runs', async () => {
+    const levels = 25;
+    const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ');
+    const data = await server.ok(`query { ...F0 } ${fragments} fragment F${levels} on Query { reminderSettings { enabled } }`);
+    expect(data).toEqual({ reminderSettings: { enabled: true } });
+  });
+
+  it('counts aliases of introspection fields too', async () => {
+    const fields = Array.from({ length: 51 }, (_, i) => `s${i}: __schema { queryType { name } }`).join(' ');
+    expect((await server.refused(`{ ${fields} }`)).code).toBe('TOO_LARGE');
   });
 });

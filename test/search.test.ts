@@ -195,3 +195,21 @@ describe('paging while others write', () => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 });
+
+describe('words and ranking alike on every database', () => {
+  it('finds the words inside addresses, hosts, versions and other scripts', async () => {
+    const found = await note('Contacts', 'Write to jane.doe@example.com or see https://example.org/docs/setup for version 1.2.3 of foo-bar. हिन्दी भाषा');
+    for (const query of ['jane.doe@example.com', 'example.org', 'docs', 'setup', '1.2.3', 'foo', 'हिन्दी']) {
+      expect(await ids(query), query).toContain(found.id);
+    }
+  });
+
+  it('ranks every word in the title first, then some word in the title, then the rest, newest first within each', async () => {
+    const domain = 'acme/tiers';
+    const bothInTitle = await note('Alpha beta', 'nothing else', domain);
+    const alphaInTitle = await note('Alpha', 'beta below', domain);
+    const onlyBody = await note('Other', 'alpha beta alpha beta alpha beta', domain);
+    const betaInTitle = await note('Beta gamma', 'alpha below', domain);
+    expect(await ids('alpha beta', { domain })).toEqual([bothInTitle.id, betaInTitle.id, alphaInTitle.id, onlyBody.id]);
+  });
+});

@@ -1,12 +1,25 @@
 import { DomainError } from './errors.js';
 
 export const SEARCH_QUERY_MAX = 1000;
+
+/** A word: a run of letters, digits and the marks that belong to them (a Devanagari vowel sign, a combining accent). */
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+
+/** The words of a text, as search cuts both documents and queries: "jane.doe@example.com" → jane, doe, example, com. */
+export function wordsOf(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
+/** "Crème brûlée" → "Creme brulee": Latin accents folded (FTS5's remove_diacritics), other scripts' marks kept. */
+export function foldAccents(text: string): string {
+  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+}
 export const SEARCH_WORDS_MAX = 32;
 
 /**
- * Search takes words, not a query language: the query is cut into runs of
- * letters and digits ("webhook's" → webhook, s), the same way both databases'
- * tokenizers cut documents, so any string is safe and reads alike on each.
+ * Search takes words, not a query language: the query is cut into words
+ * ("webhook's" → webhook, s), as documents are, so any string is safe and
+ * reads alike on each database.
  * EMPTY_TEXT when nothing is left once trimmed; TOO_LARGE past 1,000
  * characters or 32 words. A query of punctuation only has no words: it
  * matches nothing.
@@ -17,7 +30,7 @@ export function searchWords(query: string): string[] {
   if (text.length > SEARCH_QUERY_MAX) {
     throw new DomainError('TOO_LARGE', `query is ${text.length} characters; the limit is ${SEARCH_QUERY_MAX}. Search with a few distinctive words.`);
   }
-  const words = text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words = wordsOf(text);
   if (words.length > SEARCH_WORDS_MAX) {
     throw new DomainError('TOO_LARGE', `query has ${words.length} words; the limit is ${SEARCH_WORDS_MAX}. Search with a few distinctive words.`);
   }

@@ -8,6 +8,14 @@ import { MemoryKindEnum, MemoryStatusEnum } from '../types/enums.js';
 import { Memory, Note, Task } from '../types/memory.type.js';
 import { Domain } from '../types/task-note.type.js';
 
+/**
+ * A read that names a domain records it on the calling session (for
+ * reminders) — a write, so a read-only token's reads record nothing.
+ */
+async function namedDomain(ctx: Context, domain: string | null | undefined): Promise<void> {
+  if (ctx.access === 'write') await ctx.services.sessionDomains.named(ctx.caller, domain);
+}
+
 /** Notes, and finding memories by domain or by words. */
 @Resolver()
 export class MemoryResolver {
@@ -21,14 +29,14 @@ export class MemoryResolver {
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<MemoryConnection> {
     const page = await ctx.services.memoryReader.memories({ domain, kind, status, first, after });
-    await ctx.services.sessionDomains.named(ctx.caller, domain);
+    await namedDomain(ctx, domain);
     return toConnection(page, toMemory);
   }
 
   @Query(() => [Task], { description: 'Open tasks of a scope (domain and below), most recently updated first (at most 200).' })
   async mustRead(@Ctx() ctx: Context, @Arg('domain', { description: 'Scope, e.g. "acme/checkout".' }) domain: string): Promise<Task[]> {
     const rows = await ctx.services.memoryReader.mustRead(domain);
-    await ctx.services.sessionDomains.named(ctx.caller, domain);
+    await namedDomain(ctx, domain);
     return rows.map(toTask);
   }
 
@@ -49,7 +57,7 @@ export class MemoryResolver {
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<MemoryConnection> {
     const page = await ctx.services.memoryReader.search({ query, domain, kind, first, after });
-    await ctx.services.sessionDomains.named(ctx.caller, domain);
+    await namedDomain(ctx, domain);
     return toConnection(page, toMemory);
   }
 
@@ -58,7 +66,7 @@ export class MemoryResolver {
   })
   async domains(@Ctx() ctx: Context, @Arg('under', () => String, { nullable: true, description: 'Scope; all domains when null.' }) under?: string | null): Promise<Domain[]> {
     const rows = await ctx.services.memoryReader.domains(under);
-    await ctx.services.sessionDomains.named(ctx.caller, under);
+    await namedDomain(ctx, under);
     return rows;
   }
 

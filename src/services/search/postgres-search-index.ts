@@ -1,24 +1,26 @@
 import type { EntityManager } from 'typeorm';
+import { foldAccents, wordsOf } from '../../domain/search-words.js';
 import type { SearchIndex, SearchOptions } from './search-index.js';
 
 /**
- * Each word (letters and digits only, accents folded) is searched as a
- * prefix (`word:*`), all ANDed, so no input is read as tsquery syntax. With
- * no word left the query matches nothing.
+ * A text as PostgreSQL indexes it: accents folded and cut into the same
+ * words as queries (the 'simple' parser alone would keep an e-mail address,
+ * a host or a version number as one token that no word of a query matches).
  */
-export function tsQuery(words: readonly string[]): string | null {
-  const terms = words.flatMap((word) => foldAccents(word).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter(Boolean);
-  return terms.length ? terms.map((term) => `${term}:*`).join(' & ') : null;
+export function searchableText(text: string): string {
+  return wordsOf(foldAccents(text)).join(' ');
 }
 
-/** "Crème brûlée" → "Creme brulee": documents and queries are folded alike, as FTS5's remove_diacritics does on SQLite. */
-export function foldAccents(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '');
+/** The words as prefixes (`word:*`), joined by `joiner` (& for all, | for any); only letters, digits and marks, so never tsquery syntax. */
+export function tsQuery(words: readonly string[], joiner: '&' | '|' = '&'): string | null {
+  const terms = words.flatMap((word) => wordsOf(foldAccents(word).toLowerCase()));
+  return terms.length ? terms.map((term) => `${term}:*`).join(` ${joiner} `) : null;
 }
 
 /**
- * PostgreSQL: a tsvector per memory (title weighted A, text B), ranked by
- * ts_rank, which reads only the memory's own vector: a stable rank.
+ * PostgreSQL: a tsvector per memory, title weighted A and text B. Ranked by
+ * the same tiers as on SQLite, read from the memory's own vector only: 0 when
+ * every word is in the title, 1 when some word is, 2 otherwise.
  */
 export class PostgresSearchIndex implements SearchIndex {
   async index(manager: EntityManager, memory: { id: number; title: string; text: string }): Promise<void> {
@@ -26,15 +28,16 @@ export class PostgresSearchIndex implements SearchIndex {
       `INSERT INTO "memory_search" ("memoryId", "document")
        VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'))
        ON CONFLICT ("memoryId") DO UPDATE SET "document" = EXCLUDED."document"`,
-      [memory.id, foldAccents(memory.title), foldAccents(memory.text)],
+      [memory.id, searchableText(memory.title), searchableText(memory.text)],
     );
   }
 
   async search(reader: EntityManager, options: SearchOptions) {
-    const query = tsQuery(options.words);
-    if (!query) return { hits: [], total: 0 };
+    const all = tsQuery(options.words, '&');
+    const any = tsQuery(options.words, '|');
+    if (!all || !any) return { hits: [], total: 0 };
     const where: string[] = [`s."document" @@ to_tsquery('simple', $1)`, 'm."sessionId" IS NULL'];
-    const params: unknown[] = [query];
+    const params: unknown[] = [all, any];
     if (options.domain) {
       params.push(options.domain, options.domain.length + 1, `${options.domain}/`);
       where.push(`(m."domain" = $${params.length - 2} OR substr(m."domain", 1, $${params.length - 1}) = $${params.length})`);
@@ -43,8 +46,10 @@ export class PostgresSearchIndex implements SearchIndex {
       params.push(options.kind);
       where.push(`m."kind" = $${params.length}`);
     }
-    // Lower is better, as on SQLite: the negated rank.
-    const matched = `SELECT m."id" AS "memoryId", -ts_rank(s."document", to_tsquery('simple', $1)) AS "rank"
+    const matched = `SELECT m."id" AS "memoryId",
+        CASE WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', $1) THEN 0
+             WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', $2) THEN 1
+             ELSE 2 END AS "rank"
       FROM "memory_search" s JOIN "memories" m ON m."id" = s."memoryId" WHERE ${where.join(' AND ')}`;
     const [{ total }] = await reader.query(`SELECT count(*) AS "total" FROM (${matched}) hits`, params);
     const pageParams = [...params];

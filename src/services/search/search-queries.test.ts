@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { foldAccents, tsQuery } from './postgres-search-index.js';
+import { searchableText, tsQuery } from './postgres-search-index.js';
 import { fts5Query } from './sqlite-search-index.js';
 
 describe('fts5Query', () => {
   it('quotes every word as a prefix string, so no input is FTS5 syntax', () => {
-    expect(fts5Query(['webhook', 'NEAR(', '"quoted"', '-x', '*'])).toBe('"webhook"* "NEAR("* """quoted"""* "-x"* "*"*');
+    expect(fts5Query(['webhook', 'NEAR', 'quoted'])).toBe('"webhook"* "NEAR"* "quoted"*');
   });
 });
 
 describe('tsQuery', () => {
-  it('keeps letters and digits of each word, folds accents and case, and ANDs prefixes', () => {
-    expect(tsQuery(['Crème', 'brûlée:*', 'v2'])).toBe('creme:* & brulee:* & v2:*');
+  it('folds accents and case, and joins prefixes with AND or OR', () => {
+    expect(tsQuery(['Crème', 'brûlée', 'v2'])).toBe('creme:* & brulee:* & v2:*');
+    expect(tsQuery(['alpha', 'beta'], '|')).toBe('alpha:* | beta:*');
   });
 
   it('matches nothing when nothing searchable is left', () => {
@@ -18,8 +19,15 @@ describe('tsQuery', () => {
   });
 });
 
-describe('foldAccents', () => {
-  it('drops combining marks only', () => {
-    expect(foldAccents('Ångström naïve café 東京')).toBe('Angstrom naive cafe 東京');
+describe('searchableText', () => {
+  it('cuts addresses, hosts and versions into the words a query has', () => {
+    expect(searchableText('Mail jane.doe@example.com, see https://example.org/docs v1.2.3 foo-bar')).toBe(
+      'Mail jane doe example com see https example org docs v1 2 3 foo bar',
+    );
+  });
+
+  it('keeps the marks of other scripts inside their words', () => {
+    expect(searchableText('हिन्दी भाषा')).toBe('हिन्दी भाषा');
+    expect(searchableText('Ångström café')).toBe('Angstrom cafe');
   });
 });
