@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
 import { Database } from './db/database.js';
-import { DomainError, isDomainError } from './domain/errors.js';
+import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
 import { createSchema, printSortedSchema } from './graphql/schema.js';
 import { createServices } from './services/index.js';
 
@@ -50,7 +50,14 @@ program
   .option('--json', 'print the reminder as JSON ({"text", "tasks", "domains"}), or null')
   .option('--url <graphql-url>', 'ask a running server (e.g. http://127.0.0.1:4000/graphql) instead of opening DATABASE_URL')
   .action(async (options: { session: string; json?: boolean; url?: string }) => {
-    const reminder = options.url ? await remindOverHttp(options.url, options.session) : await remindFromDatabase(options.session);
+    let reminder: PrintedReminder | null;
+    try {
+      reminder = options.url ? await remindOverHttp(options.url, options.session) : await remindFromDatabase(options.session);
+    } catch (error) {
+      // The operator's words for the agent's refusal: which session was not found.
+      if (isDomainError(error) && error.code === 'NO_SESSION') throw new Error(`no started session has id "${options.session}" (start one with startSession)`);
+      throw error;
+    }
     if (options.json) console.log(JSON.stringify(reminder));
     else if (reminder) console.log(reminder.text);
   });
@@ -80,8 +87,9 @@ async function remindOverHttp(url: string, sessionId: string): Promise<PrintedRe
     headers,
     body: JSON.stringify({ query: 'mutation { endTurn { text domains tasks { id title domain } } }' }),
   });
-  const body = (await response.json()) as { data?: { endTurn: PrintedReminder | null }; errors?: { message: string }[] };
-  if (body.errors?.length) throw new DomainError('BAD_USER_INPUT', body.errors[0].message);
+  const body = (await response.json()) as { data?: { endTurn: PrintedReminder | null }; errors?: { message: string; extensions?: { code?: ErrorCode } }[] };
+  const [error] = body.errors ?? [];
+  if (error) throw new DomainError(error.extensions?.code ?? 'BAD_USER_INPUT', error.message);
   return body.data?.endTurn ?? null;
 }
 

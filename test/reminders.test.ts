@@ -175,6 +175,14 @@ describe('the reminder job (npm run remind)', () => {
     expect(JSON.parse((await cli('--session', session, '--json')).stdout)).toBeNull();
   });
 
+  it('says which session it did not find, and exits 1, directly or over HTTP', async () => {
+    for (const args of [[], ['--url', server.url]]) {
+      await expect(cli('--session', 'no-such-session', ...args)).rejects.toMatchObject({
+        code: 1, stdout: '', stderr: expect.stringContaining('no started session has id "no-such-session"'),
+      });
+    }
+  });
+
   it('asks a running server with --url', async () => {
     const session = await newSession();
     await taskIn('job/http', session, 'Archive the old buckets');
