@@ -3,6 +3,7 @@ import { refusal } from '../../test/refusal.js';
 import {
   DEFAULT_PLAN_RULES,
   checkPlan,
+  checkPlanResize,
   checkPlanSize,
   checkStepNote,
   checkStepText,
@@ -339,5 +340,16 @@ describe('checkPlanSize', () => {
     expect(() => checkPlanSize(3, rules({ minItems: 2, maxItems: 3 }))).not.toThrow();
     expect(refusal(() => checkPlanSize(1, rules({ minItems: 2, maxItems: 3 }))).message).toContain('1 step;');
     expect(refusal(() => checkPlanSize(4, rules({ minItems: 2, maxItems: 3 }))).code).toBe('PLAN_SIZE');
+  });
+});
+
+describe('checkPlanResize', () => {
+  const rules = mergePlanRules(DEFAULT_PLAN_RULES, { minItems: 2, maxItems: 3 });
+
+  it('judges growing by maxItems and shrinking by minItems only', () => {
+    expect(refusal(() => checkPlanResize(3, 4, rules)).code).toBe('PLAN_SIZE');
+    expect(refusal(() => checkPlanResize(2, 1, rules)).code).toBe('PLAN_SIZE');
+    expect(() => checkPlanResize(5, 4, rules)).not.toThrow();
+    expect(() => checkPlanResize(0, 1, rules)).not.toThrow();
   });
 });

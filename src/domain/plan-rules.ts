@@ -143,6 +143,15 @@ export function checkStepText(raw: string, n: number, rules: PlanRules): string 
   return text;
 }
 
+/**
+ * A change of a plan from `from` to `to` steps: growing can break maxItems
+ * only, shrinking minItems only, so a plan recorded outside newer rules may
+ * always move toward them.
+ */
+export function checkPlanResize(from: number, to: number, rules: PlanRules): void {
+  if ((to > from && to > rules.maxItems) || (to < from && to < rules.minItems)) checkPlanSize(to, rules);
+}
+
 /** PLAN_SIZE unless a plan of `count` steps is within minItems..maxItems. */
 export function checkPlanSize(count: number, rules: PlanRules): void {
   const { minItems, maxItems } = rules;

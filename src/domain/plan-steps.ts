@@ -7,7 +7,7 @@
  */
 import { DomainError } from './errors.js';
 import { ITEMS_PER_CALL_MAX } from './labels.js';
-import { checkPlanSize, checkStepText, countOf, planMessage, type PlanRules, type PlanStep } from './plan-rules.js';
+import { checkPlanResize, checkStepText, countOf, planMessage, type PlanRules, type PlanStep } from './plan-rules.js';
 import type { ItemState } from './states.js';
 
 /** The refusal every plan mutation gives without a started session: the to-do tool's own words, which clients match on. */
@@ -66,8 +66,7 @@ export function checkAddedSteps(liveTexts: readonly string[], raw: readonly stri
     sent.add(text);
     return text;
   });
-  const total = liveTexts.length + texts.length;
-  if (total > rules.maxItems) checkPlanSize(total, rules);
+  checkPlanResize(liveTexts.length, liveTexts.length + texts.length, rules);
   return texts;
 }
 

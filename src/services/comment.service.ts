@@ -1,10 +1,8 @@
-import { DomainError } from '../domain/errors.js';
-import { deletedItem } from '../domain/task-rules.js';
 import { CommentEntity } from '../db/entities/index.js';
 import { insertComment } from './comment-store.js';
 import { findReplay, remember, replayed } from './idempotency.js';
 import type { SearchIndex } from './search/search-index.js';
-import { loadTaskForChange, recordTaskChange } from './task-store.js';
+import { liveItem, loadTaskForChange, recordTaskChange } from './task-store.js';
 import type { Caller, Writer } from './unit-of-work.js';
 
 export interface AddCommentInput {
@@ -28,10 +26,7 @@ export class CommentService {
       const aggregate = await loadTaskForChange(uow, input.taskId);
       let itemId: number | null = null;
       if (input.item !== null && input.item !== undefined) {
-        const item = aggregate.items.find((candidate) => String(candidate.id) === String(input.item).trim());
-        if (!item) throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item "${input.item}". Comment on an item of this task, or leave item out to comment on the task.`);
-        if (item.deleted) throw deletedItem(String(item.id), item.text);
-        itemId = item.id;
+        itemId = liveItem(aggregate, input.item, 'Comment on an item of this task, or leave item out to comment on the task.').id;
       }
       const comment = await insertComment(uow, aggregate, input.body, itemId);
       await recordTaskChange(uow, this.search, aggregate, 'COMMENT_ADDED');

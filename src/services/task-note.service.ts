@@ -2,11 +2,11 @@ import { cleanBrief, taskNoteShape, type BriefIn } from '../domain/briefs.js';
 import { DomainError } from '../domain/errors.js';
 import { cleanFreeText, cleanLabel } from '../domain/labels.js';
 import { checkFreeText } from '../domain/refs.js';
-import { deletedItem, parseId, TITLE_MAX } from '../domain/task-rules.js';
+import { parseId, TITLE_MAX } from '../domain/task-rules.js';
 import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../db/entities/index.js';
 import { findReplay, remember, replayed } from './idempotency.js';
 import type { SearchIndex } from './search/search-index.js';
-import { loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
+import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
 import { citableIds } from './task.service.js';
 import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
 
@@ -120,9 +120,7 @@ export class TaskNoteService {
   private briefedItems(aggregate: TaskAggregate, ids: readonly string[]): number[] {
     const chosen: number[] = [];
     for (const raw of ids) {
-      const item = aggregate.items.find((candidate) => String(candidate.id) === String(raw).trim());
-      if (!item) throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item "${raw}"; a brief is on items of its own task.`);
-      if (item.deleted) throw deletedItem(String(item.id), item.text);
+      const item = liveItem(aggregate, raw, 'A brief is on items of its own task.');
       if (!chosen.includes(item.id)) chosen.push(item.id);
     }
     return chosen;

@@ -3,7 +3,7 @@ import { ITEM_LABEL_MAX } from '../domain/labels.js';
 import { diffSnapshots, type Snapshot } from '../domain/list-diff.js';
 import { DEFAULT_PLAN_RULES, type PlanRules } from '../domain/plan-rules.js';
 import type { ItemState } from '../domain/states.js';
-import { checkExpectedVersion, parseId, taskNotFound } from '../domain/task-rules.js';
+import { checkExpectedVersion, deletedItem, parseId, taskNotFound } from '../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../db/entities/index.js';
 import type { SearchIndex } from './search/search-index.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -52,6 +52,18 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
     rules = session?.rules ?? DEFAULT_PLAN_RULES;
   }
   return { task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items) };
+}
+
+/**
+ * A live item of the aggregate by id: NOT_FOUND when it is not this task's
+ * (`hint` says what to send instead), DELETED_ITEM when deleted.
+ */
+export function liveItem(aggregate: TaskAggregate, id: string, hint = "Read the task's items for their ids."): ItemEntity {
+  const itemId = parseId(id);
+  const item = aggregate.items.find((candidate) => candidate.id === itemId);
+  if (!item) throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item with id "${id}". ${hint}`);
+  if (item.deleted) throw deletedItem(String(item.id), item.text);
+  return item;
 }
 
 /** Inserts new items (in order) at the given positions; returns them with their ids. */

@@ -2,16 +2,16 @@ import { In } from 'typeorm';
 import { DomainError } from '../domain/errors.js';
 import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, splitItemsText } from '../domain/labels.js';
 import { insertAfter, moveAfter } from '../domain/ordering.js';
-import { checkPlanSize, checkStepNote } from '../domain/plan-rules.js';
+import { checkPlanResize, checkStepNote } from '../domain/plan-rules.js';
 import { checkStepStart } from '../domain/plan-steps.js';
 import { checkFreeText } from '../domain/refs.js';
 import type { ItemState } from '../domain/states.js';
-import { deletedItem, itemNotFound, parseId, TITLE_MAX } from '../domain/task-rules.js';
+import { itemNotFound, parseId, TITLE_MAX } from '../domain/task-rules.js';
 import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../db/entities/index.js';
 import { insertComment } from './comment-store.js';
 import { findReplay, remember } from './idempotency.js';
 import type { SearchIndex } from './search/search-index.js';
-import { applyOrder, insertItems, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
+import { applyOrder, insertItems, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
 import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
 
 export interface CreateTaskInput {
@@ -56,17 +56,6 @@ export interface TaskWithItems {
 /** Ids of every item of the task, deleted ones included: what its free text may cite. */
 export function citableIds(aggregate: TaskAggregate): Set<string> {
   return new Set(aggregate.items.map((item) => String(item.id)));
-}
-
-/** Finds a live item of the aggregate by id: NOT_FOUND when it is not this task's, DELETED_ITEM when deleted. */
-function liveItem(aggregate: TaskAggregate, id: string): ItemEntity {
-  const itemId = parseId(id);
-  const item = aggregate.items.find((candidate) => candidate.id === itemId);
-  if (!item) {
-    throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item with id "${id}". Read the task's items for their ids.`);
-  }
-  if (item.deleted) throw deletedItem(String(item.id), item.text);
-  return item;
 }
 
 /** Knowledge-base tasks and their checklists: every change is one transaction and one history row. */
@@ -197,9 +186,7 @@ export class TaskService {
       if (!found) throw itemNotFound(id);
       const aggregate = await loadTaskForChange(uow, found.taskId);
       const item = liveItem(aggregate, id);
-      // Deleting only shrinks a plan: minItems is the rule it can break (a plan over maxItems may always shrink).
-      const remaining = aggregate.items.filter((other) => !other.deleted).length - 1;
-      if (aggregate.rules && remaining < aggregate.rules.minItems) checkPlanSize(remaining, aggregate.rules);
+      if (aggregate.rules) checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
       item.deleted = true;
       await this.recorded(uow, aggregate, 'ITEM_DELETED');
@@ -215,8 +202,7 @@ export class TaskService {
       if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.');
       const live = aggregate.items.filter((item) => !item.deleted);
       const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
-      // Adding only grows a plan: maxItems is the rule it can break.
-      if (aggregate.rules && live.length + labels.length > aggregate.rules.maxItems) checkPlanSize(live.length + labels.length, aggregate.rules);
+      if (aggregate.rules) checkPlanResize(live.length, live.length + labels.length, aggregate.rules);
       const after = input.after === null || input.after === undefined ? null : String(liveItem(aggregate, input.after).id);
       const base = aggregate.items.length;
       const created = await insertItems(uow, aggregate.task.id, labels.map((text, index) => ({ text, position: base + index, added: true })));
