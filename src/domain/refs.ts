@@ -18,13 +18,6 @@ export function refTokenPattern(): RegExp {
   return new RegExp(TOKEN_SOURCE, 'g');
 }
 
-/**
- * Matches one [[#id]] token; id is decimal digits. This instance is shared, so
- * `.test`/`.exec` on it carry `lastIndex` from call to call; the functions below
- * never use it, and callers who need a pattern should prefer `refTokenPattern()`.
- */
-export const REF_TOKEN: RegExp = refTokenPattern();
-
 /** Distinct ids cited, as strings, in order of first appearance. */
 export function parseRefs(text: string): string[] {
   const ids = new Set<string>();

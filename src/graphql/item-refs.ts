@@ -1,6 +1,7 @@
 import { numberLiveItems } from '../domain/ordering.js';
 import { parseRefs, renderRefs, type RefTarget } from '../domain/refs.js';
 import type { ItemEntity } from '../db/entities/index.js';
+import type { Context } from './context.js';
 import type { ItemRef } from './types/common.type.js';
 
 const targetsCache = new WeakMap<readonly ItemEntity[], Map<string, RefTarget>>();
@@ -36,8 +37,9 @@ export function refsIn(texts: readonly (string | null | undefined)[], targets: R
   return refs;
 }
 
-export function render(text: string, targets: ReadonlyMap<string, RefTarget>): string {
-  return renderRefs(text, targets);
+/** `text` of a task with each [[#id]] rendered as the task's items read now (one loader call per task and request). */
+export async function renderedFor(ctx: Context, taskId: number, text: string): Promise<string> {
+  return renderRefs(text, refTargets(await ctx.loaders.taskItems.load(taskId)));
 }
 
 /** A dependency as the API shows it: the item waited for, as it reads now, and the reason raw and rendered. */

@@ -23,11 +23,6 @@ function fingerprint(input: object): string {
   return createHash('sha256').update(stableJson(rest)).digest('hex');
 }
 
-/**
- * Retry safety for creating calls: the first call with a key records what it
- * created; a retry with the same key and input gets that back and records
- * nothing new; the same key with other input is refused.
- */
 /** Longest idempotency key taken (a UUID is 36). */
 export const IDEMPOTENCY_KEY_MAX = 200;
 
@@ -42,6 +37,11 @@ function scopedKey(uow: UnitOfWork, key: string): string {
   return `${scope}:${key}`;
 }
 
+/**
+ * Retry safety for creating calls: the first call with a key records what it
+ * created; a retry with the same key and input gets that back and records
+ * nothing new; the same key with other input is refused.
+ */
 export async function findReplay(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object): Promise<StoredResult | null> {
   if (!key) return null;
   if (key.length > IDEMPOTENCY_KEY_MAX) {

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { AddCommentInput } from '../inputs/knowledge.inputs.js';
-import { refsIn, refTargets, render } from '../item-refs.js';
+import { refsIn, refTargets, renderedFor } from '../item-refs.js';
 import { toComment } from '../mappers.js';
 import { ItemRef } from '../types/common.type.js';
 import { Comment, CommentConnection } from '../types/task-note.type.js';
@@ -15,7 +15,7 @@ export class CommentResolver {
 
   @FieldResolver(() => String, { description: 'The body with [[#id]] tokens rendered.' })
   async bodyText(@Root() comment: Comment, @Ctx() ctx: Context): Promise<string> {
-    return render(comment.body, refTargets(await ctx.loaders.taskItems.load(comment.taskId)));
+    return renderedFor(ctx, comment.taskId, comment.body);
   }
 
   @FieldResolver(() => ItemRef, { nullable: true, description: 'The item it is on, if any.' })

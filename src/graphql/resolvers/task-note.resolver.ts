@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { AddTaskNoteInput, EditTaskNoteInput } from '../inputs/knowledge.inputs.js';
-import { dependencyOf, refsIn, refTargets, render } from '../item-refs.js';
+import { dependencyOf, refsIn, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toTask, toTaskNote } from '../mappers.js';
 import { ItemRef } from '../types/common.type.js';
 import { Item } from '../types/item.type.js';
@@ -44,7 +44,7 @@ export class TaskNoteResolver {
   @FieldResolver(() => String, { nullable: true, description: 'The body with [[#id]] tokens rendered; null for a brief.' })
   async bodyText(@Root() note: TaskNote, @Ctx() ctx: Context): Promise<string | null> {
     if (note.body === null) return null;
-    return render(note.body, refTargets(await ctx.loaders.taskItems.load(note.taskId)));
+    return renderedFor(ctx, note.taskId, note.body);
   }
 
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in this note names (dependsOn included), in order of first appearance.' })
@@ -72,32 +72,32 @@ export class BriefResolver {
 
   @FieldResolver(() => String, { description: 'goal, rendered.' })
   async goalText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
-    return render(brief.goal, refTargets(await ctx.loaders.taskItems.load(brief.taskId)));
+    return renderedFor(ctx, brief.taskId, brief.goal);
   }
 
   @FieldResolver(() => String, { description: 'context, rendered.' })
   async contextText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
-    return render(brief.context, refTargets(await ctx.loaders.taskItems.load(brief.taskId)));
+    return renderedFor(ctx, brief.taskId, brief.context);
   }
 
   @FieldResolver(() => String, { description: 'steps, rendered.' })
   async stepsText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
-    return render(brief.steps, refTargets(await ctx.loaders.taskItems.load(brief.taskId)));
+    return renderedFor(ctx, brief.taskId, brief.steps);
   }
 
   @FieldResolver(() => String, { description: 'pitfalls, rendered.' })
   async pitfallsText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
-    return render(brief.pitfalls, refTargets(await ctx.loaders.taskItems.load(brief.taskId)));
+    return renderedFor(ctx, brief.taskId, brief.pitfalls);
   }
 
   @FieldResolver(() => String, { description: 'doneWhen, rendered.' })
   async doneWhenText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
-    return render(brief.doneWhen, refTargets(await ctx.loaders.taskItems.load(brief.taskId)));
+    return renderedFor(ctx, brief.taskId, brief.doneWhen);
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'extraInfo, rendered.' })
   async extraInfoText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string | null> {
     if (brief.extraInfo === null) return null;
-    return render(brief.extraInfo, refTargets(await ctx.loaders.taskItems.load(brief.taskId)));
+    return renderedFor(ctx, brief.taskId, brief.extraInfo);
   }
 }

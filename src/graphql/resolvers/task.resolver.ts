@@ -4,7 +4,7 @@ import { deriveTaskState, progressOf, taskStatus } from '../../domain/states.js'
 import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
-import { refsIn, refTargets, render } from '../item-refs.js';
+import { refsIn, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
 import { ItemRef, Progress } from '../types/common.type.js';
 import { toConnection } from '../types/connection.type.js';
@@ -69,7 +69,7 @@ export class TaskResolver {
 
   @FieldResolver(() => String, { description: "The goal with every [[#id]] token rendered as [#3 Label], or [deleted item: Label] once deleted." })
   async goalText(@Root() task: Task, @Ctx() ctx: Context): Promise<string> {
-    return render(task.goal, refTargets(await ctx.loaders.taskItems.load(task.taskId)));
+    return renderedFor(ctx, task.taskId, task.goal);
   }
 
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in the goal names now, in order of first appearance.' })
