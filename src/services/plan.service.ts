@@ -53,6 +53,12 @@ function liveSteps(aggregate: TaskAggregate): ItemEntity[] {
   return aggregate.items.filter((item) => !item.deleted);
 }
 
+/** What a plan mutation answers about the plan as it now stands. */
+function answer(session: SessionEntity, aggregate: TaskAggregate, message: (steps: readonly PlanStep[]) => string): PlanResult {
+  const steps = liveSteps(aggregate);
+  return { session, plan: aggregate.task, message: message(steps), rendered: renderPlan(steps) };
+}
+
 /**
  * A session's plan: the three to-do tools (whole-list writeTodos, the step
  * operations, finish checked against the plan) served by one model. The plan
@@ -160,8 +166,7 @@ export class PlanService {
       const item = live[index]!;
       // Resending the state a step has, with no note or the note it has, is accepted and records nothing.
       if (input.state === item.state && (!note || note === item.note)) {
-        const steps = liveSteps(aggregate);
-        return { session: open.session, plan: aggregate.task, message: stepUpdatedMessage(index, steps), rendered: renderPlan(steps) };
+        return answer(open.session, aggregate, (steps) => stepUpdatedMessage(index, steps));
       }
       checkStepNote(input.state, note, rules);
       checkStepStart(live, index, input.state, rules);
@@ -250,8 +255,7 @@ export class PlanService {
     await recordTaskChange(uow, this.search, aggregate, action);
     await this.saveSession(uow, session, { planTaskId: aggregate.task.id, planStanding: true, finishedAt: null });
     uow.emit({ entity: 'SESSION', id: session.id, action });
-    const steps = liveSteps(aggregate);
-    return { session, plan: aggregate.task, message: message(steps), rendered: renderPlan(steps) };
+    return answer(session, aggregate, message);
   }
 
   private async saveSession(uow: UnitOfWork, session: SessionEntity, change: Partial<SessionEntity>): Promise<void> {
