@@ -11,7 +11,7 @@
  */
 import type { ItemState } from '../src/domain/states.js';
 import type { Services } from '../src/services/index.js';
-import type { Caller } from '../src/services/unit-of-work.js';
+import type { Caller } from '../src/services/kernel/unit-of-work.js';
 
 const caller: Caller = { sessionId: null };
 

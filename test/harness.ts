@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import type { Clock } from '../src/services/unit-of-work.js';
+import type { Clock } from '../src/services/kernel/unit-of-work.js';
 
 export interface GraphQLResponse<T = Record<string, any>> {
   status: number;

@@ -1,5 +1,5 @@
 import type { Services } from '../services/index.js';
-import type { Caller } from '../services/unit-of-work.js';
+import type { Caller } from '../services/kernel/unit-of-work.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What a bearer token allows: everything, or reading only (see src/auth.ts). */

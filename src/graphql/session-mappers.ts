@@ -1,5 +1,5 @@
 import type { SessionEntity } from '../db/entities/index.js';
-import type { PlanResult } from '../services/plan.service.js';
+import type { PlanResult } from '../services/sessions/plan.service.js';
 import { toTask } from './mappers.js';
 import type { ItemStateEnum } from './types/enums.js';
 import { PlanPayload, PlanRules, Session } from './types/session.type.js';

@@ -1,21 +1,21 @@
 import type { Database } from '../db/database.js';
-import { ChangeBus } from './changes.js';
-import { CommentService } from './comment.service.js';
-import { MemoryReader } from './memory-reader.js';
-import { NoteService } from './note.service.js';
-import { PlanService } from './plan.service.js';
-import { ReminderService } from './reminder.service.js';
+import { ChangeBus } from './kernel/changes.js';
+import { CommentService } from './comments/comment.service.js';
+import { MemoryReader } from './memories/memory-reader.js';
+import { NoteService } from './memories/note.service.js';
+import { PlanService } from './sessions/plan.service.js';
+import { ReminderService } from './reminders/reminder.service.js';
 import type { SearchIndex } from './search/search-index.js';
 import { PostgresSearchIndex } from './search/postgres-search-index.js';
 import { SqliteSearchIndex } from './search/sqlite-search-index.js';
-import { SessionDomains } from './session-domains.js';
-import { TaskContentReader } from './task-content-reader.js';
-import { SessionReader } from './session-reader.js';
-import { SessionService } from './session.service.js';
-import { TaskNoteService } from './task-note.service.js';
-import { TaskReader } from './task-reader.js';
-import { TaskService } from './task.service.js';
-import { Writer, type Clock } from './unit-of-work.js';
+import { SessionDomains } from './sessions/session-domains.js';
+import { TaskContentReader } from './task-notes/task-content-reader.js';
+import { SessionReader } from './sessions/session-reader.js';
+import { SessionService } from './sessions/session.service.js';
+import { TaskNoteService } from './task-notes/task-note.service.js';
+import { TaskReader } from './tasks/task-reader.js';
+import { TaskService } from './tasks/task.service.js';
+import { Writer, type Clock } from './kernel/unit-of-work.js';
 
 export interface ServiceOptions {
   clock?: Clock;

@@ -1,9 +1,9 @@
-import { DomainError } from '../domain/errors.js';
-import { cleanFreeText } from '../domain/labels.js';
-import { checkFreeText } from '../domain/refs.js';
-import { CommentEntity } from '../db/entities/index.js';
-import type { TaskAggregate } from './task-store.js';
-import type { UnitOfWork } from './unit-of-work.js';
+import { DomainError } from '../../domain/errors.js';
+import { cleanFreeText } from '../../domain/labels.js';
+import { checkFreeText } from '../../domain/refs.js';
+import { CommentEntity } from '../../db/entities/index.js';
+import type { TaskAggregate } from '../tasks/task-store.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
 /** Checks and stores a comment on a task (itemId null) or one of its items; the caller records the task change. */
 export async function insertComment(uow: UnitOfWork, aggregate: TaskAggregate, rawBody: string, itemId: number | null): Promise<CommentEntity> {

@@ -1,5 +1,5 @@
-import { cleanDomain } from '../domain/labels.js';
-import type { Caller, Writer } from './unit-of-work.js';
+import { cleanDomain } from '../../domain/labels.js';
+import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
 /**
  * Records on the calling session a domain it named in a read (memories,

@@ -1,22 +1,22 @@
 import { In } from 'typeorm';
-import { DomainError } from '../domain/errors.js';
-import { cleanFreeText } from '../domain/labels.js';
-import { orderWithRemoved, planWholeList, type TodoIn } from '../domain/list-diff.js';
-import { insertAfter } from '../domain/ordering.js';
-import { checkPlan, checkStepNote, planMessage, renderPlan, stepIndex, type PlanStep } from '../domain/plan-rules.js';
+import { DomainError } from '../../domain/errors.js';
+import { cleanFreeText } from '../../domain/labels.js';
+import { orderWithRemoved, planWholeList, type TodoIn } from '../../domain/list-diff.js';
+import { insertAfter } from '../../domain/ordering.js';
+import { checkPlan, checkStepNote, planMessage, renderPlan, stepIndex, type PlanStep } from '../../domain/plan-rules.js';
 import {
   checkAddedSteps, checkStepsPerCall, checkStepStart, noPlan, planClearedMessage, planSetMessage, stepsAddedMessage,
   stepUpdatedMessage,
-} from '../domain/plan-steps.js';
-import { checkFreeText } from '../domain/refs.js';
-import type { ItemState } from '../domain/states.js';
-import { deletedItem, parseId } from '../domain/task-rules.js';
-import { ItemEntity, MemoryEntity, SessionEntity } from '../db/entities/index.js';
-import type { SearchIndex } from './search/search-index.js';
+} from '../../domain/plan-steps.js';
+import { checkFreeText } from '../../domain/refs.js';
+import type { ItemState } from '../../domain/states.js';
+import { deletedItem, parseId } from '../../domain/task-rules.js';
+import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
+import type { SearchIndex } from '../search/search-index.js';
 import { clearedPlanIds, loadCallingSession, PLAN_CLEARED } from './session-store.js';
-import { citableIds } from './task.service.js';
-import { applyOrder, insertItems, loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
-import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+import { citableIds } from '../tasks/task.service.js';
+import { applyOrder, insertItems, loadTaskForChange, recordTaskChange, type TaskAggregate } from '../tasks/task-store.js';
+import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface UpdateStepInput {
   step?: number | null;

@@ -1,6 +1,6 @@
 import { In, type EntityManager } from 'typeorm';
-import { decodeCursor, pageFrom, pageSize, type Page } from '../domain/paging.js';
-import { CommentEntity, ItemLinkEntity, MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../db/entities/index.js';
+import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { CommentEntity, ItemLinkEntity, MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 
 const COMMENTS_BY_ITEM = { entity: CommentEntity, table: 'comments', owner: 'itemId', ownerOf: (row: CommentEntity) => row.itemId } as const;
 const COMMENTS_BY_TASK = { entity: CommentEntity, table: 'comments', owner: 'taskId', ownerOf: (row: CommentEntity) => row.taskId } as const;

@@ -1,7 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
-import { decodeCursor, pageFrom, pageSize, type Page } from '../domain/paging.js';
-import { parseId } from '../domain/task-rules.js';
-import { ItemEntity, MemoryEntity, TaskEventEntity } from '../db/entities/index.js';
+import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { parseId } from '../../domain/task-rules.js';
+import { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
 
 /**
  * Reads for tasks and items, shaped for batching: every `...ByIds` takes

@@ -1,14 +1,14 @@
-import { cleanBrief, taskNoteShape, type BriefIn } from '../domain/briefs.js';
-import { DomainError } from '../domain/errors.js';
-import { cleanFreeText, cleanLabel } from '../domain/labels.js';
-import { checkFreeText } from '../domain/refs.js';
-import { parseId, TITLE_MAX } from '../domain/task-rules.js';
-import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../db/entities/index.js';
-import { findReplay, remember, replayed } from './idempotency.js';
-import type { SearchIndex } from './search/search-index.js';
-import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate } from './task-store.js';
-import { citableIds } from './task.service.js';
-import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+import { cleanBrief, taskNoteShape, type BriefIn } from '../../domain/briefs.js';
+import { DomainError } from '../../domain/errors.js';
+import { cleanFreeText, cleanLabel } from '../../domain/labels.js';
+import { checkFreeText } from '../../domain/refs.js';
+import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
+import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
+import { findReplay, remember, replayed } from '../kernel/idempotency.js';
+import type { SearchIndex } from '../search/search-index.js';
+import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate } from '../tasks/task-store.js';
+import { citableIds } from '../tasks/task.service.js';
+import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface AddTaskNoteInput {
   taskId: string;

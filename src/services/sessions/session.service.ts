@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../domain/errors.js';
-import { DEFAULT_PLAN_RULES, mergePlanRules, whyNotFinished, type PlanRulesChange } from '../domain/plan-rules.js';
-import { noPlan } from '../domain/plan-steps.js';
-import { ItemEntity, SessionEntity } from '../db/entities/index.js';
+import { DomainError } from '../../domain/errors.js';
+import { DEFAULT_PLAN_RULES, mergePlanRules, whyNotFinished, type PlanRulesChange } from '../../domain/plan-rules.js';
+import { noPlan } from '../../domain/plan-steps.js';
+import { ItemEntity, SessionEntity } from '../../db/entities/index.js';
 import { clearedPlanIds, loadCallingSession } from './session-store.js';
-import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface StartSessionInput {
   parentId?: string | null;

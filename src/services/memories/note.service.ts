@@ -1,13 +1,13 @@
 import { In } from 'typeorm';
-import { DomainError } from '../domain/errors.js';
-import { cleanDomain, cleanFreeText, cleanLabel } from '../domain/labels.js';
-import { checkNoBareReference, parseRefs } from '../domain/refs.js';
-import { deriveTaskState } from '../domain/states.js';
-import { parseId, TITLE_MAX } from '../domain/task-rules.js';
-import { ItemEntity, MemoryEntity } from '../db/entities/index.js';
-import { findReplay, remember, replayed } from './idempotency.js';
-import type { SearchIndex } from './search/search-index.js';
-import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+import { DomainError } from '../../domain/errors.js';
+import { cleanDomain, cleanFreeText, cleanLabel } from '../../domain/labels.js';
+import { checkNoBareReference, parseRefs } from '../../domain/refs.js';
+import { deriveTaskState } from '../../domain/states.js';
+import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
+import { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
+import { findReplay, remember, replayed } from '../kernel/idempotency.js';
+import type { SearchIndex } from '../search/search-index.js';
+import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface CreateNoteInput {
   title: string;

@@ -1,18 +1,18 @@
 import { In } from 'typeorm';
-import { DomainError } from '../domain/errors.js';
-import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, splitItemsText } from '../domain/labels.js';
-import { insertAfter, moveAfter } from '../domain/ordering.js';
-import { checkPlanResize, checkStepNote } from '../domain/plan-rules.js';
-import { checkStepStart } from '../domain/plan-steps.js';
-import { checkFreeText } from '../domain/refs.js';
-import type { ItemState } from '../domain/states.js';
-import { itemNotFound, parseId, TITLE_MAX } from '../domain/task-rules.js';
-import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../db/entities/index.js';
-import { insertComment } from './comment-store.js';
-import { findReplay, remember } from './idempotency.js';
-import type { SearchIndex } from './search/search-index.js';
+import { DomainError } from '../../domain/errors.js';
+import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, splitItemsText } from '../../domain/labels.js';
+import { insertAfter, moveAfter } from '../../domain/ordering.js';
+import { checkPlanResize, checkStepNote } from '../../domain/plan-rules.js';
+import { checkStepStart } from '../../domain/plan-steps.js';
+import { checkFreeText } from '../../domain/refs.js';
+import type { ItemState } from '../../domain/states.js';
+import { itemNotFound, parseId, TITLE_MAX } from '../../domain/task-rules.js';
+import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
+import { insertComment } from '../comments/comment-store.js';
+import { findReplay, remember } from '../kernel/idempotency.js';
+import type { SearchIndex } from '../search/search-index.js';
 import { applyOrder, insertItems, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
-import type { Caller, UnitOfWork, Writer } from './unit-of-work.js';
+import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface CreateTaskInput {
   title: string;

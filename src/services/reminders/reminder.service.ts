@@ -1,11 +1,11 @@
 import { In, type EntityManager } from 'typeorm';
-import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../domain/reminders.js';
-import { inScope } from '../domain/labels.js';
-import { progressOf } from '../domain/states.js';
-import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../db/entities/index.js';
-import { openTasksIn } from './memory-reader.js';
-import { loadCallingSession } from './session-store.js';
-import type { Caller, Writer } from './unit-of-work.js';
+import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../../domain/reminders.js';
+import { inScope } from '../../domain/labels.js';
+import { progressOf } from '../../domain/states.js';
+import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../../db/entities/index.js';
+import { openTasksIn } from '../memories/memory-reader.js';
+import { loadCallingSession } from '../sessions/session-store.js';
+import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
 const SETTINGS_KEY = 'reminders';
 /** A reminder lists at most this many tasks, most recently updated first. */

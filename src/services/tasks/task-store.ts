@@ -1,12 +1,12 @@
-import { DomainError } from '../domain/errors.js';
-import { ITEM_LABEL_MAX } from '../domain/labels.js';
-import { diffSnapshots, type Snapshot } from '../domain/list-diff.js';
-import { DEFAULT_PLAN_RULES, type PlanRules } from '../domain/plan-rules.js';
-import type { ItemState } from '../domain/states.js';
-import { checkExpectedVersion, deletedItem, parseId, taskNotFound } from '../domain/task-rules.js';
-import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../db/entities/index.js';
-import type { SearchIndex } from './search/search-index.js';
-import type { UnitOfWork } from './unit-of-work.js';
+import { DomainError } from '../../domain/errors.js';
+import { ITEM_LABEL_MAX } from '../../domain/labels.js';
+import { diffSnapshots, type Snapshot } from '../../domain/list-diff.js';
+import { DEFAULT_PLAN_RULES, type PlanRules } from '../../domain/plan-rules.js';
+import type { ItemState } from '../../domain/states.js';
+import { checkExpectedVersion, deletedItem, parseId, taskNotFound } from '../../domain/task-rules.js';
+import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
+import type { SearchIndex } from '../search/search-index.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
 /** A task as a mutation changes it: the row and all its items (deleted ones too) in list order. */
 export interface TaskAggregate {

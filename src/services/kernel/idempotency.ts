@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '../domain/errors.js';
-import { IdempotencyKeyEntity } from '../db/entities/index.js';
+import { DomainError } from '../../domain/errors.js';
+import { IdempotencyKeyEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 export interface StoredResult {

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { Database } from '../db/database.js';
-import { SessionDomainEntity, SessionEntity } from '../db/entities/index.js';
+import type { Database } from '../../db/database.js';
+import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
 import type { ChangeBus, ChangeEvent } from './changes.js';
 
 /** Who is calling: the agent session named by x-session-id, if any. */

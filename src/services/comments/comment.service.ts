@@ -1,9 +1,9 @@
-import { CommentEntity } from '../db/entities/index.js';
+import { CommentEntity } from '../../db/entities/index.js';
 import { insertComment } from './comment-store.js';
-import { findReplay, remember, replayed } from './idempotency.js';
-import type { SearchIndex } from './search/search-index.js';
-import { liveItem, loadTaskForChange, recordTaskChange } from './task-store.js';
-import type { Caller, Writer } from './unit-of-work.js';
+import { findReplay, remember, replayed } from '../kernel/idempotency.js';
+import type { SearchIndex } from '../search/search-index.js';
+import { liveItem, loadTaskForChange, recordTaskChange } from '../tasks/task-store.js';
+import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
 export interface AddCommentInput {
   taskId: string;

@@ -1,5 +1,5 @@
 import { In, type EntityManager } from 'typeorm';
-import { SessionDomainEntity, SessionEntity } from '../db/entities/index.js';
+import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
 import { clearedPlanIds } from './session-store.js';
 
 /**

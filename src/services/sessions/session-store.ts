@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import { noSession } from '../domain/plan-steps.js';
-import { SessionEntity, TaskEventEntity } from '../db/entities/index.js';
-import type { UnitOfWork } from './unit-of-work.js';
+import { noSession } from '../../domain/plan-steps.js';
+import { SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
 /** The action of the history row clearPlan writes; a plan whose latest row is this one is shown as no plan. */
 export const PLAN_CLEARED = 'PLAN_CLEARED';

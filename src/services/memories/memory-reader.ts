@@ -1,11 +1,11 @@
 import { In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { cleanDomain, inScope } from '../domain/labels.js';
-import { searchWords } from '../domain/search-words.js';
-import { decodeCursor, pageFrom, pageSize, type Page } from '../domain/paging.js';
-import type { MemoryStatus } from '../domain/states.js';
-import { MemoryEntity } from '../db/entities/index.js';
+import { cleanDomain, inScope } from '../../domain/labels.js';
+import { searchWords } from '../../domain/search-words.js';
+import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import type { MemoryStatus } from '../../domain/states.js';
+import { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from './memory-kind.js';
-import type { SearchIndex } from './search/search-index.js';
+import type { SearchIndex } from '../search/search-index.js';
 
 /**
  * A task is ACTIVE while it has an open live item or no live item at all;
