@@ -80,6 +80,16 @@ describe('updateItem', () => {
     expect(message).toMatch(/state, text, comment or related/);
   });
 
+  it('with taskId, refuses an item of another task with NOT_FOUND and changes nothing; with its own task, goes ahead', async () => {
+    const mine = await createTask(server, ['Mine']);
+    const other = await createTask(server, ['Theirs']);
+    const message = await refusedAndNothingRecorded(server, 'NOT_FOUND', UPDATE_ITEM, { input: { id: other.items[0].id, taskId: mine.task.id, state: 'DONE' } });
+    expect(message).toContain(`Task ${mine.task.id} has no item with id "${other.items[0].id}"`);
+    expect(await refusedAndNothingRecorded(server, 'NOT_FOUND', UPDATE_ITEM, { input: { id: mine.items[0].id, taskId: 'no-such-task', state: 'DONE' } })).toContain('has no item');
+    const updated = (await server.ok(UPDATE_ITEM, { input: { id: mine.items[0].id, taskId: mine.task.id, state: 'DONE' } })).updateItem;
+    expect(updated).toMatchObject({ id: mine.items[0].id, state: 'DONE', task: { id: mine.task.id } });
+  });
+
   it('renaming to another live label is DUPLICATE_TEXT; to a deleted item\'s label is fine', async () => {
     const { items } = await createTask(server, ['Alpha', 'Beta', 'Gamma']);
     const message = await refusedAndNothingRecorded(server, 'DUPLICATE_TEXT', UPDATE_ITEM, { input: { id: items[0].id, text: ' Beta ' } });

@@ -97,6 +97,17 @@ describe('endTurn', () => {
     expect(reminder?.text).toContain('in progress: Do the first thing');
   });
 
+  it('keeps reminding about a task whose open work is stuck (BLOCKED or FAILED), naming what is stuck', async () => {
+    const session = await newSession();
+    const task = await taskIn('acme/stuck', session, 'Rotate the signing keys');
+    await server.ok('mutation($id: ID!) { updateItem(input: { id: $id, state: DONE }) { id } }', { id: task.items[0] }, { session });
+    await server.ok('mutation($id: ID!) { updateItem(input: { id: $id, state: BLOCKED, comment: "Waiting on the vault team" }) { id } }', { id: task.items[1] }, { session });
+    const reminder = await endTurn(session);
+    expect(reminder?.tasks).toEqual([{ id: task.id, title: 'Rotate the signing keys', state: 'OPEN' }]);
+    expect(reminder?.text).toContain('1/2 done; stuck: Do the second thing (BLOCKED)');
+    expect((await server.ok('query { mustRead(domain: "acme/stuck") { id state } }')).mustRead).toEqual([{ id: task.id, state: 'OPEN' }]);
+  });
+
   it('covers sub-domains of a named domain', async () => {
     const session = await newSession();
     const other = await newSession();

@@ -137,23 +137,36 @@ describe('derived state, status, progress and inProgress', () => {
     expect(read.inProgress).toEqual([{ id: items[1].id, text: 'B' }]);
   });
 
-  it('is COMPLETED/ARCHIVED once all are settled and one is DONE (BLOCKED and FAILED count as settled)', async () => {
-    const { task, items } = await createTask(server, ['A', 'B', 'C', 'D']);
-    await setStates(items.map((i) => i.id), ['DONE', 'BLOCKED', 'FAILED', 'DROPPED']);
+  it('is COMPLETED/ARCHIVED once every live item is DONE or DROPPED and one is DONE', async () => {
+    const { task, items } = await createTask(server, ['A', 'B', 'C']);
+    await setStates(items.map((i) => i.id), ['DONE', 'DROPPED', 'DONE']);
     const read = await readTask(server, task.id);
     expect(read).toMatchObject({ state: 'COMPLETED', status: 'ARCHIVED' });
-    expect(read.progress).toEqual({ done: 1, total: 4, pending: 0, inProgress: 0, dropped: 1, blocked: 1, failed: 1 });
+    expect(read.progress).toEqual({ done: 2, total: 3, pending: 0, inProgress: 0, dropped: 1, blocked: 0, failed: 0 });
     expect(read.inProgress).toEqual([]);
   });
 
-  it('is CANCELLED/ARCHIVED when every item is DROPPED, and when settled without any DONE', async () => {
+  it('stays OPEN/ACTIVE while an item is BLOCKED or FAILED: stuck work still needs someone', async () => {
+    for (const stuck of ['BLOCKED', 'FAILED']) {
+      const { task, items } = await createTask(server, ['A', 'B', 'C']);
+      await setStates(items.map((i) => i.id), ['DONE', stuck, 'DROPPED']);
+      const read = await readTask(server, task.id);
+      expect(read, stuck).toMatchObject({ state: 'OPEN', status: 'ACTIVE' });
+      expect(read.progress).toMatchObject({ done: 1, total: 3, dropped: 1, [stuck.toLowerCase()]: 1 });
+      // Once the stuck item is settled, the task closes.
+      await setStates([items[1].id], ['DONE']);
+      expect(await readTask(server, task.id), stuck).toMatchObject({ state: 'COMPLETED', status: 'ARCHIVED' });
+    }
+  });
+
+  it('is CANCELLED/ARCHIVED only when every live item is DROPPED', async () => {
     const dropped = await createTask(server, ['A', 'B']);
     await setStates(dropped.items.map((i) => i.id), ['DROPPED', 'DROPPED']);
     expect(await readTask(server, dropped.task.id)).toMatchObject({ state: 'CANCELLED', status: 'ARCHIVED' });
 
-    const failed = await createTask(server, ['A', 'B']);
-    await setStates(failed.items.map((i) => i.id), ['BLOCKED', 'FAILED']);
-    expect(await readTask(server, failed.task.id)).toMatchObject({ state: 'CANCELLED', status: 'ARCHIVED' });
+    const stuck = await createTask(server, ['A', 'B']);
+    await setStates(stuck.items.map((i) => i.id), ['BLOCKED', 'FAILED']);
+    expect(await readTask(server, stuck.task.id)).toMatchObject({ state: 'OPEN', status: 'ACTIVE' });
   });
 
   it('reopens (OPEN/ACTIVE) when a settled item goes back to PENDING', async () => {

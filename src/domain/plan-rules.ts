@@ -8,7 +8,7 @@
 import { DomainError } from './errors.js';
 import { textLength } from './labels.js';
 import { hasRefToken } from './refs.js';
-import { ITEM_STATES, isSettled, type ItemState } from './states.js';
+import { ITEM_STATES, isActive, type ItemState } from './states.js';
 
 export interface PlanRules {
   /** At most one step IN_PROGRESS at a time. */
@@ -70,7 +70,7 @@ export function mergePlanRules(base: PlanRules, change: PlanRulesChange): PlanRu
       `maxTextLength must be a whole number from 1 to ${MAX_TEXT_CEILING} (got ${maxTextLength}).`,
     );
   }
-  const refused = merged.noteRequiredFor.filter((state) => !ITEM_STATES.includes(state) || !isSettled(state));
+  const refused = merged.noteRequiredFor.filter((state) => !ITEM_STATES.includes(state) || isActive(state));
   if (refused.length > 0) {
     throw new DomainError(
       'BAD_USER_INPUT',
@@ -250,7 +250,7 @@ function oneLine(text: string): string {
  */
 export function statusLine(steps: readonly PlanStep[] | null): string {
   if (steps === null) return 'planning';
-  const settled = steps.filter((step) => isSettled(step.state)).length;
+  const settled = steps.filter((step) => !isActive(step.state)).length;
   const current = steps.find((step) => step.state === 'IN_PROGRESS') ?? steps.find((step) => step.state === 'PENDING');
   return `${settled}/${steps.length} · ${current ? oneLine(current.text) : 'wrapping up'}`;
 }
@@ -262,7 +262,7 @@ export function statusLine(steps: readonly PlanStep[] | null): string {
  * settled with a reason the user can read.
  */
 export function whyNotFinished(steps: readonly PlanStep[]): string | null {
-  const open = steps.flatMap((step, index) => (isSettled(step.state) ? [] : [{ step, n: index + 1 }]));
+  const open = steps.flatMap((step, index) => (isActive(step.state) ? [{ step, n: index + 1 }] : []));
   if (open.length === 0) return null;
   const listed = open.map(({ step, n }) => `  ${n}. ${oneLine(step.text)} (${step.state})`).join('\n');
   return (

@@ -20,16 +20,16 @@ describe('remindedBefore', () => {
 });
 
 describe('reminderText', () => {
-  it('names each open task with its progress and what is in progress', () => {
+  it('names each open task with its progress, what is in progress and what is stuck', () => {
     const text = reminderText(
       [
-        { id: '7', title: 'Move billing webhooks', domain: 'acme/checkout/billing', done: 1, total: 3, inProgress: ['Cover refunds'] },
-        { id: '9', title: 'Fix the cart badge', domain: 'acme/checkout/ui', done: 0, total: 2, inProgress: [] },
+        { id: '7', title: 'Move billing webhooks', domain: 'acme/checkout/billing', done: 1, total: 3, inProgress: ['Cover refunds'], stuck: ['Key by event id (BLOCKED)'] },
+        { id: '9', title: 'Fix the cart badge', domain: 'acme/checkout/ui', done: 0, total: 2, inProgress: [], stuck: [] },
       ],
       ['acme/checkout'],
     );
     expect(text).toContain('2 open tasks in acme/checkout');
-    expect(text).toContain('- Move billing webhooks (task 7, acme/checkout/billing): 1/3 done; in progress: Cover refunds');
+    expect(text).toContain('- Move billing webhooks (task 7, acme/checkout/billing): 1/3 done; in progress: Cover refunds; stuck: Key by event id (BLOCKED)');
     expect(text).toContain('- Fix the cart badge (task 9, acme/checkout/ui): 0/2 done\n');
   });
 });

@@ -42,13 +42,16 @@ export interface ReminderTask {
   done: number;
   total: number;
   inProgress: string[];
+  /** Items that are BLOCKED or FAILED, e.g. "Cover refunds (BLOCKED)": the reason the task is still open. */
+  stuck: string[];
 }
 
 /** The reminder as the agent reads it: which open tasks of its domains to bring up to date, and how. */
 export function reminderText(tasks: readonly ReminderTask[], domains: readonly string[]): string {
   const lines = tasks.map((task) => {
     const doing = task.inProgress.length ? `; in progress: ${task.inProgress.join(', ')}` : '';
-    return `- ${task.title} (task ${task.id}, ${task.domain}): ${task.done}/${task.total} done${doing}`;
+    const stuck = task.stuck.length ? `; stuck: ${task.stuck.join(', ')}` : '';
+    return `- ${task.title} (task ${task.id}, ${task.domain}): ${task.done}/${task.total} done${doing}${stuck}`;
   });
   const count = tasks.length === 1 ? '1 open task' : `${tasks.length} open tasks`;
   return [

@@ -8,11 +8,26 @@ export type ItemState = (typeof ITEM_STATES)[number];
 export type TaskState = 'OPEN' | 'COMPLETED' | 'CANCELLED';
 export type MemoryStatus = 'ACTIVE' | 'ARCHIVED';
 
-/** States that still need work; every other state is settled. */
-export const OPEN_ITEM_STATES: readonly ItemState[] = ['PENDING', 'IN_PROGRESS'];
+/** Finished with: the work was done, or it was given up on purpose. */
+export const SETTLED_ITEM_STATES: readonly ItemState[] = ['DONE', 'DROPPED'];
+/** Not finished and not being worked: the work still needs someone (errors.md "stuck"). */
+export const STUCK_ITEM_STATES: readonly ItemState[] = ['BLOCKED', 'FAILED'];
+/** Still to do or being done: what a plan cannot be finished with. */
+export const ACTIVE_ITEM_STATES: readonly ItemState[] = ['PENDING', 'IN_PROGRESS'];
+/** Every state that keeps a knowledge-base task OPEN: anything not settled. */
+export const TASK_OPENING_STATES: readonly ItemState[] = [...ACTIVE_ITEM_STATES, ...STUCK_ITEM_STATES];
 
+/** DONE or DROPPED. BLOCKED and FAILED are stuck, not settled: they keep a task open. */
 export function isSettled(state: ItemState): boolean {
-  return !OPEN_ITEM_STATES.includes(state);
+  return SETTLED_ITEM_STATES.includes(state);
+}
+
+/**
+ * PENDING or IN_PROGRESS. A session's plan is finished once no step is active:
+ * a step may end BLOCKED, DROPPED or FAILED with its reason.
+ */
+export function isActive(state: ItemState): boolean {
+  return ACTIVE_ITEM_STATES.includes(state);
 }
 
 /** The minimum an item needs for the task state: its state and whether it is deleted. */
@@ -22,8 +37,9 @@ export interface ItemStateView {
 }
 
 /**
- * OPEN while any live item is PENDING/IN_PROGRESS or there is no live item;
- * COMPLETED once all are settled and one or more is DONE; CANCELLED otherwise.
+ * OPEN while any live item is PENDING, IN_PROGRESS, BLOCKED or FAILED, or there
+ * is no live item; COMPLETED once every live item is DONE or DROPPED and one or
+ * more is DONE; CANCELLED once every live item is DROPPED.
  */
 export function deriveTaskState(items: readonly ItemStateView[]): TaskState {
   const live = items.filter((item) => !item.deleted);

@@ -21,6 +21,11 @@ export function itemNotFound(id: string): DomainError {
   return new DomainError('NOT_FOUND', `No item has id "${id}". Item ids are the numbers shown as [[#id]]; read the task's items to find them.`);
 }
 
+/** The item exists but not in the task the caller named: the same NOT_FOUND, with the way out. */
+export function itemNotInTask(id: string, taskId: string): DomainError {
+  return new DomainError('NOT_FOUND', `Task ${taskId} has no item with id "${id}". Read task ${taskId}'s items for their ids, or leave taskId out.`);
+}
+
 export function deletedItem(id: string, text: string): DomainError {
   return new DomainError(
     'DELETED_ITEM',

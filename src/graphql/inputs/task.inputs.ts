@@ -49,6 +49,12 @@ export class UpdateItemInput {
   @Field(() => ID, { description: 'The item.' })
   id: string;
 
+  @Field(() => ID, {
+    nullable: true,
+    description: 'When given, the item must belong to this task (NOT_FOUND otherwise, and nothing changes): a guard against a mixed-up id, since item ids and memory ids are both small numbers.',
+  })
+  taskId?: string | null;
+
   @Field(() => ItemStateEnum, { nullable: true, description: 'New state. Setting the state it already has records nothing.' })
   state?: ItemStateEnum | null;
 

@@ -82,7 +82,7 @@ export class MemoryResolver {
 
   @Mutation(() => Memory, {
     description:
-      'Archives a note. A task archives itself once every item is settled: archiving a closed task returns it unchanged, and an open task is refused (BAD_USER_INPUT) with what to settle first.',
+      'Archives a note. A task archives itself once every live item is DONE or DROPPED: archiving a closed task returns it unchanged, and an open task is refused (BAD_USER_INPUT) with what to settle first.',
   })
   async archiveMemory(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Memory> {
     return toMemory(await ctx.services.notes.archiveMemory(ctx.caller, id));

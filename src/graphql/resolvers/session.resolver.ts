@@ -82,7 +82,7 @@ export class SessionResolver {
 
   @FieldResolver(() => String, {
     description:
-      'One line, e.g. "3/7 · installing dependencies": settled steps / all steps, then the step in progress, else the first pending one, ' +
+      'One line, e.g. "3/7 · installing dependencies": closed steps (neither PENDING nor IN_PROGRESS) / all steps, then the step in progress, else the first pending one, ' +
       'else "wrapping up"; "planning" while there is no plan.',
   })
   async statusLine(@Root() session: Session, @Ctx() ctx: Context): Promise<string> {

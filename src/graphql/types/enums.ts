@@ -28,7 +28,7 @@ export enum MemoryStatusEnum {
 
 registerEnumType(ItemStateEnum, {
   name: 'ItemState',
-  description: 'The state of one checklist item. DONE, DROPPED, BLOCKED and FAILED are settled; PENDING and IN_PROGRESS are open.',
+  description: 'The state of one checklist item. DONE and DROPPED are settled; BLOCKED and FAILED are stuck (not finished, the work needs someone: they keep a knowledge-base task OPEN); PENDING and IN_PROGRESS are active. A session plan can be finished once no step is active.',
   valuesConfig: {
     PENDING: { description: 'Not started.' },
     IN_PROGRESS: { description: 'Being worked on now.' },
@@ -44,8 +44,8 @@ registerEnumType(TaskStateEnum, {
   description: "Derived from a task's items, never set directly.",
   valuesConfig: {
     OPEN: { description: 'Some item is PENDING or IN_PROGRESS, or the task has no items.' },
-    COMPLETED: { description: 'Every item is settled and at least one is DONE.' },
-    CANCELLED: { description: 'Every item is settled and none is DONE (e.g. every item DROPPED).' },
+    COMPLETED: { description: 'Every live item is DONE or DROPPED and at least one is DONE.' },
+    CANCELLED: { description: 'Every live item is DROPPED.' },
   },
 });
 

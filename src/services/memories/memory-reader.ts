@@ -2,18 +2,19 @@ import { In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { cleanDomain, inScope } from '../../domain/labels.js';
 import { searchWords } from '../../domain/search-words.js';
 import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
-import type { MemoryStatus } from '../../domain/states.js';
+import { TASK_OPENING_STATES, type MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from './memory-kind.js';
 import type { SearchIndex } from '../search/search-index.js';
 
 /**
- * A task is ACTIVE while it has an open live item or no live item at all;
+ * A task is ACTIVE while it has a live item that is not settled (PENDING,
+ * IN_PROGRESS, BLOCKED, FAILED) or no live item at all;
  * the same rule as domain/states.ts, in SQL so lists can filter and count
  * on it without loading items. (NOT "deleted" reads the same on SQLite's 0/1
  * and PostgreSQL's booleans.)
  */
-const TASK_IS_OPEN = `(EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted" AND i."state" IN ('PENDING', 'IN_PROGRESS'))
+const TASK_IS_OPEN = `(EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted" AND i."state" IN (${TASK_OPENING_STATES.map((state) => `'${state}'`).join(', ')}))
   OR NOT EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted"))`;
 
 const IS_ACTIVE = `(CASE WHEN m."kind" = 'NOTE' THEN NOT m."archived" ELSE ${TASK_IS_OPEN} END)`;

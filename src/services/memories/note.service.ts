@@ -70,7 +70,7 @@ export class NoteService {
   }
 
   /**
-   * Archives a note. A task archives itself when its items are all settled,
+   * Archives a note. A task archives itself when its live items are all DONE or DROPPED,
    * so archiving a closed task changes nothing and an open one is refused
    * with what to do instead.
    */
@@ -85,7 +85,7 @@ export class NoteService {
         if (deriveTaskState(items) === 'OPEN') {
           throw new DomainError(
             'BAD_USER_INPUT',
-            `Task ${memory.id} is still open; a task is archived when every item is settled. Mark its remaining items DONE, or DROPPED with a reason.`,
+            `Task ${memory.id} is still open; a task is archived when every live item is DONE or DROPPED. Mark its remaining items DONE, or DROPPED with a reason (BLOCKED and FAILED items keep it open).`,
           );
         }
         return memory;

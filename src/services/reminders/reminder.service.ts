@@ -1,7 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../../domain/reminders.js';
 import { inScope } from '../../domain/labels.js';
-import { progressOf } from '../../domain/states.js';
+import { progressOf, STUCK_ITEM_STATES } from '../../domain/states.js';
 import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../../db/entities/index.js';
 import { openTasksIn } from '../memories/memory-reader.js';
 import { loadCallingSession } from '../sessions/session-store.js';
@@ -69,8 +69,10 @@ export class ReminderService {
         tasks.map((task) => {
           const own = items.filter((item) => item.taskId === task.id);
           const progress = progressOf(own);
-          const inProgress = own.filter((item) => !item.deleted && item.state === 'IN_PROGRESS').map((item) => item.text);
-          return { id: String(task.id), title: task.title, domain: task.domain ?? '', done: progress.done, total: progress.total, inProgress };
+          const live = own.filter((item) => !item.deleted);
+          const inProgress = live.filter((item) => item.state === 'IN_PROGRESS').map((item) => item.text);
+          const stuck = live.filter((item) => STUCK_ITEM_STATES.includes(item.state)).map((item) => `${item.text} (${item.state})`);
+          return { id: String(task.id), title: task.title, domain: task.domain ?? '', done: progress.done, total: progress.total, inProgress, stuck };
         }),
         // The text names only the domains that hold one of the open tasks listed.
         domains.filter((domain) => tasks.some((task) => task.domain !== null && inScope(task.domain, domain))),

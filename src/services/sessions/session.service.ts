@@ -50,7 +50,7 @@ export class SessionService {
   }
 
   /**
-   * Records finishedAt once every step is settled: NO_PLAN when nothing was
+   * Records finishedAt once no step is PENDING or IN_PROGRESS: NO_PLAN when nothing was
    * ever planned, PLAN_OPEN (listing the open steps) while any is PENDING or
    * IN_PROGRESS. Finishing again keeps the first finishedAt.
    */

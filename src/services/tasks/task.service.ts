@@ -6,7 +6,7 @@ import { checkPlanResize, checkStepNote } from '../../domain/plan-rules.js';
 import { checkStepStart } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
-import { itemNotFound, parseId, TITLE_MAX } from '../../domain/task-rules.js';
+import { itemNotFound, itemNotInTask, parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
 import { insertComment } from '../comments/comment-store.js';
 import { findReplay, remember } from '../kernel/idempotency.js';
@@ -33,6 +33,8 @@ export interface EditTaskInput {
 
 export interface UpdateItemInput {
   id: string;
+  /** When given, the task the item must belong to. */
+  taskId?: string | null;
   state?: ItemState | null;
   text?: string | null;
   comment?: string | null;
@@ -126,6 +128,7 @@ export class TaskService {
       const itemId = parseId(input.id);
       const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
       if (!found) throw itemNotFound(input.id);
+      if (input.taskId !== null && input.taskId !== undefined && parseId(input.taskId) !== found.taskId) throw itemNotInTask(input.id, input.taskId);
       const aggregate = await loadTaskForChange(uow, found.taskId, input.expectedVersion);
       const item = liveItem(aggregate, input.id);
       const change: Partial<ItemEntity> = {};
