@@ -10,7 +10,7 @@ export function createSessionLoaders(services: Services) {
     sessionChildren: new DataLoader((ids: readonly string[]) => reader.childrenOf(ids)),
     /** Each session's named domains, sorted. */
     sessionDomains: new DataLoader((ids: readonly string[]) => reader.domainsOf(ids)),
-    /** For each plan task: cleared by clearPlan and not written since. */
-    planCleared: new DataLoader((taskIds: readonly number[]) => reader.plansCleared(taskIds)),
+    /** For each session's plan task id: that id while it is the current plan, else null. */
+    currentPlan: new DataLoader((taskIds: readonly number[]) => reader.currentPlans(taskIds)),
   };
 }

@@ -10,8 +10,8 @@ import { Session } from '../types/session.type.js';
 /** The session's plan task while one is recorded: written, and not cleared since. */
 async function currentPlan(session: Session, ctx: Context) {
   if (session.planTaskId === null) return null;
-  if (await ctx.loaders.planCleared.load(session.planTaskId)) return null;
-  return ctx.loaders.memory.load(String(session.planTaskId));
+  const current = await ctx.loaders.currentPlan.load(session.planTaskId);
+  return current === null ? null : ctx.loaders.memory.load(String(current));
 }
 
 /** Agent sessions: starting one, its rules and turns, finishing it, and what it shows. */

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
 
 /**
  * What a committed mutation changed, published after commit. The live
@@ -7,10 +8,10 @@ import { EventEmitter } from 'node:events';
  */
 export interface ChangeEvent {
   /** TASK, NOTE, SESSION or SETTINGS. */
-  entity: 'TASK' | 'NOTE' | 'SESSION' | 'SETTINGS';
+  entity: ChangeEntity;
   id: string;
   /** What happened, e.g. TASK_CREATED, ITEM_STATE, NOTE_EDITED, PLAN_WRITTEN. */
-  action: string;
+  action: ChangeAction;
   sessionId: string | null;
   at: string;
 }

@@ -1,3 +1,4 @@
+import type { ChangeAction } from '../../domain/history.js';
 import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanDomain, cleanFreeText, cleanLabel } from '../../domain/labels.js';
@@ -106,7 +107,7 @@ export class NoteService {
     return note;
   }
 
-  private async save(uow: UnitOfWork, note: MemoryEntity, change: Partial<MemoryEntity>, action: string): Promise<void> {
+  private async save(uow: UnitOfWork, note: MemoryEntity, change: Partial<MemoryEntity>, action: ChangeAction): Promise<void> {
     change.updatedAt = uow.now;
     change.version = note.version + 1;
     await uow.manager.update(MemoryEntity, { id: note.id }, change);

@@ -1,3 +1,4 @@
+import type { HistoryAction } from '../../domain/history.js';
 import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/labels.js';
@@ -13,7 +14,7 @@ import type { ItemState } from '../../domain/states.js';
 import { deletedItem, parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { clearedPlanIds, loadCallingSession, PLAN_CLEARED } from './session-store.js';
+import { currentPlanIds, loadCallingSession } from './session-store.js';
 import { citableIds } from '../tasks/task.service.js';
 import { applyOrder, insertItems, loadTaskForChange, recordTaskChange, type TaskAggregate } from '../tasks/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
@@ -186,11 +187,11 @@ export class PlanService {
     return this.writer.run(caller, async (uow) => {
       const open = await this.open(uow);
       const { session, aggregate } = open;
-      uow.emit({ entity: 'SESSION', id: session.id, action: PLAN_CLEARED });
+      uow.emit({ entity: 'SESSION', id: session.id, action: 'PLAN_CLEARED' });
       if (!open.current || !aggregate) return { session, plan: null, message: planClearedMessage(null), rendered: NO_PLAN_RENDERED };
       const live = liveSteps(aggregate);
       await this.markDeleted(uow, aggregate, live.map((item) => String(item.id)));
-      await recordTaskChange(uow, this.search, aggregate, PLAN_CLEARED);
+      await recordTaskChange(uow, this.search, aggregate, 'PLAN_CLEARED');
       await this.saveSession(uow, session, { planStanding: false });
       return { session, plan: null, message: planClearedMessage(live.length), rendered: NO_PLAN_RENDERED };
     });
@@ -201,8 +202,8 @@ export class PlanService {
     const session = await loadCallingSession(uow);
     if (session.planTaskId === null) return { session, aggregate: null, current: false };
     const aggregate = await loadTaskForChange(uow, session.planTaskId);
-    const cleared = (await clearedPlanIds(uow.manager, [aggregate.task.id])).has(aggregate.task.id);
-    return { session, aggregate, current: !cleared };
+    const [current] = await currentPlanIds(uow.manager, [aggregate.task.id]);
+    return { session, aggregate, current: current !== null };
   }
 
   /** The session's plan task, made on its first write: a task with no domain, never indexed for search. */
@@ -249,7 +250,7 @@ export class PlanService {
     uow: UnitOfWork,
     session: SessionEntity,
     aggregate: TaskAggregate,
-    action: string,
+    action: HistoryAction,
     message: (steps: readonly PlanStep[]) => string,
   ): Promise<PlanResult> {
     await recordTaskChange(uow, this.search, aggregate, action);

@@ -1,6 +1,6 @@
 import { In, type EntityManager } from 'typeorm';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
-import { clearedPlanIds } from './session-store.js';
+import { currentPlanIds } from './session-store.js';
 
 /**
  * Reads for sessions, shaped for batching: each method takes many keys and
@@ -33,9 +33,8 @@ export class SessionReader {
     return sessionIds.map((sessionId) => rows.filter((row) => row.sessionId === sessionId).map((row) => row.domain));
   }
 
-  /** For each plan task: true when clearPlan cleared it and nothing was written since. */
-  async plansCleared(taskIds: readonly number[]): Promise<boolean[]> {
-    const cleared = await clearedPlanIds(this.reader(), taskIds);
-    return taskIds.map((taskId) => cleared.has(taskId));
+  /** For each session's plan task id: that id while it is the current plan, else null (session-store.ts currentPlanIds). */
+  async currentPlans(planTaskIds: readonly number[]): Promise<(number | null)[]> {
+    return currentPlanIds(this.reader(), planTaskIds);
   }
 }

@@ -1,10 +1,9 @@
+import { LIST_ACTIONS, type HistoryAction } from '../../domain/history.js';
 import type { EntityManager } from 'typeorm';
 import { noSession } from '../../domain/plan-steps.js';
 import { SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
-/** The action of the history row clearPlan writes; a plan whose latest row is this one is shown as no plan. */
-export const PLAN_CLEARED = 'PLAN_CLEARED';
 
 /**
  * Loads the calling session (x-session-id) for change inside the unit of
@@ -23,30 +22,39 @@ export async function loadCallingSession(uow: UnitOfWork): Promise<SessionEntity
   return session;
 }
 
-/** History rows that change no step: a comment or note on the plan does not bring a cleared plan back. */
-const NOT_THE_LIST = ['TASK_EDITED', 'COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED', 'ITEM_LINKED'];
-
 /**
  * Of these plan tasks, the ones cleared by clearPlan: their latest history row
- * that changed the list is PLAN_CLEARED. A session keeps one plan task for life (so its history
+ * that changed the list (domain/history.ts LIST_ACTIONS: a comment, note or link on the plan does
+ * not bring a cleared plan back) is PLAN_CLEARED. A session keeps one plan task for life (so its history
  * reads as one chat), and "no plan after clearPlan" is derived from that row
  * rather than stored twice. One statement for any number of tasks.
  */
-export async function clearedPlanIds(manager: EntityManager, taskIds: readonly number[]): Promise<Set<number>> {
+async function clearedPlanIds(manager: EntityManager, taskIds: readonly number[]): Promise<Set<number>> {
   if (taskIds.length === 0) return new Set();
   const latest = manager
     .createQueryBuilder(TaskEventEntity, 'l')
     .select('MAX(l.id)')
     .where('l.taskId IN (:...taskIds)')
-    .andWhere('l.action NOT IN (:...notTheList)')
+    .andWhere('l.action IN (:...listActions)')
     .groupBy('l.taskId');
   const rows = await manager
     .createQueryBuilder(TaskEventEntity, 'e')
     .select('e.taskId', 'taskId')
     .where(`e.id IN (${latest.getQuery()})`)
-    .andWhere('e.action = :cleared', { cleared: PLAN_CLEARED })
+    .andWhere('e.action = :cleared', { cleared: 'PLAN_CLEARED' satisfies HistoryAction })
     .setParameter('taskIds', [...taskIds])
-    .setParameter('notTheList', NOT_THE_LIST)
+    .setParameter('listActions', LIST_ACTIONS)
     .getRawMany<{ taskId: number | string }>();
   return new Set(rows.map((row) => Number(row.taskId)));
+}
+
+/**
+ * The one rule for a session's current plan: its plan task, unless it was
+ * never written or clearPlan cleared it and nothing was written since. For
+ * each plan task id (null: never planned), that id, or null when there is no
+ * current plan. One statement for any number of sessions.
+ */
+export async function currentPlanIds(manager: EntityManager, planTaskIds: readonly (number | null)[]): Promise<(number | null)[]> {
+  const cleared = await clearedPlanIds(manager, planTaskIds.filter((id): id is number => id !== null));
+  return planTaskIds.map((id) => (id === null || cleared.has(id) ? null : id));
 }

@@ -1,9 +1,10 @@
+import type { ChangeAction } from '../../domain/history.js';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain/errors.js';
 import { DEFAULT_PLAN_RULES, mergePlanRules, whyNotFinished, type PlanRulesChange } from '../../domain/plan-rules.js';
 import { noPlan } from '../../domain/plan-steps.js';
 import { ItemEntity, SessionEntity } from '../../db/entities/index.js';
-import { clearedPlanIds, loadCallingSession } from './session-store.js';
+import { currentPlanIds, loadCallingSession } from './session-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface StartSessionInput {
@@ -57,11 +58,10 @@ export class SessionService {
   async finishSession(caller: Caller): Promise<SessionEntity> {
     return this.change(caller, 'SESSION_FINISHED', async (uow, session) => {
       // Never planned, or cleared since: either way there is no plan to be finished against.
-      if (session.planTaskId === null || (await clearedPlanIds(uow.manager, [session.planTaskId])).has(session.planTaskId)) {
-        throw noPlan('finishSession');
-      }
+      const [planTaskId] = await currentPlanIds(uow.manager, [session.planTaskId]);
+      if (planTaskId === null) throw noPlan('finishSession');
       const steps = await uow.manager.find(ItemEntity, {
-        where: { taskId: session.planTaskId, deleted: false },
+        where: { taskId: planTaskId, deleted: false },
         order: { position: 'ASC', id: 'ASC' },
       });
       const refusal = whyNotFinished(steps);
@@ -81,7 +81,7 @@ export class SessionService {
   /** One change of the calling session (NO_SESSION without one): a row update and its change event. */
   private async change(
     caller: Caller,
-    action: string,
+    action: ChangeAction,
     decide: (uow: UnitOfWork, session: SessionEntity) => Promise<Partial<SessionEntity>>,
   ): Promise<SessionEntity> {
     return this.writer.run(caller, async (uow) => {

@@ -1,3 +1,4 @@
+import type { HistoryAction } from '../../domain/history.js';
 import { DomainError } from '../../domain/errors.js';
 import { ITEM_LABEL_MAX } from '../../domain/labels.js';
 import { diffSnapshots, type Snapshot } from '../../domain/list-diff.js';
@@ -108,7 +109,7 @@ function searchText(task: MemoryEntity, items: readonly ItemEntity[]): string {
  * overwrite), writes the history row (list after, and what changed), keeps
  * the search document current and queues the change event.
  */
-export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: string): Promise<void> {
+export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
   const { task, items } = aggregate;
   const result = await uow.manager
     .createQueryBuilder()

@@ -1,3 +1,4 @@
+import { changesTheList, type HistoryAction } from '../../domain/history.js';
 import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, splitItemsText } from '../../domain/labels.js';
@@ -132,7 +133,7 @@ export class TaskService {
       const aggregate = await loadTaskForChange(uow, found.taskId, input.expectedVersion);
       const item = liveItem(aggregate, input.id);
       const change: Partial<ItemEntity> = {};
-      const actions: string[] = [];
+      const actions: HistoryAction[] = [];
       if (input.text !== null && input.text !== undefined) {
         const text = cleanLabel(input.text, 'text', aggregate.labelLimit);
         if (text !== item.text) {
@@ -174,8 +175,8 @@ export class TaskService {
       // Asking for what the item already is (its state, its label, memories already linked) is accepted
       // and records nothing, so a retried call answers like the first one.
       if (actions.length) {
-        // A comment or a link on a step is not a plan update: only a state or label change makes the plan stand again.
-        if (change.state || change.text) await this.recorded(uow, aggregate, actions[0]);
+        // A comment or a link on a step is not a plan update: only a change of the list makes the plan stand again.
+        if (changesTheList(actions[0])) await this.recorded(uow, aggregate, actions[0]);
         else await recordTaskChange(uow, this.search, aggregate, actions[0]);
       }
       return item;
@@ -241,7 +242,7 @@ export class TaskService {
   }
 
   /** Records a change of the task's list (and, on a plan, of its session's plan). */
-  private async recorded(uow: UnitOfWork, aggregate: TaskAggregate, action: string): Promise<void> {
+  private async recorded(uow: UnitOfWork, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
     await recordTaskChange(uow, this.search, aggregate, action);
     await markPlanChanged(uow, aggregate);
   }
