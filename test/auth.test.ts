@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { databaseState } from './nothing-recorded.js';
+import { databaseState } from './fixtures/nothing-recorded.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer({ env: { TASKBASE_TOKENS: 'writer-secret, reader-secret:read' } }); });

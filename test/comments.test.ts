@@ -1,8 +1,10 @@
 /** Comments on tasks and items through GraphQL over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { DELETE_ITEM, MOVE_ITEM, UPDATE_ITEM, createTask } from './task-fixtures.js';
-import { ADD_COMMENT, ITEM_KNOWLEDGE, TASK_COMMENTS, databaseState, ref, refusedAndNothingRecorded } from './knowledge-fixtures.js';
+import { DELETE_ITEM, MOVE_ITEM, UPDATE_ITEM, ADD_COMMENT, ITEM_KNOWLEDGE, TASK_COMMENTS } from './fixtures/documents.js';
+import { ref } from './fixtures/knowledge.js';
+import { databaseState, refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { createTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

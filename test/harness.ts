@@ -96,11 +96,3 @@ export async function startTestServer(
   };
 }
 
-/** Fragments the tests share. */
-export const TASK_FIELDS = `
-  id title goal goalText domain state status version kind
-  progress { done total pending inProgress dropped blocked failed }
-  items(first: 200) { totalCount nodes { id number text state deleted added note } }
-`;
-
-export const CREATE_TASK = `mutation($input: CreateTaskInput!) { createTask(input: $input) { task { ${TASK_FIELDS} } items { id number text state } } }`;

@@ -1,7 +1,8 @@
 /** Task.history: one event per recorded change, the list after it, and what changed. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { ADD_ITEMS, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask } from './task-fixtures.js';
+import { ADD_ITEMS, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM } from './fixtures/documents.js';
+import { createTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

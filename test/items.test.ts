@@ -1,10 +1,9 @@
 /** updateItem, deleteItem, addItems and moveItem, through GraphQL over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import {
-  ADD_ITEMS, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, READ_ITEMS_WITH_DELETED, UPDATE_ITEM, createTask,
-  refusedAndNothingRecorded, labels, readTask, type Item,
-} from './task-fixtures.js';
+import { ADD_ITEMS, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from './fixtures/documents.js';
+import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { createTask, labels, readTask, type Item } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

@@ -1,10 +1,10 @@
 /** Notes (memories), related links, domain listings, mustRead and domains, through GraphQL over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { ADD_ITEMS, CREATE_TASK, EDIT_TASK, UPDATE_ITEM, createTask } from './task-fixtures.js';
-import {
-  CREATE_NOTE, EDIT_NOTE, ITEM_KNOWLEDGE, MEMORIES, databaseState, freshDomain, refusedAndNothingRecorded,
-} from './knowledge-fixtures.js';
+import { ADD_ITEMS, CREATE_TASK, EDIT_TASK, UPDATE_ITEM, CREATE_NOTE, EDIT_NOTE, ITEM_KNOWLEDGE, MEMORIES } from './fixtures/documents.js';
+import { freshDomain } from './fixtures/knowledge.js';
+import { databaseState, refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { createTask } from './fixtures/tasks.js';
 
 // Every write gets its own second, so "newest" and "most recently updated" never tie.
 let now = Date.parse('2030-01-01T00:00:00.000Z');

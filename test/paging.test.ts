@@ -1,7 +1,9 @@
 /** Keyset pagination of Task.items and Task.history: page sizes, cursors, walking every row once. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { ADD_ITEMS, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask, databaseState } from './task-fixtures.js';
+import { ADD_ITEMS, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM } from './fixtures/documents.js';
+import { databaseState } from './fixtures/nothing-recorded.js';
+import { createTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

@@ -5,10 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import {
-  ADD_STEPS, CLEAR_PLAN, PLAN_WITH_DELETED, SET_PLAN, SET_PLAN_RULES, UPDATE_STEP, WRITE_TODOS,
-  planHistory, readSession, refusedNothingRecorded, startSession, stepsOf, todos, writeTodos, type PlanPayload,
-} from './session-fixtures.js';
+import { ADD_STEPS, CLEAR_PLAN, PLAN_WITH_DELETED, SET_PLAN, SET_PLAN_RULES, UPDATE_STEP, WRITE_TODOS } from './fixtures/documents.js';
+import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { planHistory, readSession, startSession, stepsOf, todos, writeTodos, type PlanPayload } from './fixtures/sessions.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
@@ -86,24 +85,24 @@ describe('writeTodos', () => {
   it('refuses empty text with the exact message, and records nothing', async () => {
     const session = await startSession(server);
     await writeTodos(server, session, [['Read the code', 'PENDING']]);
-    const message = await refusedNothingRecorded(server, session, 'EMPTY_TEXT', WRITE_TODOS, { todos: todos(['Read the code', 'DONE'], ['   ', 'PENDING']) });
+    const message = await refusedAndNothingRecorded(server, 'EMPTY_TEXT', WRITE_TODOS, { todos: todos(['Read the code', 'DONE'], ['   ', 'PENDING']) }, { session });
     expect(message).toBe('invalid todo: `content` must be a non-empty string');
   });
 
   it('refuses the same text twice (after trimming) with the exact message, and records nothing', async () => {
     const session = await startSession(server);
     await writeTodos(server, session, [['Read the code', 'PENDING']]);
-    const message = await refusedNothingRecorded(server, session, 'DUPLICATE_TEXT', WRITE_TODOS, {
+    const message = await refusedAndNothingRecorded(server, 'DUPLICATE_TEXT', WRITE_TODOS, {
       todos: todos(['Deploy', 'PENDING'], [' Deploy  ', 'DONE']),
-    });
+    }, { session });
     expect(message).toBe('invalid todos: duplicate content "Deploy"');
   });
 
   it('refuses two in progress under the one-active rule with the exact message; allows them without it', async () => {
     const strict = await startSession(server, { rules: { oneActive: true } });
-    const message = await refusedNothingRecorded(server, strict, 'TOO_MANY_IN_PROGRESS', WRITE_TODOS, {
+    const message = await refusedAndNothingRecorded(server, 'TOO_MANY_IN_PROGRESS', WRITE_TODOS, {
       todos: todos(['a', 'IN_PROGRESS'], ['b', 'IN_PROGRESS'], ['c', 'IN_PROGRESS']),
-    });
+    }, { session: strict });
     expect(message).toBe('invalid todos: at most one task may be in_progress (got 3)');
     expect((await readSession(server, strict)).plan).toBeNull();
 
@@ -116,7 +115,7 @@ describe('writeTodos', () => {
     const session = await startSession(server);
     await writeTodos(server, session, [['Read the code', 'PENDING']]);
     for (const status of ['Done', 'completed', 'in_progress']) {
-      const message = await refusedNothingRecorded(server, session, 'BAD_USER_INPUT', WRITE_TODOS, { todos: todos(['Read the code', status]) });
+      const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', WRITE_TODOS, { todos: todos(['Read the code', status]) }, { session });
       expect(message).toContain(`"${status}"`);
       expect(message).toContain('ItemState');
     }
@@ -132,16 +131,16 @@ describe('writeTodos', () => {
     expect((await readSession(server, session)).plan.id).toBe(result.plan!.id);
 
     const needy = await startSession(server, { rules: { minItems: 2 } });
-    const message = await refusedNothingRecorded(server, needy, 'PLAN_SIZE', WRITE_TODOS, { todos: [] });
+    const message = await refusedAndNothingRecorded(server, 'PLAN_SIZE', WRITE_TODOS, { todos: [] }, { session: needy });
     expect(message).toContain('0 steps');
     expect(message).toContain('2 to 50');
   });
 
   it('applies maxItems and maxTextLength', async () => {
     const session = await startSession(server, { rules: { maxItems: 2, maxTextLength: 12 } });
-    const size = await refusedNothingRecorded(server, session, 'PLAN_SIZE', WRITE_TODOS, { todos: todos(['a', 'PENDING'], ['b', 'PENDING'], ['c', 'PENDING']) });
+    const size = await refusedAndNothingRecorded(server, 'PLAN_SIZE', WRITE_TODOS, { todos: todos(['a', 'PENDING'], ['b', 'PENDING'], ['c', 'PENDING']) }, { session });
     expect(size).toContain('3 steps');
-    const long = await refusedNothingRecorded(server, session, 'TEXT_TOO_LONG', WRITE_TODOS, { todos: todos(['Exactly 12 c', 'PENDING'], ['Thirteen char', 'PENDING']) });
+    const long = await refusedAndNothingRecorded(server, 'TEXT_TOO_LONG', WRITE_TODOS, { todos: todos(['Exactly 12 c', 'PENDING'], ['Thirteen char', 'PENDING']) }, { session });
     expect(long).toContain('step 2 is 13 characters');
     expect(long).toContain('at most 12');
     expect(stepsOf(await writeTodos(server, session, [['Exactly 12 c', 'PENDING']]))).toEqual(['Exactly 12 c:PENDING']);
@@ -150,7 +149,7 @@ describe('writeTodos', () => {
   it('refuses more than 100 entries in one call as TOO_LARGE', async () => {
     const session = await startSession(server, { rules: { maxItems: 100 } });
     const many = Array.from({ length: 101 }, (_, i) => ({ content: `Step ${i}`, status: 'PENDING' }));
-    await refusedNothingRecorded(server, session, 'TOO_LARGE', WRITE_TODOS, { todos: many });
+    await refusedAndNothingRecorded(server, 'TOO_LARGE', WRITE_TODOS, { todos: many }, { session });
   });
 
   it('needs no note for DONE: noteRequiredFor checks the step operations only', async () => {
@@ -217,18 +216,18 @@ describe('setPlan', () => {
   it('checks the text and size rules', async () => {
     const session = await startSession(server, { rules: { minItems: 2, maxItems: 3 } });
     await call(session, SET_PLAN, { steps: ['One', 'Two'] });
-    expect(await refusedNothingRecorded(server, session, 'PLAN_SIZE', SET_PLAN, { steps: ['One'] })).toContain('2 to 3');
-    await refusedNothingRecorded(server, session, 'PLAN_SIZE', SET_PLAN, { steps: ['a', 'b', 'c', 'd'] });
-    await refusedNothingRecorded(server, session, 'EMPTY_TEXT', SET_PLAN, { steps: ['a', ' '] });
-    await refusedNothingRecorded(server, session, 'DUPLICATE_TEXT', SET_PLAN, { steps: ['a', 'a '] });
-    await refusedNothingRecorded(server, session, 'REF_IN_LABEL', SET_PLAN, { steps: ['a', 'see [[#1]]'] });
+    expect(await refusedAndNothingRecorded(server, 'PLAN_SIZE', SET_PLAN, { steps: ['One'] }, { session })).toContain('2 to 3');
+    await refusedAndNothingRecorded(server, 'PLAN_SIZE', SET_PLAN, { steps: ['a', 'b', 'c', 'd'] }, { session });
+    await refusedAndNothingRecorded(server, 'EMPTY_TEXT', SET_PLAN, { steps: ['a', ' '] }, { session });
+    await refusedAndNothingRecorded(server, 'DUPLICATE_TEXT', SET_PLAN, { steps: ['a', 'a '] }, { session });
+    await refusedAndNothingRecorded(server, 'REF_IN_LABEL', SET_PLAN, { steps: ['a', 'see [[#1]]'] }, { session });
   });
 });
 
 describe('addSteps', () => {
   it('is refused with NO_PLAN before any plan exists', async () => {
     const session = await startSession(server);
-    const message = await refusedNothingRecorded(server, session, 'NO_PLAN', ADD_STEPS, { steps: ['Read the code'] });
+    const message = await refusedAndNothingRecorded(server, 'NO_PLAN', ADD_STEPS, { steps: ['Read the code'] }, { session });
     expect(message).toContain('writeTodos or setPlan');
   });
 
@@ -257,10 +256,10 @@ describe('addSteps', () => {
   it('refuses an after that is not a step of this plan, text already in the plan, and growing past maxItems', async () => {
     const session = await startSession(server, { rules: { maxItems: 3 } });
     await writeTodos(server, session, [['One', 'DONE'], ['Two', 'PENDING']]);
-    await refusedNothingRecorded(server, session, 'NOT_FOUND', ADD_STEPS, { steps: ['Three'], after: '999999' });
-    expect(await refusedNothingRecorded(server, session, 'DUPLICATE_TEXT', ADD_STEPS, { steps: [' Two'] })).toContain('already step 2');
-    expect(await refusedNothingRecorded(server, session, 'PLAN_SIZE', ADD_STEPS, { steps: ['Three', 'Four'] })).toContain('4 steps');
-    await refusedNothingRecorded(server, session, 'BAD_USER_INPUT', ADD_STEPS, { steps: [] });
+    await refusedAndNothingRecorded(server, 'NOT_FOUND', ADD_STEPS, { steps: ['Three'], after: '999999' }, { session });
+    expect(await refusedAndNothingRecorded(server, 'DUPLICATE_TEXT', ADD_STEPS, { steps: [' Two'] }, { session })).toContain('already step 2');
+    expect(await refusedAndNothingRecorded(server, 'PLAN_SIZE', ADD_STEPS, { steps: ['Three', 'Four'] }, { session })).toContain('4 steps');
+    await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', ADD_STEPS, { steps: [] }, { session });
   });
 });
 
@@ -287,10 +286,10 @@ describe('updateStep', () => {
   it('refuses a settled state in noteRequiredFor without a note, naming the state', async () => {
     const { session } = await planned();
     for (const state of ['DONE', 'FAILED', 'BLOCKED', 'DROPPED']) {
-      const message = await refusedNothingRecorded(server, session, 'NOTE_REQUIRED', UPDATE_STEP, { input: { step: 1, state, note: '   ' } });
+      const message = await refusedAndNothingRecorded(server, 'NOTE_REQUIRED', UPDATE_STEP, { input: { step: 1, state, note: '   ' } }, { session });
       expect(message).toContain(`marking a step ${state} needs a note`);
     }
-    await refusedNothingRecorded(server, session, 'NOTE_REQUIRED', UPDATE_STEP, { input: { step: 1, state: 'DONE' } });
+    await refusedAndNothingRecorded(server, 'NOTE_REQUIRED', UPDATE_STEP, { input: { step: 1, state: 'DONE' } }, { session });
   });
 
   it('follows the session rules: with noteRequiredFor [], DONE needs no note', async () => {
@@ -302,21 +301,21 @@ describe('updateStep', () => {
   it('refuses a step outside 1..n, giving the plan length', async () => {
     const { session } = await planned();
     for (const step of [0, 4, -1]) {
-      const message = await refusedNothingRecorded(server, session, 'STEP_OUT_OF_RANGE', UPDATE_STEP, { input: { step, state: 'IN_PROGRESS' } });
+      const message = await refusedAndNothingRecorded(server, 'STEP_OUT_OF_RANGE', UPDATE_STEP, { input: { step, state: 'IN_PROGRESS' } }, { session });
       expect(message).toContain('the plan has 3 steps; use 1..3');
     }
   });
 
   it('refuses neither or both of step and id with BAD_USER_INPUT', async () => {
     const { session, steps } = await planned();
-    expect(await refusedNothingRecorded(server, session, 'BAD_USER_INPUT', UPDATE_STEP, { input: { state: 'IN_PROGRESS' } })).toContain('neither');
-    expect(await refusedNothingRecorded(server, session, 'BAD_USER_INPUT', UPDATE_STEP, { input: { step: 1, id: steps[0]!.id, state: 'IN_PROGRESS' } })).toContain('both');
+    expect(await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', UPDATE_STEP, { input: { state: 'IN_PROGRESS' } }, { session })).toContain('neither');
+    expect(await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', UPDATE_STEP, { input: { step: 1, id: steps[0]!.id, state: 'IN_PROGRESS' } }, { session })).toContain('both');
   });
 
   it('refuses a second step in progress under the one-active rule', async () => {
     const { session } = await planned({ oneActive: true });
     await call(session, UPDATE_STEP, { input: { step: 1, state: 'IN_PROGRESS' } });
-    const message = await refusedNothingRecorded(server, session, 'TOO_MANY_IN_PROGRESS', UPDATE_STEP, { input: { step: 2, state: 'IN_PROGRESS' } });
+    const message = await refusedAndNothingRecorded(server, 'TOO_MANY_IN_PROGRESS', UPDATE_STEP, { input: { step: 2, state: 'IN_PROGRESS' } }, { session });
     expect(message).toContain('step 1 "Read the code" is already IN_PROGRESS');
     await call(session, UPDATE_STEP, { input: { step: 1, state: 'DONE', note: 'read parser.ts end to end' } });
     expect(stepsOf(await call(session, UPDATE_STEP, { input: { step: 2, state: 'IN_PROGRESS' } }))[1]).toBe('Run the tests:IN_PROGRESS');
@@ -324,16 +323,16 @@ describe('updateStep', () => {
 
   it('is refused with NO_PLAN before any plan, and for a deleted step by id with DELETED_ITEM', async () => {
     const fresh = await startSession(server);
-    await refusedNothingRecorded(server, fresh, 'NO_PLAN', UPDATE_STEP, { input: { step: 1, state: 'IN_PROGRESS' } });
+    await refusedAndNothingRecorded(server, 'NO_PLAN', UPDATE_STEP, { input: { step: 1, state: 'IN_PROGRESS' } }, { session: fresh });
     const { session, steps } = await planned();
     await writeTodos(server, session, [['Read the code', 'PENDING']]);
-    await refusedNothingRecorded(server, session, 'DELETED_ITEM', UPDATE_STEP, { input: { id: steps[2]!.id, state: 'IN_PROGRESS' } });
+    await refusedAndNothingRecorded(server, 'DELETED_ITEM', UPDATE_STEP, { input: { id: steps[2]!.id, state: 'IN_PROGRESS' } }, { session });
   });
 
   it('refuses an id that names a knowledge-base item, not a step of the plan', async () => {
     const { session } = await planned();
     const created = await server.ok(`mutation { createTask(input: { title: "Other", goal: "g", items: ["x"], domain: "acme/plans" }) { items { id } } }`);
-    await refusedNothingRecorded(server, session, 'NOT_FOUND', UPDATE_STEP, { input: { id: created.createTask.items[0].id, state: 'IN_PROGRESS' } });
+    await refusedAndNothingRecorded(server, 'NOT_FOUND', UPDATE_STEP, { input: { id: created.createTask.items[0].id, state: 'IN_PROGRESS' } }, { session });
   });
 });
 
@@ -345,14 +344,14 @@ describe('rules changed mid-plan', () => {
     expect(rules.rules).toMatchObject({ oneActive: true, maxTextLength: 10 });
     expect(rules.plan).toEqual({ id: first.plan!.id, version: 1 });
     // A whole list sent now is checked against the new rules...
-    expect(await refusedNothingRecorded(server, session, 'TOO_MANY_IN_PROGRESS', WRITE_TODOS, {
+    expect(await refusedAndNothingRecorded(server, 'TOO_MANY_IN_PROGRESS', WRITE_TODOS, {
       todos: todos(['short', 'IN_PROGRESS'], ['b', 'IN_PROGRESS']),
-    })).toBe('invalid todos: at most one task may be in_progress (got 2)');
+    }, { session })).toBe('invalid todos: at most one task may be in_progress (got 2)');
     // ...while a step update is judged on what it changes: settling one of the two is fine, starting a third is not.
     const settled = await call(session, UPDATE_STEP, { input: { step: 2, state: 'DONE', note: 'checked by hand' } });
     expect(stepsOf(settled)).toEqual(['A fairly long step text:IN_PROGRESS', 'b:DONE', 'c:PENDING']);
-    await refusedNothingRecorded(server, session, 'TOO_MANY_IN_PROGRESS', UPDATE_STEP, { input: { step: 3, state: 'IN_PROGRESS' } });
-    await refusedNothingRecorded(server, session, 'TEXT_TOO_LONG', ADD_STEPS, { steps: ['Eleven char'] });
+    await refusedAndNothingRecorded(server, 'TOO_MANY_IN_PROGRESS', UPDATE_STEP, { input: { step: 3, state: 'IN_PROGRESS' } }, { session });
+    await refusedAndNothingRecorded(server, 'TEXT_TOO_LONG', ADD_STEPS, { steps: ['Eleven char'] }, { session });
   });
 });
 
@@ -366,8 +365,8 @@ describe('clearPlan', () => {
     expect(after.plan).toBeNull();
     expect(after.standingPlan).toBeNull();
     expect(after.statusLine).toBe('planning');
-    await refusedNothingRecorded(server, session, 'NO_PLAN', ADD_STEPS, { steps: ['Three'] });
-    await refusedNothingRecorded(server, session, 'NO_PLAN', UPDATE_STEP, { input: { step: 1, state: 'IN_PROGRESS' } });
+    await refusedAndNothingRecorded(server, 'NO_PLAN', ADD_STEPS, { steps: ['Three'] }, { session });
+    await refusedAndNothingRecorded(server, 'NO_PLAN', UPDATE_STEP, { input: { step: 1, state: 'IN_PROGRESS' } }, { session });
 
     const again = await writeTodos(server, session, [['One', 'PENDING']]);
     expect(again.plan!.id).toBe(first.plan!.id);

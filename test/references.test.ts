@@ -1,11 +1,12 @@
 /** [[#id]] references: rendering, refs, and the refusals that keep them honest, through GraphQL over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, UPDATE_ITEM, createTask } from './task-fixtures.js';
 import {
-  ADD_COMMENT, ADD_TASK_NOTE, CREATE_NOTE, EDIT_NOTE, EDIT_TASK_NOTE, REF, TASK_COMMENTS, TASK_NOTES, brief, ref,
-  refusedAndNothingRecorded,
-} from './knowledge-fixtures.js';
+  ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, UPDATE_ITEM, ADD_COMMENT, ADD_TASK_NOTE, CREATE_NOTE, EDIT_NOTE, EDIT_TASK_NOTE, REF, TASK_COMMENTS, TASK_NOTES,
+} from './fixtures/documents.js';
+import { brief, ref } from './fixtures/knowledge.js';
+import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { createTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

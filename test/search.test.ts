@@ -1,8 +1,9 @@
 /** Full-text search over notes and tasks, through GraphQL over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { DELETE_ITEM, EDIT_TASK, UPDATE_ITEM, createTask } from './task-fixtures.js';
-import { ADD_COMMENT, ADD_TASK_NOTE, CREATE_NOTE, EDIT_NOTE, SEARCH, brief, freshDomain } from './knowledge-fixtures.js';
+import { DELETE_ITEM, EDIT_TASK, UPDATE_ITEM, ADD_COMMENT, ADD_TASK_NOTE, CREATE_NOTE, EDIT_NOTE, SEARCH } from './fixtures/documents.js';
+import { brief, freshDomain } from './fixtures/knowledge.js';
+import { createTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import {
   FINISH_SESSION, PLAN_HISTORY, READ_SESSION, SET_PLAN_RULES, START_SESSION, START_TURN, UPDATE_STEP, WRITE_TODOS,
-  planHistory, readSession, refusedNothingRecorded, startSession, stepsOf, todos, writeTodos,
-} from './session-fixtures.js';
+} from './fixtures/documents.js';
+import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { planHistory, readSession, startSession, stepsOf, todos, writeTodos } from './fixtures/sessions.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
@@ -107,10 +108,10 @@ describe('helper sessions', () => {
     const step = plan.plan!.items.nodes[0]!;
 
     for (const session of [helper, stranger]) {
-      const byItem = await refusedNothingRecorded(server, session, 'FORBIDDEN', UPDATE_ITEM, { input: { id: step.id, state: 'DONE', comment: 'done by someone else' } });
+      const byItem = await refusedAndNothingRecorded(server, 'FORBIDDEN', UPDATE_ITEM, { input: { id: step.id, state: 'DONE', comment: 'done by someone else' } }, { session });
       expect(byItem).toContain('another session');
       await writeTodos(server, session, [['My own step', 'PENDING']]);
-      const byStep = await refusedNothingRecorded(server, session, 'FORBIDDEN', UPDATE_STEP, { input: { id: step.id, state: 'DONE', note: 'not mine to say' } });
+      const byStep = await refusedAndNothingRecorded(server, 'FORBIDDEN', UPDATE_STEP, { input: { id: step.id, state: 'DONE', note: 'not mine to say' } }, { session });
       expect(byStep).toContain("another session's plan");
     }
     // The owner's plan is as it was: no row, no version bump.
@@ -170,14 +171,14 @@ describe('turns and the standing plan', () => {
 describe('finishSession', () => {
   it('is refused with NO_PLAN when nothing was ever planned', async () => {
     const session = await startSession(server);
-    const message = await refusedNothingRecorded(server, session, 'NO_PLAN', FINISH_SESSION);
+    const message = await refusedAndNothingRecorded(server, 'NO_PLAN', FINISH_SESSION, {}, { session });
     expect(message).toContain('say what you intend to do');
   });
 
   it('is refused with PLAN_OPEN while steps are open, counting and listing them, then records finishedAt', async () => {
     const session = await startSession(server);
     await writeTodos(server, session, [['Read the code', 'DONE'], ['Fix the parser', 'IN_PROGRESS'], ['Run the suite', 'PENDING']]);
-    const message = await refusedNothingRecorded(server, session, 'PLAN_OPEN', FINISH_SESSION);
+    const message = await refusedAndNothingRecorded(server, 'PLAN_OPEN', FINISH_SESSION, {}, { session });
     expect(message).toContain('2 of 3 steps are still open');
     expect(message).toContain('2. Fix the parser (IN_PROGRESS)');
     expect(message).toContain('3. Run the suite (PENDING)');

@@ -1,11 +1,12 @@
 /** Task notes (briefs on items, notes on the whole task) through GraphQL over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { DELETE_ITEM, EDIT_TASK, UPDATE_ITEM, createTask } from './task-fixtures.js';
 import {
-  ADD_TASK_NOTE, DELETE_TASK_NOTE, EDIT_TASK_NOTE, ITEM_KNOWLEDGE, MEMORIES, SEARCH, TASK_NOTES, brief, databaseState,
-  freshDomain, ref, refusedAndNothingRecorded,
-} from './knowledge-fixtures.js';
+  DELETE_ITEM, EDIT_TASK, UPDATE_ITEM, ADD_TASK_NOTE, DELETE_TASK_NOTE, EDIT_TASK_NOTE, ITEM_KNOWLEDGE, MEMORIES, SEARCH, TASK_NOTES,
+} from './fixtures/documents.js';
+import { brief, freshDomain, ref } from './fixtures/knowledge.js';
+import { databaseState, refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { createTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

@@ -1,9 +1,9 @@
 /** createTask, editTask and the task/item/memory queries, through GraphQL over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import {
-  CREATE_TASK, EDIT_TASK, READ_HISTORY, createTask, refusedAndNothingRecorded, labels, readTask,
-} from './task-fixtures.js';
+import { CREATE_TASK, EDIT_TASK, READ_HISTORY } from './fixtures/documents.js';
+import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { createTask, labels, readTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cleanBrief, taskNoteShape, type BriefIn } from './briefs.js';
-import { refusal } from '../../test/refusal.js';
+import { refusal } from '../../test/fixtures/refusal.js';
 
 const full: BriefIn = {
   goal: ' Replays are idempotent. ', context: 'The queue lives in the worker.', steps: 'Persist each event id first.',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusal } from '../../test/refusal.js';
+import { refusal } from '../../test/fixtures/refusal.js';
 import {
   FREE_TEXT_MAX,
   ITEMS_PER_CALL_MAX,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusal } from '../../test/refusal.js';
+import { refusal } from '../../test/fixtures/refusal.js';
 import { diffSnapshots, orderWithRemoved, planWholeList, type Snapshot } from './list-diff.js';
 import type { ItemState } from './states.js';
 

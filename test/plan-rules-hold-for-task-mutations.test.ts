@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { readSession, startSession, writeTodos, FINISH_SESSION, START_TURN } from './session-fixtures.js';
+import { FINISH_SESSION, START_TURN } from './fixtures/documents.js';
+import { readSession, startSession, writeTodos } from './fixtures/sessions.js';
 
 /**
  * The dashboard steers a session's plan with the knowledge-base task

@@ -6,9 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ItemEntity } from '../src/db/entities/index.js';
 import { startTestServer, type GraphQLResponse, type TestServer } from './harness.js';
-import {
-  ADD_ITEMS, CREATE_TASK, EDIT_TASK, READ_HISTORY, READ_ITEMS_WITH_DELETED, UPDATE_ITEM, createTask, readTask, type Item,
-} from './task-fixtures.js';
+import { ADD_ITEMS, CREATE_TASK, EDIT_TASK, READ_HISTORY, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from './fixtures/documents.js';
+import { createTask, readTask, type Item } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

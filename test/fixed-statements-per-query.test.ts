@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { ADD_ITEMS, DELETE_ITEM, UPDATE_ITEM, createTask } from './task-fixtures.js';
-import { ADD_COMMENT, ADD_TASK_NOTE, CREATE_NOTE, REF, brief } from './knowledge-fixtures.js';
+import { ADD_ITEMS, DELETE_ITEM, UPDATE_ITEM, ADD_COMMENT, ADD_TASK_NOTE, CREATE_NOTE, REF } from './fixtures/documents.js';
+import { brief } from './fixtures/knowledge.js';
+import { createTask } from './fixtures/tasks.js';
 
 let statements: string[] = [];
 let server: TestServer;

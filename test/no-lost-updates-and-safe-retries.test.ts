@@ -1,10 +1,9 @@
 /** Task versions, expectedVersion (no lost updates) and idempotency keys, over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import {
-  ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask,
-  refusedAndNothingRecorded, labels, readTask, databaseState,
-} from './task-fixtures.js';
+import { ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM } from './fixtures/documents.js';
+import { refusedAndNothingRecorded, databaseState } from './fixtures/nothing-recorded.js';
+import { createTask, labels, readTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

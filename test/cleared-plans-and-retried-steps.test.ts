@@ -1,9 +1,8 @@
 /** Edge cases of plans found in review: cleared plans, retried steps, steering, and size rules by direction. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import {
-  ADD_STEPS, CLEAR_PLAN, FINISH_SESSION, PLAN_HISTORY, SET_PLAN_RULES, START_TURN, UPDATE_STEP, readSession, startSession, writeTodos,
-} from './session-fixtures.js';
+import { ADD_STEPS, CLEAR_PLAN, FINISH_SESSION, PLAN_HISTORY, SET_PLAN_RULES, START_TURN, UPDATE_STEP } from './fixtures/documents.js';
+import { readSession, startSession, writeTodos } from './fixtures/sessions.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

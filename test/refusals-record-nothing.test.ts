@@ -1,20 +1,19 @@
 /**
- * Every refusal issue 2 introduces: its code, a message an agent can act on,
+ * Every refusal of the task mutations: its code, a message an agent can act on,
  * and nothing recorded (no row, no version bump, no history).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import {
-  ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask,
-  refusedAndNothingRecorded as refusedNothingRecorded, labels, readTask,
-} from './task-fixtures.js';
+import { ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM } from './fixtures/documents.js';
+import { refusedAndNothingRecorded as refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { createTask, labels, readTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
 afterAll(async () => { await server?.close(); });
 
 const base = { title: 'A task', goal: 'A goal.', domain: 'acme/checkout/billing' };
-const refused = (code: string, query: string, variables: Record<string, unknown>) => refusedNothingRecorded(server, code, query, variables);
+const refused = (code: string, query: string, variables: Record<string, unknown>) => refusedAndNothingRecorded(server, code, query, variables);
 const label = (length: number, fill = 'x') => `Do ${fill.repeat(length - 3)}`;
 
 describe('EMPTY_TEXT', () => {

@@ -1,11 +1,12 @@
 /**
- * The exchange the closing note of issue 4 shows, as an agent sends it:
+ * A whole-list agent exchange as the README shows it, as an agent sends it:
  * start a session, write the to-do list twice (ids kept for the same text),
  * settle a step with its validation, try to finish too early, then finish.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { FINISH_SESSION, START_SESSION, UPDATE_STEP, WRITE_TODOS, todos } from './session-fixtures.js';
+import { FINISH_SESSION, START_SESSION, UPDATE_STEP, WRITE_TODOS } from './fixtures/documents.js';
+import { todos } from './fixtures/sessions.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });

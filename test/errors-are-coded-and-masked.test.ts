@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { createTask, databaseState, UPDATE_ITEM } from './task-fixtures.js';
+import { UPDATE_ITEM } from './fixtures/documents.js';
+import { databaseState } from './fixtures/nothing-recorded.js';
+import { createTask } from './fixtures/tasks.js';
 
 /** Sends a raw body and returns the status, the raw text and the parsed errors. */
 async function post(server: TestServer, body: string) {

@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { ADD_TASK_NOTE, DELETE_TASK_NOTE, brief } from './knowledge-fixtures.js';
-import { refusedAndNothingRecorded } from './nothing-recorded.js';
-import { CREATE_TASK, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM, createTask } from './task-fixtures.js';
+import { ADD_TASK_NOTE, DELETE_TASK_NOTE, CREATE_TASK, DELETE_ITEM, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM } from './fixtures/documents.js';
+import { brief } from './fixtures/knowledge.js';
+import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { createTask } from './fixtures/tasks.js';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
