@@ -55,19 +55,19 @@ export function createLoaders(services: Services) {
     /** Every item of a task, deleted ones included, in list order. */
     taskItems: new DataLoader((taskIds: readonly number[]) => reader.itemsOfTasks(taskIds)),
     /** Ids of the items each task note briefs. */
-    noteItems: new DataLoader((noteIds: readonly number[]) => services.taskContent.itemsOfNotes(noteIds)),
+    noteItems: new DataLoader((noteIds: readonly number[]) => services.taskNoteReader.itemsOfNotes(noteIds)),
     /** Memories linked to each item. */
-    related: new DataLoader((itemIds: readonly number[]) => services.taskContent.relatedOfItems(itemIds)),
+    related: new DataLoader((itemIds: readonly number[]) => services.linkedMemories.relatedOfItems(itemIds)),
     /** Briefs on each item. */
-    itemBriefs: new DataLoader((itemIds: readonly number[]) => services.taskContent.briefsOfItems(itemIds)),
+    itemBriefs: new DataLoader((itemIds: readonly number[]) => services.taskNoteReader.briefsOfItems(itemIds)),
     /** A page of comments on each item (Item.comments). */
-    itemComments: pageLoader((itemIds, { first, after }) => services.taskContent.commentPagesOfItems(itemIds, first, after)),
+    itemComments: pageLoader((itemIds, { first, after }) => services.commentReader.commentPagesOfItems(itemIds, first, after)),
     /** A page of briefs on each item (Item.notes). */
-    itemNotes: pageLoader((itemIds, { first, after }) => services.taskContent.notePagesOfItems(itemIds, first, after)),
+    itemNotes: pageLoader((itemIds, { first, after }) => services.taskNoteReader.notePagesOfItems(itemIds, first, after)),
     /** A page of each task's own comments, or with includeItems its items' too (Task.comments without item). */
-    taskComments: pageLoader((taskIds, { first, after, includeItems }) => services.taskContent.commentPagesOfTasks(taskIds, includeItems ?? false, first, after)),
+    taskComments: pageLoader((taskIds, { first, after, includeItems }) => services.commentReader.commentPagesOfTasks(taskIds, includeItems ?? false, first, after)),
     /** A page of each task's notes (Task.notes without item). */
-    taskNotes: pageLoader((taskIds, { first, after }) => services.taskContent.notePagesOfTasks(taskIds, first, after)),
+    taskNotes: pageLoader((taskIds, { first, after }) => services.taskNoteReader.notePagesOfTasks(taskIds, first, after)),
     ...createSessionLoaders(services),
   };
 }

@@ -9,7 +9,9 @@ import type { SearchIndex } from './search/search-index.js';
 import { PostgresSearchIndex } from './search/postgres-search-index.js';
 import { SqliteSearchIndex } from './search/sqlite-search-index.js';
 import { SessionDomains } from './sessions/session-domains.js';
-import { TaskContentReader } from './task-notes/task-content-reader.js';
+import { TaskNoteReader } from './task-notes/task-note-reader.js';
+import { CommentReader } from './comments/comment-reader.js';
+import { LinkedMemoryReader } from './memories/linked-memory-reader.js';
 import { SessionReader } from './sessions/session-reader.js';
 import { SessionService } from './sessions/session.service.js';
 import { TaskNoteService } from './task-notes/task-note.service.js';
@@ -39,7 +41,9 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     comments: new CommentService(writer, search),
     notes: new NoteService(writer, search),
     memoryReader: new MemoryReader(reader, search),
-    taskContent: new TaskContentReader(reader),
+    taskNoteReader: new TaskNoteReader(reader),
+    commentReader: new CommentReader(reader),
+    linkedMemories: new LinkedMemoryReader(reader),
     sessionDomains: new SessionDomains(writer),
     sessions: new SessionService(writer),
     plans: new PlanService(writer, search),

@@ -28,7 +28,7 @@ export class TaskKnowledgeResolver {
     const itemId = itemFilter(item);
     const page = itemId === undefined
       ? await ctx.loaders.taskNotes.load({ ownerId: task.taskId, first, after })
-      : await ctx.services.taskContent.taskNotes(task.taskId, itemId, first, after);
+      : await ctx.services.taskNoteReader.taskNotes(task.taskId, itemId, first, after);
     return Object.assign(toConnection(page, toTaskNote), { taskId: task.taskId });
   }
 
@@ -46,7 +46,7 @@ export class TaskKnowledgeResolver {
     const itemId = itemFilter(item);
     const page = itemId === undefined
       ? await ctx.loaders.taskComments.load({ ownerId: task.taskId, first, after, includeItems: includeItems ?? false })
-      : await ctx.services.taskContent.comments({ taskId: task.taskId, itemId, first, after });
+      : await ctx.services.commentReader.comments({ taskId: task.taskId, itemId, first, after });
     return Object.assign(toConnection(page, toComment), { taskId: task.taskId });
   }
 }

@@ -2,6 +2,7 @@ import { In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { cleanDomain, inScope } from '../../domain/labels.js';
 import { searchWords } from '../../domain/search-words.js';
 import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { keysetPage } from '../kernel/keyset-page.js';
 import { TASK_OPENING_STATES, type MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from './memory-kind.js';
@@ -68,16 +69,11 @@ export class MemoryReader {
 
   /** Memories of a scope, newest first. */
   async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
-    const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 1, ['id']);
     const query = this.memories_();
     inDomain(query, cleanDomain(args.domain));
     if (args.kind) query.andWhere('m."kind" = :kind', { kind: args.kind });
     if (args.status) query.andWhere(args.status === 'ACTIVE' ? IS_ACTIVE : `NOT ${IS_ACTIVE}`);
-    const totalCount = await query.clone().getCount();
-    if (key) query.andWhere('m."id" < :after', { after: Number(key[0]) });
-    const rows = await query.orderBy('m."id"', 'DESC').limit(size + 1).getMany();
-    return pageFrom(rows, size, (row) => [row.id], totalCount);
+    return keysetPage(query, 'm."id"', 'DESC', args.first, args.after);
   }
 
   /** Open tasks of a scope, most recently updated first (the 200 most recent). */

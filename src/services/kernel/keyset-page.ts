@@ -1,0 +1,75 @@
+import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+
+/**
+ * One keyset page of `query` ordered by its rows' id: the total count, then
+ * `first` rows after the cursor (the last row's id), one more to know whether
+ * there is a next page. `column` is the id column as the query names it.
+ * Page 1,000 costs what page 1 costs.
+ */
+export async function keysetPage<T extends { id: number }>(
+  query: SelectQueryBuilder<T>,
+  column: string,
+  direction: 'ASC' | 'DESC',
+  first: number | null | undefined,
+  after: string | null | undefined,
+): Promise<Page<T>> {
+  const size = pageSize(first);
+  const key = decodeCursor(after, 1, ['id']);
+  const totalCount = await query.clone().getCount();
+  if (key) query.andWhere(`${column} ${direction === 'ASC' ? '>' : '<'} :keysetAfter`, { keysetAfter: Number(key[0]) });
+  const rows = await query.orderBy(column, direction).limit(size + 1).getMany();
+  return pageFrom(rows, size, (row) => [row.id], totalCount);
+}
+
+/** Where an owner's rows live: the table, its owner column, and how to read the owner off a row. */
+export interface OwnedRows<T> {
+  entity: new () => T;
+  table: string;
+  owner: string;
+  ownerOf: (row: T) => number | null;
+}
+
+/**
+ * One page of rows for each owner (an item or a task), all with the same
+ * first/after, in two statements whatever the number of owners: the counts
+ * grouped by owner, and the rows ranked within each owner by a window
+ * function so each gets its own first `size + 1`. `only` narrows the rows
+ * (a SQL condition on alias r).
+ */
+export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number }>(
+  manager: EntityManager,
+  rowsOf: OwnedRows<T>,
+  ownerIds: readonly number[],
+  only: string | null,
+  first?: number | null,
+  after?: string | null,
+): Promise<Page<T>[]> {
+  const { entity, table, owner, ownerOf } = rowsOf;
+  const size = pageSize(first);
+  const key = decodeCursor(after, 1, ['id']);
+  if (ownerIds.length === 0) return [];
+  const ids = [...new Set(ownerIds)];
+  const narrow = only ? ` AND ${only}` : '';
+  const countQuery = manager
+    .createQueryBuilder(entity, 'r')
+    .select(`r."${owner}"`, 'owner')
+    .addSelect('COUNT(*)', 'total')
+    .where(`r."${owner}" IN (:...ids)`, { ids })
+    .groupBy(`r."${owner}"`);
+  if (only) countQuery.andWhere(only);
+  const counts: { owner: number | string; total: number | string }[] = await countQuery.getRawMany();
+  const rows = await manager
+    .createQueryBuilder(entity, 'c')
+    .where(
+      `c."id" IN (SELECT ranked."id" FROM (
+        SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."${owner}" ORDER BY r."id") AS "rn"
+        FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND r."id" > :after${narrow}) ranked
+      WHERE ranked."rn" <= :limit)`,
+      { ids, after: key ? Number(key[0]) : 0, limit: size + 1 },
+    )
+    .orderBy('c."id"', 'ASC')
+    .getMany();
+  const totals = new Map(counts.map((row) => [Number(row.owner), Number(row.total)]));
+  return ownerIds.map((ownerId) => pageFrom(rows.filter((row) => ownerOf(row) === ownerId), size, (row) => [row.id], totals.get(ownerId) ?? 0));
+}
