@@ -1,5 +1,5 @@
 import { CommentEntity } from '../../db/entities/index.js';
-import { insertComment } from './comment-store.js';
+import { checkedComment, insertComment } from './comment-store.js';
 import { findReplay, remember, replayed } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { liveItem, loadTaskForChange, recordTaskChange } from '../tasks/task-store.js';
@@ -28,7 +28,7 @@ export class CommentService {
       if (input.item !== null && input.item !== undefined) {
         itemId = liveItem(aggregate, input.item, 'Comment on an item of this task, or leave item out to comment on the task.').id;
       }
-      const comment = await insertComment(uow, aggregate, input.body, itemId);
+      const comment = await insertComment(uow, aggregate, checkedComment(aggregate, input.body), itemId);
       await recordTaskChange(uow, this.search, aggregate, 'COMMENT_ADDED');
       await remember(uow, 'addComment', input.idempotencyKey, input, { id: String(comment.id) });
       return comment;

@@ -3,7 +3,6 @@ import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/labels.js';
 import { orderWithRemoved, planWholeList, type TodoIn } from '../../domain/list-diff.js';
-import { insertAfter } from '../../domain/ordering.js';
 import { checkPlan, checkStepNote, planMessage, renderPlan, stepIndex, type PlanStep } from '../../domain/plan-rules.js';
 import {
   checkAddedSteps, checkStepsPerCall, checkStepStart, noPlan, planClearedMessage, planSetMessage, stepsAddedMessage,
@@ -15,8 +14,7 @@ import { deletedItem, parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { currentPlanIds, loadCallingSession } from './session-store.js';
-import { citableIds } from '../tasks/task.service.js';
-import { applyOrder, insertItems, loadTaskForChange, recordTaskChange, type TaskAggregate } from '../tasks/task-store.js';
+import { applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../tasks/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface UpdateStepInput {
@@ -133,10 +131,7 @@ export class PlanService {
       const anchor = after === null || after === undefined ? null : await this.stepById(uow, open, after);
       const firstNumber = anchor ? live.indexOf(anchor) + 2 : live.length + 1;
       const texts = checkAddedSteps(live.map((item) => item.text), steps, firstNumber, open.session.rules);
-      const base = aggregate.items.length;
-      const created = await insertItems(uow, aggregate.task.id, texts.map((text, index) => ({ text, position: base + index, added: true })));
-      const order = insertAfter(aggregate.items.map((item) => String(item.id)), created.map((item) => String(item.id)), anchor ? String(anchor.id) : null);
-      aggregate.items = await applyOrder(uow, [...aggregate.items, ...created], order);
+      await insertItemsAfter(uow, aggregate, texts, anchor ? String(anchor.id) : null);
       return this.recorded(uow, open.session, aggregate, 'ITEMS_ADDED', (now) => stepsAddedMessage(firstNumber, texts.length, now));
     });
   }
@@ -208,11 +203,7 @@ export class PlanService {
 
   /** The session's plan task, made on its first write: a task with no domain, never indexed for search. */
   private async createPlan(uow: UnitOfWork, session: SessionEntity): Promise<TaskAggregate> {
-    const task = uow.manager.create(MemoryEntity, {
-      kind: 'TASK', title: `Plan of session ${session.id}`, domain: null, goal: '', body: '', archived: false, version: 0,
-      sessionId: session.id, createdAt: uow.now, updatedAt: uow.now,
-    });
-    task.id = Number((await uow.manager.insert(MemoryEntity, task)).identifiers[0].id);
+    const task = await insertTask(uow, { title: `Plan of session ${session.id}`, domain: null, goal: '', sessionId: session.id });
     session.planTaskId = task.id;
     return { task, items: [], labelLimit: session.rules.maxTextLength, before: [] };
   }

@@ -6,8 +6,7 @@ import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 import { findReplay, remember, replayed } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate } from '../tasks/task-store.js';
-import { citableIds } from '../tasks/task.service.js';
+import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../tasks/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface AddTaskNoteInput {

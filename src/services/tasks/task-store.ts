@@ -2,9 +2,10 @@ import type { HistoryAction } from '../../domain/history.js';
 import { DomainError } from '../../domain/errors.js';
 import { ITEM_LABEL_MAX } from '../../domain/labels.js';
 import { diffSnapshots, type Snapshot } from '../../domain/list-diff.js';
+import { insertAfter } from '../../domain/ordering.js';
 import { DEFAULT_PLAN_RULES, type PlanRules } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
-import { checkExpectedVersion, deletedItem, parseId, taskNotFound } from '../../domain/task-rules.js';
+import { checkExpectedVersion, deletedItem, itemNotFound, itemNotInTask, parseId, taskNotFound } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
@@ -59,6 +60,25 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
  * A live item of the aggregate by id: NOT_FOUND when it is not this task's
  * (`hint` says what to send instead), DELETED_ITEM when deleted.
  */
+/**
+ * An item and its task, loaded for a change like loadTaskForChange: NOT_FOUND
+ * when no item has the id (or, with `taskId`, when the item is not that
+ * task's), DELETED_ITEM when it is deleted. The one lookup for every mutation
+ * that names an item by id alone.
+ */
+export async function loadItemForChange(
+  uow: UnitOfWork,
+  id: string,
+  options: { taskId?: string | null; expectedVersion?: number | null } = {},
+): Promise<{ aggregate: TaskAggregate; item: ItemEntity }> {
+  const itemId = parseId(id);
+  const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
+  if (!found) throw itemNotFound(id);
+  if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== found.taskId) throw itemNotInTask(id, options.taskId);
+  const aggregate = await loadTaskForChange(uow, found.taskId, options.expectedVersion);
+  return { aggregate, item: liveItem(aggregate, id) };
+}
+
 export function liveItem(aggregate: TaskAggregate, id: string, hint = "Read the task's items for their ids."): ItemEntity {
   const itemId = parseId(id);
   const item = aggregate.items.find((candidate) => candidate.id === itemId);
@@ -84,6 +104,34 @@ export async function insertItems(
     created.push(item);
   }
   return created;
+}
+
+/**
+ * Inserts new items marked added, after the item `afterId` (at the end when
+ * null), and renumbers the list: the one insert for addItems and addSteps.
+ * Returns the new items; `aggregate.items` is the list after it.
+ */
+export async function insertItemsAfter(uow: UnitOfWork, aggregate: TaskAggregate, texts: readonly string[], afterId: string | null): Promise<ItemEntity[]> {
+  const base = aggregate.items.length;
+  const created = await insertItems(uow, aggregate.task.id, texts.map((text, index) => ({ text, position: base + index, added: true })));
+  const order = insertAfter(aggregate.items.map((item) => String(item.id)), created.map((item) => String(item.id)), afterId);
+  aggregate.items = await applyOrder(uow, [...aggregate.items, ...created], order);
+  return created;
+}
+
+/**
+ * Stores a new task row at version 0: a knowledge-base task (sessionId null)
+ * or a session's plan (no domain). The one constructor for both.
+ */
+export async function insertTask(
+  uow: UnitOfWork,
+  fields: { title: string; domain: string | null; goal: string; sessionId: string | null },
+): Promise<MemoryEntity> {
+  const task = uow.manager.create(MemoryEntity, {
+    kind: 'TASK', ...fields, body: '', archived: false, version: 0, createdAt: uow.now, updatedAt: uow.now,
+  });
+  task.id = Number((await uow.manager.insert(MemoryEntity, task)).identifiers[0].id);
+  return task;
 }
 
 /** Gives every item the position of its place in `order` (ids), writing only the ones that moved. */
@@ -138,4 +186,9 @@ export async function markPlanChanged(uow: UnitOfWork, aggregate: TaskAggregate)
   if (!sessionId) return;
   await uow.manager.update(SessionEntity, { id: sessionId }, { planStanding: true, finishedAt: null });
   uow.emit({ entity: 'SESSION', id: sessionId, action: 'PLAN_CHANGED' });
+}
+
+/** Ids of every item of the task, deleted ones included: what its free text may cite. */
+export function citableIds(aggregate: TaskAggregate): Set<string> {
+  return new Set(aggregate.items.map((item) => String(item.id)));
 }

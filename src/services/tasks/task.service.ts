@@ -2,17 +2,17 @@ import { changesTheList, type HistoryAction } from '../../domain/history.js';
 import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, splitItemsText } from '../../domain/labels.js';
-import { insertAfter, moveAfter } from '../../domain/ordering.js';
+import { moveAfter } from '../../domain/ordering.js';
 import { checkPlanResize, checkStepNote } from '../../domain/plan-rules.js';
 import { checkStepStart } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
-import { itemNotFound, itemNotInTask, parseId, TITLE_MAX } from '../../domain/task-rules.js';
+import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
-import { insertComment } from '../comments/comment-store.js';
+import { checkedComment, insertComment } from '../comments/comment-store.js';
 import { findReplay, remember } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { applyOrder, insertItems, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
+import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface CreateTaskInput {
@@ -56,11 +56,6 @@ export interface TaskWithItems {
   items: ItemEntity[];
 }
 
-/** Ids of every item of the task, deleted ones included: what its free text may cite. */
-export function citableIds(aggregate: TaskAggregate): Set<string> {
-  return new Set(aggregate.items.map((item) => String(item.id)));
-}
-
 /** Knowledge-base tasks and their checklists: every change is one transaction and one history row. */
 export class TaskService {
   constructor(
@@ -81,10 +76,7 @@ export class TaskService {
         throw new DomainError('BAD_USER_INPUT', 'Send the items either as items (a list) or as itemsText (one label per line), not both.');
       }
       const labels = cleanItemLabels(input.items ?? splitItemsText(input.itemsText ?? ''), []);
-      const task = uow.manager.create(MemoryEntity, {
-        kind: 'TASK', title, domain, goal, body: '', archived: false, version: 0, sessionId: null, createdAt: uow.now, updatedAt: uow.now,
-      });
-      task.id = Number((await uow.manager.insert(MemoryEntity, task)).identifiers[0].id);
+      const task = await insertTask(uow, { title, domain, goal, sessionId: null });
       const items = await insertItems(uow, task.id, labels.map((text, position) => ({ text, position, added: false })));
       await recordTaskChange(uow, this.search, { task, items, labelLimit: 0, before: [] }, 'TASK_CREATED');
       await remember(uow, 'createTask', input.idempotencyKey, input, { id: String(task.id), itemIds: items.map((item) => String(item.id)) });
@@ -126,12 +118,7 @@ export class TaskService {
     const asked = [input.state, input.text, input.comment].some((value) => value !== null && value !== undefined) || !!input.related?.length;
     if (!asked) throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
     return this.writer.run(caller, async (uow) => {
-      const itemId = parseId(input.id);
-      const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
-      if (!found) throw itemNotFound(input.id);
-      if (input.taskId !== null && input.taskId !== undefined && parseId(input.taskId) !== found.taskId) throw itemNotInTask(input.id, input.taskId);
-      const aggregate = await loadTaskForChange(uow, found.taskId, input.expectedVersion);
-      const item = liveItem(aggregate, input.id);
+      const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion });
       const change: Partial<ItemEntity> = {};
       const actions: HistoryAction[] = [];
       if (input.text !== null && input.text !== undefined) {
@@ -144,9 +131,7 @@ export class TaskService {
           actions.push('ITEM_RENAMED');
         }
       }
-      const comment = input.comment === null || input.comment === undefined ? null : cleanFreeText(input.comment, 'comment');
-      if (comment === '') throw new DomainError('EMPTY_TEXT', 'comment is empty once trimmed; send some text, or leave comment out.');
-      if (comment !== null) checkFreeText(comment, 'comment', citableIds(aggregate));
+      const comment = input.comment === null || input.comment === undefined ? null : checkedComment(aggregate, input.comment);
       if (input.state && input.state !== item.state) {
         if (aggregate.rules) {
           // A plan's step obeys its session's rules whichever mutation moves it; the comment is its note.
@@ -185,11 +170,7 @@ export class TaskService {
 
   async deleteItem(caller: Caller, id: string): Promise<MemoryEntity> {
     return this.writer.run(caller, async (uow) => {
-      const itemId = parseId(id);
-      const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
-      if (!found) throw itemNotFound(id);
-      const aggregate = await loadTaskForChange(uow, found.taskId);
-      const item = liveItem(aggregate, id);
+      const { aggregate, item } = await loadItemForChange(uow, id);
       if (aggregate.rules) checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
       item.deleted = true;
@@ -208,10 +189,7 @@ export class TaskService {
       const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
       if (aggregate.rules) checkPlanResize(live.length, live.length + labels.length, aggregate.rules);
       const after = input.after === null || input.after === undefined ? null : String(liveItem(aggregate, input.after).id);
-      const base = aggregate.items.length;
-      const created = await insertItems(uow, aggregate.task.id, labels.map((text, index) => ({ text, position: base + index, added: true })));
-      const order = insertAfter(aggregate.items.map((item) => String(item.id)), created.map((item) => String(item.id)), after);
-      aggregate.items = await applyOrder(uow, [...aggregate.items, ...created], order);
+      const created = await insertItemsAfter(uow, aggregate, labels, after);
       await this.recorded(uow, aggregate, 'ITEMS_ADDED');
       await remember(uow, 'addItems', input.idempotencyKey, input, { id: String(aggregate.task.id), itemIds: created.map((item) => String(item.id)) });
       return { task: aggregate.task, items: created };
@@ -220,11 +198,7 @@ export class TaskService {
 
   async moveItem(caller: Caller, input: { id: string; after?: string | null }): Promise<MemoryEntity> {
     return this.writer.run(caller, async (uow) => {
-      const itemId = parseId(input.id);
-      const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
-      if (!found) throw itemNotFound(input.id);
-      const aggregate = await loadTaskForChange(uow, found.taskId);
-      const item = liveItem(aggregate, input.id);
+      const { aggregate, item } = await loadItemForChange(uow, input.id);
       let after: string | null = null;
       if (input.after !== null && input.after !== undefined) {
         after = String(liveItem(aggregate, input.after).id);
