@@ -32,9 +32,19 @@ function digest(token: string): string {
 }
 
 /**
+ * Who a bearer token is, as the database records it (the owner of the
+ * sessions it starts, the scope of its idempotency keys): a digest under its
+ * own prefix, so what is stored is neither the token nor its lookup digest.
+ */
+export function principalOf(token: string): string {
+  return createHash('sha256').update('taskbase principal\0').update(token).digest('hex');
+}
+
+/**
  * With no tokens configured, auth is off and every caller may write. With
  * tokens, a request without a known bearer token is answered 401
- * UNAUTHENTICATED before GraphQL runs; a known one sets res.locals.access.
+ * UNAUTHENTICATED before GraphQL runs; a known one sets res.locals.access
+ * and res.locals.principal.
  */
 export function bearerAuth(table: Map<string, Access>): RequestHandler {
   return (req, res, next) => {
@@ -57,6 +67,7 @@ export function bearerAuth(table: Map<string, Access>): RequestHandler {
       return;
     }
     res.locals.access = access;
+    res.locals.principal = principalOf(match![1]);
     next();
   };
 }

@@ -60,7 +60,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
     bearerAuth(tokens),
     express.json({ limit: config.bodyLimit }),
     expressMiddleware(apollo, {
-      context: async ({ req, res }) => createContext(services, req.headers['x-session-id'], res.locals.access),
+      context: async ({ req, res }) => createContext(services, req.headers['x-session-id'], res.locals.access, res.locals.principal ?? null),
     }),
   );
 

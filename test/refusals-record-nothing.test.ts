@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import { ADD_ITEMS, CREATE_TASK, DELETE_ITEM, EDIT_TASK, MOVE_ITEM, READ_HISTORY, UPDATE_ITEM } from './fixtures/documents.js';
-import { refusedAndNothingRecorded as refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
 import { createTask, labels, readTask } from './fixtures/tasks.js';
 
 let server: TestServer;

@@ -13,8 +13,13 @@ export interface Context {
   loaders: Loaders;
 }
 
-export function createContext(services: Services, sessionHeader: string | string[] | undefined, access: Access = 'write'): Context {
+export function createContext(
+  services: Services,
+  sessionHeader: string | string[] | undefined,
+  access: Access = 'write',
+  principal: string | null = null,
+): Context {
   // Kept as sent, whatever its length: a header naming no session still is not "no header" (it may not steer others' plans).
   const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim() || null;
-  return { caller: { sessionId }, access, services, loaders: createLoaders(services) };
+  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services) };
 }

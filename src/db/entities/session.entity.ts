@@ -32,6 +32,14 @@ export class SessionEntity {
 
   @Column({ type: 'varchar', length: 24 })
   createdAt: string;
+
+  /**
+   * The principal (a digest of the bearer token, src/auth.ts) that started the
+   * session; only it may change the session. Null when started without auth.
+   * Never shown through the API.
+   */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  owner: string | null;
 }
 
 /** A domain a session named in its calls, for reminders. */

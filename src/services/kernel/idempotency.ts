@@ -26,29 +26,52 @@ function fingerprint(input: object): string {
 /** Longest idempotency key taken (a UUID is 36). */
 export const IDEMPOTENCY_KEY_MAX = 200;
 
+/** A short digest: the stored key stays bounded and unambiguous whatever header or token was sent. */
+function scope(value: string | null | undefined): string {
+  return value ? createHash('sha256').update(value).digest('hex').slice(0, 32) : '-';
+}
+
 /**
- * Keys are the caller's own: two sessions (or a session and the dashboard)
- * may use the same key without seeing each other's results.
+ * Keys are the caller's own: two sessions (or a session and the dashboard),
+ * and two bearer tokens, may use the same key without seeing each other's results.
  */
 function scopedKey(uow: UnitOfWork, key: string): string {
-  const { sessionId } = uow.caller;
-  // A digest keeps the stored key bounded and unambiguous whatever header was sent.
-  const scope = sessionId ? createHash('sha256').update(sessionId).digest('hex').slice(0, 32) : '-';
-  return `${scope}:${key}`;
+  const { sessionId, principal } = uow.caller;
+  return principal ? `${scope(principal)}:${scope(sessionId)}:${key}` : `${scope(sessionId)}:${key}`;
 }
+
+/** What a claimed key holds until its call records the result (never seen outside the claiming transaction). */
+const CLAIMED: StoredResult = { id: '' };
 
 /**
  * Retry safety for creating calls: the first call with a key records what it
  * created; a retry with the same key and input gets that back and records
  * nothing new; the same key with other input is refused.
+ *
+ * The key is claimed first, before any work: its row is inserted (or found
+ * taken) as the transaction's first write. On PostgreSQL a concurrent retry's
+ * insert waits on the unique key until the first call commits, then finds the
+ * key taken and answers the first call's result; if the first call is refused
+ * (rolled back), the retry claims the key and does the work itself. SQLite's
+ * write lock serialises the same. Null means "claimed: do the work, then
+ * remember".
  */
 export async function findReplay(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object): Promise<StoredResult | null> {
   if (!key) return null;
   if (key.length > IDEMPOTENCY_KEY_MAX) {
     throw new DomainError('BAD_USER_INPUT', `idempotencyKey is ${key.length} characters; the limit is ${IDEMPOTENCY_KEY_MAX}. A UUID is a good key.`);
   }
-  const row = await uow.manager.findOneBy(IdempotencyKeyEntity, { operation, key: scopedKey(uow, key) });
-  if (!row) return null;
+  const scoped = scopedKey(uow, key);
+  const postgres = uow.manager.connection.options.type === 'postgres';
+  const [a, b, c, d] = postgres ? ['$1', '$2', '$3', '$4'] : ['?', '?', '?', '?'];
+  // createdAt is stamped by remember: reading the clock here, before the call's row locks, could put it out of order.
+  const claimed: unknown[] = await uow.manager.query(
+    `INSERT INTO "idempotency_keys" ("operation", "key", "fingerprint", "result", "createdAt") VALUES (${a}, ${b}, ${c}, ${d}, '')
+     ON CONFLICT DO NOTHING RETURNING "key"`,
+    [operation, scoped, fingerprint(input), JSON.stringify(CLAIMED)],
+  );
+  if (claimed.length === 1) return null;
+  const row = await uow.manager.findOneByOrFail(IdempotencyKeyEntity, { operation, key: scoped });
   if (row.fingerprint !== fingerprint(input)) {
     throw new DomainError(
       'BAD_USER_INPUT',
@@ -58,9 +81,10 @@ export async function findReplay(uow: UnitOfWork, operation: string, key: string
   return row.result;
 }
 
-export async function remember(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object, result: StoredResult): Promise<void> {
+/** Records the result of the call that claimed the key (findReplay answered null). */
+export async function remember(uow: UnitOfWork, operation: string, key: string | null | undefined, _input: object, result: StoredResult): Promise<void> {
   if (!key) return;
-  await uow.manager.insert(IdempotencyKeyEntity, { operation, key: scopedKey(uow, key), fingerprint: fingerprint(input), result, createdAt: uow.now });
+  await uow.manager.update(IdempotencyKeyEntity, { operation, key: scopedKey(uow, key) }, { result, createdAt: uow.now });
 }
 
 /**

@@ -2,10 +2,17 @@ import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
 import type { ChangeBus, ChangeEvent } from './changes.js';
+import { DomainError } from '../../domain/errors.js';
 
-/** Who is calling: the agent session named by x-session-id, if any. */
+/** Who is calling: the agent session named by x-session-id, if any, and the bearer token's principal. */
 export interface Caller {
   sessionId: string | null;
+  /**
+   * A digest naming the bearer token (src/auth.ts principalOf), never the
+   * token itself; null or absent when auth is off. A session belongs to the
+   * principal that started it.
+   */
+  principal?: string | null;
 }
 
 export type Clock = () => Date;
@@ -16,16 +23,26 @@ export type Clock = () => Date;
  * in the same transaction, so a refused call records none).
  */
 export class UnitOfWork {
-  readonly now: string;
   private readonly events: ChangeEvent[] = [];
   private readonly domains = new Set<string>();
+  private stamp?: string;
 
   constructor(
     readonly manager: EntityManager,
     readonly caller: Caller,
-    now: Date,
-  ) {
-    this.now = now.toISOString();
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * The time this unit of work records, read from the clock on first use.
+   * Every write path takes its row locks before it stamps anything, so on
+   * PostgreSQL a transaction that waited for a lock reads the clock after the
+   * one it waited for committed: history `at` and `updatedAt` never go
+   * backwards under contention.
+   */
+  get now(): string {
+    this.stamp ??= this.clock().toISOString();
+    return this.stamp;
   }
 
   emit(event: Omit<ChangeEvent, 'at' | 'sessionId'>): void {
@@ -45,11 +62,30 @@ export class UnitOfWork {
    * session is not written anywhere).
    */
   knownSessionId(): Promise<string | null> {
-    const sessionId = this.caller.sessionId;
-    this.known ??= sessionId
-      ? this.manager.existsBy(SessionEntity, { id: sessionId }).then((exists) => (exists ? sessionId : null))
-      : Promise.resolve(null);
+    this.known ??= this.namedSession().then((session) => session?.id ?? null);
     return this.known;
+  }
+
+  private named?: Promise<Pick<SessionEntity, 'id' | 'owner'> | null>;
+
+  /** The session x-session-id names (its id and owner), or null when it names none. */
+  private namedSession(): Promise<Pick<SessionEntity, 'id' | 'owner'> | null> {
+    const sessionId = this.caller.sessionId;
+    this.named ??= sessionId
+      ? this.manager.findOne(SessionEntity, { where: { id: sessionId }, select: { id: true, owner: true } })
+      : Promise.resolve(null);
+    return this.named;
+  }
+
+  /**
+   * With auth on, x-session-id must name a session of the calling token (or
+   * one started without auth): naming another token's session is FORBIDDEN
+   * for every mutation, before anything is written.
+   */
+  async checkSessionOwner(): Promise<void> {
+    if (!this.caller.principal || !this.caller.sessionId) return;
+    const session = await this.namedSession();
+    if (session) assertOwner(session, this.caller);
   }
 
   /** @internal Records the touched domains on the calling session, inside the transaction. */
@@ -65,6 +101,20 @@ export class UnitOfWork {
   takeEvents(): ChangeEvent[] {
     return this.events.splice(0);
   }
+}
+
+/**
+ * FORBIDDEN when the session belongs to another bearer token. A session
+ * without an owner (started while auth was off) and a caller without a
+ * principal (auth off) are not checked: without auth, behaviour is as before.
+ */
+function assertOwner(session: Pick<SessionEntity, 'id' | 'owner'>, caller: Caller): void {
+  if (!session.owner || !caller.principal || session.owner === caller.principal) return;
+  throw new DomainError(
+    'FORBIDDEN',
+    `Session ${session.id} was started with another bearer token; a session is changed only with the token that started it. ` +
+      'Start a session of your own with startSession and send its id in x-session-id.',
+  );
 }
 
 /**
@@ -95,7 +145,8 @@ export class Writer {
       let events: ChangeEvent[] = [];
       try {
         const result = await this.db.transaction(async (manager) => {
-          const uow = new UnitOfWork(manager, caller, this.clock());
+          const uow = new UnitOfWork(manager, caller, this.clock);
+          await uow.checkSessionOwner();
           const value = await work(uow);
           await uow.flushDomains();
           events = uow.takeEvents();

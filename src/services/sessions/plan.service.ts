@@ -14,6 +14,7 @@ import { deletedItem, parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { currentPlanIds, loadCallingSession } from './session-store.js';
+import { purgeDeletedSteps } from '../tasks/plan-purge.js';
 import { applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../tasks/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -225,11 +226,13 @@ export class PlanService {
     throw new DomainError('NOT_FOUND', `Your plan has no step with id "${id}". Read the plan (or its rendered list) for step numbers and ids.`);
   }
 
+  /** Marks steps deleted, then purges the plan's oldest deleted steps beyond its cap (purgeDeletedSteps). */
   private async markDeleted(uow: UnitOfWork, aggregate: TaskAggregate, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const gone = new Set(ids);
     await uow.manager.update(ItemEntity, { id: In(ids.map(Number)) }, { deleted: true, updatedAt: uow.now });
     for (const item of aggregate.items) if (gone.has(String(item.id))) Object.assign(item, { deleted: true, updatedAt: uow.now });
+    await purgeDeletedSteps(uow, aggregate);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors.js';
 import { cleanDomain } from '../../domain/labels.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
@@ -12,6 +13,11 @@ export class SessionDomains {
   async named(caller: Caller, domain: string | null | undefined): Promise<void> {
     if (!caller.sessionId || domain === null || domain === undefined) return;
     const clean = cleanDomain(domain);
-    await this.writer.run(caller, async (uow) => uow.touchDomain(clean));
+    try {
+      await this.writer.run(caller, async (uow) => uow.touchDomain(clean));
+    } catch (error) {
+      // Any token may read; naming another token's session in a read just records nothing on it.
+      if (!(error instanceof DomainError && error.code === 'FORBIDDEN')) throw error;
+    }
   }
 }

@@ -6,18 +6,32 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
 
 /**
- * Loads the calling session (x-session-id) for change inside the unit of
- * work: locked FOR UPDATE on PostgreSQL, so two calls of one session (say,
- * two first plan writes) queue instead of both creating a plan; SQLite's
- * write lock already serialises them. NO_SESSION without a header or when it
- * names no started session, with the to-do tool's exact message.
+ * Loads a session for change inside the unit of work, locked on PostgreSQL.
+ * The one lock order of every write that touches a session and its plan is
+ * session row first, then the plan's task row (loadTaskForChange takes the
+ * session's lock before the task's when the task is a plan), so a plan write
+ * and the dashboard steering the same plan queue instead of deadlocking.
+ * FOR NO KEY UPDATE, not FOR UPDATE: rows that merely reference the session
+ * (its domains, a helper's parentId) can still be inserted meanwhile.
+ * SQLite's write lock already serialises every write.
+ */
+export async function lockSession(uow: UnitOfWork, id: string): Promise<SessionEntity | null> {
+  const query = uow.manager.createQueryBuilder(SessionEntity, 's').where('s.id = :id', { id });
+  if (uow.manager.connection.options.type === 'postgres') query.setLock('for_no_key_update');
+  return query.getOne();
+}
+
+/**
+ * Loads the calling session (x-session-id) for change, locked (lockSession),
+ * so two calls of one session (say, two first plan writes) queue instead of
+ * both creating a plan. NO_SESSION without a header or when it names no
+ * started session, with the to-do tool's exact message (a session of another
+ * bearer token never gets here: the Writer refuses it with FORBIDDEN).
  */
 export async function loadCallingSession(uow: UnitOfWork): Promise<SessionEntity> {
   const id = uow.caller.sessionId;
   if (!id) throw noSession();
-  const query = uow.manager.createQueryBuilder(SessionEntity, 's').where('s.id = :id', { id });
-  if (uow.manager.connection.options.type === 'postgres') query.setLock('pessimistic_write');
-  const session = await query.getOne();
+  const session = await lockSession(uow, id);
   if (!session) throw noSession();
   return session;
 }

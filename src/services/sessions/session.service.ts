@@ -19,7 +19,10 @@ export interface StartSessionInput {
 export class SessionService {
   constructor(private readonly writer: Writer) {}
 
-  /** A new session with a server-made id; rules are merged onto the defaults. NOT_FOUND for an unknown parent. */
+  /**
+   * A new session with a server-made id; rules are merged onto the defaults. NOT_FOUND for an unknown parent.
+   * With auth on it belongs to the calling token: only that token may change it.
+   */
   async startSession(caller: Caller, input: StartSessionInput = {}): Promise<SessionEntity> {
     return this.writer.run(caller, async (uow) => {
       let parentId: string | null = null;
@@ -36,6 +39,7 @@ export class SessionService {
       const session = uow.manager.create(SessionEntity, {
         id: randomUUID(), parentId, rules: mergePlanRules(DEFAULT_PLAN_RULES, input.rules ?? {}), planTaskId: null,
         planStanding: false, turn: 0, finishedAt: null, lastRemindedAt: null, createdAt: uow.now,
+        owner: caller.principal ?? null,
       });
       await uow.manager.insert(SessionEntity, session);
       uow.emit({ entity: 'SESSION', id: session.id, action: 'SESSION_STARTED' });

@@ -9,6 +9,7 @@ import { checkExpectedVersion, deletedItem, itemNotFound, itemNotInTask, parseId
 import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
+import { lockSession } from '../sessions/session-store.js';
 
 /** A task as a mutation changes it: the row and all its items (deleted ones too) in list order. */
 export interface TaskAggregate {
@@ -29,14 +30,25 @@ export function snapshotOf(items: readonly ItemEntity[]): Snapshot[] {
 
 /**
  * Loads a task for change inside the unit of work: on PostgreSQL the row is
- * locked (FOR UPDATE) so concurrent changes queue instead of overwriting; on
- * SQLite the write lock already serialises them. Checks expectedVersion and
- * that a session changes only its own plan.
+ * locked so concurrent changes queue instead of overwriting; on SQLite the
+ * write lock already serialises them. A plan's session row is locked before
+ * its task row, the order every plan write takes (see lockSession), so the
+ * dashboard steering a plan never deadlocks with the agent writing it: the
+ * task is read once unlocked to learn whose plan it is (a task's session
+ * never changes). Checks expectedVersion and that a session changes only its
+ * own plan (that the session is the caller's token's, the Writer checks).
  */
 export async function loadTaskForChange(uow: UnitOfWork, id: string | number, expectedVersion?: number | null): Promise<TaskAggregate> {
   const taskId = parseId(id);
+  const postgres = uow.manager.connection.options.type === 'postgres';
+  const peek = taskId === null || !postgres
+    ? null
+    : await uow.manager.findOne(MemoryEntity, { where: { id: taskId }, select: { id: true, sessionId: true } });
+  let session: SessionEntity | null = null;
+  if (peek?.sessionId) session = await lockSession(uow, peek.sessionId);
   const query = uow.manager.createQueryBuilder(MemoryEntity, 'm').where('m.id = :taskId', { taskId });
-  if (uow.manager.connection.options.type === 'postgres') query.setLock('pessimistic_write');
+  // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
+  if (postgres) query.setLock('for_no_key_update');
   const task = taskId === null ? null : await query.getOne();
   if (task?.kind === 'NOTE') {
     throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`);
@@ -45,14 +57,11 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
     throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`);
   }
+  if (task.sessionId && !session) session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
   checkExpectedVersion(String(task.id), task.version, expectedVersion);
   uow.touchDomain(task.domain);
   const items = await uow.manager.find(ItemEntity, { where: { taskId: task.id }, order: { position: 'ASC', id: 'ASC' } });
-  let rules: PlanRules | null = null;
-  if (task.sessionId) {
-    const session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
-    rules = session?.rules ?? DEFAULT_PLAN_RULES;
-  }
+  const rules: PlanRules | null = task.sessionId ? (session?.rules ?? DEFAULT_PLAN_RULES) : null;
   return { task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items) };
 }
 

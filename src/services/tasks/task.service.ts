@@ -12,6 +12,7 @@ import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/inde
 import { checkedComment, insertComment } from '../comments/comment-store.js';
 import { findReplay, remember } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
+import { purgeDeletedSteps } from './plan-purge.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -173,7 +174,8 @@ export class TaskService {
       const { aggregate, item } = await loadItemForChange(uow, id);
       if (aggregate.rules) checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
-      item.deleted = true;
+      Object.assign(item, { deleted: true, updatedAt: uow.now });
+      await purgeDeletedSteps(uow, aggregate);
       await this.recorded(uow, aggregate, 'ITEM_DELETED');
       return aggregate.task;
     });
