@@ -1,6 +1,6 @@
 import { CommentEntity } from '../../db/entities/index.js';
 import { checkedComment, insertComment } from './comment-store.js';
-import { findReplay, remember, replayed } from '../kernel/idempotency.js';
+import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { liveItem, loadTaskForChange, recordTaskChange } from '../tasks/task-store.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
@@ -20,18 +20,17 @@ export class CommentService {
   ) {}
 
   async addComment(caller: Caller, input: AddCommentInput): Promise<CommentEntity> {
-    return this.writer.run(caller, async (uow) => {
-      const replay = await findReplay(uow, 'addComment', input.idempotencyKey, input);
-      if (replay) return replayed(await uow.manager.findOneBy(CommentEntity, { id: Number(replay.id) }), 'addComment', input.idempotencyKey);
-      const aggregate = await loadTaskForChange(uow, input.taskId);
-      let itemId: number | null = null;
-      if (input.item !== null && input.item !== undefined) {
-        itemId = liveItem(aggregate, input.item, 'Comment on an item of this task, or leave item out to comment on the task.').id;
-      }
-      const comment = await insertComment(uow, aggregate, checkedComment(aggregate, input.body), itemId);
-      await recordTaskChange(uow, this.search, aggregate, 'COMMENT_ADDED');
-      await remember(uow, 'addComment', input.idempotencyKey, input, { id: String(comment.id) });
-      return comment;
-    });
+    return this.writer.run(caller, (uow) => createOnce(uow, 'addComment', input,
+      (stored) => uow.manager.findOneBy(CommentEntity, { id: Number(stored.id) }),
+      async () => {
+        const aggregate = await loadTaskForChange(uow, input.taskId);
+        let itemId: number | null = null;
+        if (input.item !== null && input.item !== undefined) {
+          itemId = liveItem(aggregate, input.item, 'Comment on an item of this task, or leave item out to comment on the task.').id;
+        }
+        const comment = await insertComment(uow, aggregate, checkedComment(aggregate, input.body), itemId);
+        await recordTaskChange(uow, this.search, aggregate, 'COMMENT_ADDED');
+        return { result: comment, stored: { id: String(comment.id) } };
+      }));
   }
 }

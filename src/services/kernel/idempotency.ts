@@ -56,7 +56,7 @@ const CLAIMED: StoredResult = { id: '' };
  * write lock serialises the same. Null means "claimed: do the work, then
  * remember".
  */
-export async function findReplay(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object): Promise<StoredResult | null> {
+async function findReplay(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object): Promise<StoredResult | null> {
   if (!key) return null;
   if (key.length > IDEMPOTENCY_KEY_MAX) {
     throw new DomainError('BAD_USER_INPUT', `idempotencyKey is ${key.length} characters; the limit is ${IDEMPOTENCY_KEY_MAX}. A UUID is a good key.`);
@@ -82,7 +82,7 @@ export async function findReplay(uow: UnitOfWork, operation: string, key: string
 }
 
 /** Records the result of the call that claimed the key (findReplay answered null). */
-export async function remember(uow: UnitOfWork, operation: string, key: string | null | undefined, _input: object, result: StoredResult): Promise<void> {
+async function remember(uow: UnitOfWork, operation: string, key: string | null | undefined, _input: object, result: StoredResult): Promise<void> {
   if (!key) return;
   await uow.manager.update(IdempotencyKeyEntity, { operation, key: scopedKey(uow, key) }, { result, createdAt: uow.now });
 }
@@ -91,10 +91,39 @@ export async function remember(uow: UnitOfWork, operation: string, key: string |
  * The first call's result for a replay; when it is gone since (a deleted
  * task note), a refusal saying so, not a failure.
  */
-export function replayed<T>(row: T | null, operation: string, key: string | null | undefined): T {
+function replayed<T>(row: T | null, operation: string, key: string | null | undefined): T {
   if (row) return row;
   throw new DomainError(
     'NOT_FOUND',
     `idempotencyKey "${key}" was first used for a ${operation} whose result has since been deleted. Send a new key to do it again.`,
   );
+}
+
+/** What a creating call made: its answer, and what a retry needs to answer the same. */
+export interface Creation<T> {
+  result: T;
+  stored: StoredResult;
+}
+
+/**
+ * Runs a creating mutation at most once per idempotency key (the one wrapper
+ * for createTask, addItems, addComment, addTaskNote and createNote): without a
+ * key, `create` runs; with a new key, the key is claimed, `create` runs and
+ * its result is remembered; with a key already used for the same input,
+ * `replay` reloads the first result and nothing new is recorded (NOT_FOUND
+ * when it has since been deleted); with other input, BAD_USER_INPUT.
+ */
+export async function createOnce<T>(
+  uow: UnitOfWork,
+  operation: string,
+  input: object & { idempotencyKey?: string | null },
+  replay: (stored: StoredResult) => Promise<T | null>,
+  create: () => Promise<Creation<T>>,
+): Promise<T> {
+  const key = input.idempotencyKey;
+  const stored = await findReplay(uow, operation, key, input);
+  if (stored) return replayed(await replay(stored), operation, key);
+  const { result, stored: toStore } = await create();
+  await remember(uow, operation, key, input, toStore);
+  return result;
 }

@@ -6,7 +6,7 @@ import { checkNoBareReference, parseRefs } from '../../domain/refs.js';
 import { deriveTaskState } from '../../domain/states.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
-import { findReplay, remember, replayed } from '../kernel/idempotency.js';
+import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -36,22 +36,21 @@ export class NoteService {
   ) {}
 
   async createNote(caller: Caller, input: CreateNoteInput): Promise<MemoryEntity> {
-    return this.writer.run(caller, async (uow) => {
-      const replay = await findReplay(uow, 'createNote', input.idempotencyKey, input);
-      if (replay) return replayed(await uow.manager.findOneBy(MemoryEntity, { id: Number(replay.id) }), 'createNote', input.idempotencyKey);
-      const title = cleanLabel(input.title, 'title', TITLE_MAX);
-      const domain = cleanDomain(input.domain);
-      uow.touchDomain(domain);
-      const body = await this.cleanBody(uow, input.body);
-      const note = uow.manager.create(MemoryEntity, {
-        kind: 'NOTE', title, domain, body, goal: '', archived: false, version: 1, sessionId: null, createdAt: uow.now, updatedAt: uow.now,
-      });
-      note.id = Number((await uow.manager.insert(MemoryEntity, note)).identifiers[0].id);
-      await this.search.index(uow.manager, { id: note.id, title, text: body });
-      await remember(uow, 'createNote', input.idempotencyKey, input, { id: String(note.id) });
-      uow.emit({ entity: 'NOTE', id: String(note.id), action: 'NOTE_CREATED' });
-      return note;
-    });
+    return this.writer.run(caller, (uow) => createOnce(uow, 'createNote', input,
+      (stored) => uow.manager.findOneBy(MemoryEntity, { id: Number(stored.id) }),
+      async () => {
+        const title = cleanLabel(input.title, 'title', TITLE_MAX);
+        const domain = cleanDomain(input.domain);
+        uow.touchDomain(domain);
+        const body = await this.cleanBody(uow, input.body);
+        const note = uow.manager.create(MemoryEntity, {
+          kind: 'NOTE', title, domain, body, goal: '', archived: false, version: 1, sessionId: null, createdAt: uow.now, updatedAt: uow.now,
+        });
+        note.id = Number((await uow.manager.insert(MemoryEntity, note)).identifiers[0].id);
+        await this.search.index(uow.manager, { id: note.id, title, text: body });
+        uow.emit({ entity: 'NOTE', id: String(note.id), action: 'NOTE_CREATED' });
+        return { result: note, stored: { id: String(note.id) } };
+      }));
   }
 
   async editNote(caller: Caller, input: EditNoteInput): Promise<MemoryEntity> {

@@ -4,7 +4,7 @@ import { cleanFreeText, cleanLabel } from '../../domain/labels.js';
 import { checkFreeText } from '../../domain/refs.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
-import { findReplay, remember, replayed } from '../kernel/idempotency.js';
+import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../tasks/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
@@ -49,28 +49,27 @@ export class TaskNoteService {
   ) {}
 
   async addTaskNote(caller: Caller, input: AddTaskNoteInput): Promise<TaskNoteEntity> {
-    return this.writer.run(caller, async (uow) => {
-      const replay = await findReplay(uow, 'addTaskNote', input.idempotencyKey, input);
-      if (replay) return replayed(await uow.manager.findOneBy(TaskNoteEntity, { id: Number(replay.id) }), 'addTaskNote', input.idempotencyKey);
-      const aggregate = await loadTaskForChange(uow, input.taskId);
-      const title = cleanLabel(input.title, 'title', TITLE_MAX);
-      const shape = taskNoteShape(input);
-      const note = uow.manager.create(TaskNoteEntity, {
-        taskId: aggregate.task.id, title, body: null, brief: null, createdAt: uow.now, updatedAt: uow.now,
-      });
-      let itemIds: number[] = [];
-      if (shape === 'BRIEF') {
-        itemIds = this.briefedItems(aggregate, input.items ?? []);
-        note.brief = cleanBrief(input.brief!, citableIds(aggregate), { briefed: new Set(itemIds.map(String)), deleted: deletedIds(aggregate) });
-      } else {
-        note.body = cleanBody(input.body!, aggregate);
-      }
-      note.id = Number((await uow.manager.insert(TaskNoteEntity, note)).identifiers[0].id);
-      if (itemIds.length) await uow.manager.insert(TaskNoteItemEntity, itemIds.map((itemId) => ({ noteId: note.id, itemId })));
-      await recordTaskChange(uow, this.search, aggregate, 'NOTE_ADDED');
-      await remember(uow, 'addTaskNote', input.idempotencyKey, input, { id: String(note.id) });
-      return note;
-    });
+    return this.writer.run(caller, (uow) => createOnce(uow, 'addTaskNote', input,
+      (stored) => uow.manager.findOneBy(TaskNoteEntity, { id: Number(stored.id) }),
+      async () => {
+        const aggregate = await loadTaskForChange(uow, input.taskId);
+        const title = cleanLabel(input.title, 'title', TITLE_MAX);
+        const shape = taskNoteShape(input);
+        const note = uow.manager.create(TaskNoteEntity, {
+          taskId: aggregate.task.id, title, body: null, brief: null, createdAt: uow.now, updatedAt: uow.now,
+        });
+        let itemIds: number[] = [];
+        if (shape === 'BRIEF') {
+          itemIds = this.briefedItems(aggregate, input.items ?? []);
+          note.brief = cleanBrief(input.brief!, citableIds(aggregate), { briefed: new Set(itemIds.map(String)), deleted: deletedIds(aggregate) });
+        } else {
+          note.body = cleanBody(input.body!, aggregate);
+        }
+        note.id = Number((await uow.manager.insert(TaskNoteEntity, note)).identifiers[0].id);
+        if (itemIds.length) await uow.manager.insert(TaskNoteItemEntity, itemIds.map((itemId) => ({ noteId: note.id, itemId })));
+        await recordTaskChange(uow, this.search, aggregate, 'NOTE_ADDED');
+        return { result: note, stored: { id: String(note.id) } };
+      }));
   }
 
   async editTaskNote(caller: Caller, input: EditTaskNoteInput): Promise<TaskNoteEntity> {

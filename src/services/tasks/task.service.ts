@@ -10,7 +10,7 @@ import type { ItemState } from '../../domain/states.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
 import { checkedComment, insertComment } from '../comments/comment-store.js';
-import { findReplay, remember } from '../kernel/idempotency.js';
+import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { purgeDeletedSteps } from './plan-purge.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
@@ -65,24 +65,23 @@ export class TaskService {
   ) {}
 
   async createTask(caller: Caller, input: CreateTaskInput): Promise<TaskWithItems> {
-    return this.writer.run(caller, async (uow) => {
-      const replay = await findReplay(uow, 'createTask', input.idempotencyKey, input);
-      if (replay) return this.reload(uow.manager, replay.id, replay.itemIds ?? []);
-      const title = cleanLabel(input.title, 'title', TITLE_MAX);
-      const domain = cleanDomain(input.domain);
-      uow.touchDomain(domain);
-      const goal = cleanFreeText(input.goal, 'goal');
-      checkFreeText(goal, 'goal', new Set());
-      if (input.items && input.itemsText !== null && input.itemsText !== undefined) {
-        throw new DomainError('BAD_USER_INPUT', 'Send the items either as items (a list) or as itemsText (one label per line), not both.');
-      }
-      const labels = cleanItemLabels(input.items ?? splitItemsText(input.itemsText ?? ''), []);
-      const task = await insertTask(uow, { title, domain, goal, sessionId: null });
-      const items = await insertItems(uow, task.id, labels.map((text, position) => ({ text, position, added: false })));
-      await recordTaskChange(uow, this.search, { task, items, labelLimit: 0, before: [] }, 'TASK_CREATED');
-      await remember(uow, 'createTask', input.idempotencyKey, input, { id: String(task.id), itemIds: items.map((item) => String(item.id)) });
-      return { task, items };
-    });
+    return this.writer.run(caller, (uow) => createOnce(uow, 'createTask', input,
+      (stored) => this.reload(uow.manager, stored.id, stored.itemIds ?? []),
+      async () => {
+        const title = cleanLabel(input.title, 'title', TITLE_MAX);
+        const domain = cleanDomain(input.domain);
+        uow.touchDomain(domain);
+        const goal = cleanFreeText(input.goal, 'goal');
+        checkFreeText(goal, 'goal', new Set());
+        if (input.items && input.itemsText !== null && input.itemsText !== undefined) {
+          throw new DomainError('BAD_USER_INPUT', 'Send the items either as items (a list) or as itemsText (one label per line), not both.');
+        }
+        const labels = cleanItemLabels(input.items ?? splitItemsText(input.itemsText ?? ''), []);
+        const task = await insertTask(uow, { title, domain, goal, sessionId: null });
+        const items = await insertItems(uow, task.id, labels.map((text, position) => ({ text, position, added: false })));
+        await recordTaskChange(uow, this.search, { task, items, labelLimit: 0, before: [] }, 'TASK_CREATED');
+        return { result: { task, items }, stored: { id: String(task.id), itemIds: items.map((item) => String(item.id)) } };
+      }));
   }
 
   async editTask(caller: Caller, input: EditTaskInput): Promise<MemoryEntity> {
@@ -182,20 +181,19 @@ export class TaskService {
   }
 
   async addItems(caller: Caller, input: AddItemsInput): Promise<TaskWithItems> {
-    return this.writer.run(caller, async (uow) => {
-      const replay = await findReplay(uow, 'addItems', input.idempotencyKey, input);
-      if (replay) return this.reload(uow.manager, replay.id, replay.itemIds ?? []);
-      const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion);
-      if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.');
-      const live = aggregate.items.filter((item) => !item.deleted);
-      const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
-      if (aggregate.rules) checkPlanResize(live.length, live.length + labels.length, aggregate.rules);
-      const after = input.after === null || input.after === undefined ? null : String(liveItem(aggregate, input.after).id);
-      const created = await insertItemsAfter(uow, aggregate, labels, after);
-      await this.recorded(uow, aggregate, 'ITEMS_ADDED');
-      await remember(uow, 'addItems', input.idempotencyKey, input, { id: String(aggregate.task.id), itemIds: created.map((item) => String(item.id)) });
-      return { task: aggregate.task, items: created };
-    });
+    return this.writer.run(caller, (uow) => createOnce(uow, 'addItems', input,
+      (stored) => this.reload(uow.manager, stored.id, stored.itemIds ?? []),
+      async () => {
+        const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion);
+        if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.');
+        const live = aggregate.items.filter((item) => !item.deleted);
+        const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
+        if (aggregate.rules) checkPlanResize(live.length, live.length + labels.length, aggregate.rules);
+        const after = input.after === null || input.after === undefined ? null : String(liveItem(aggregate, input.after).id);
+        const created = await insertItemsAfter(uow, aggregate, labels, after);
+        await this.recorded(uow, aggregate, 'ITEMS_ADDED');
+        return { result: { task: aggregate.task, items: created }, stored: { id: String(aggregate.task.id), itemIds: created.map((item) => String(item.id)) } };
+      }));
   }
 
   async moveItem(caller: Caller, input: { id: string; after?: string | null }): Promise<MemoryEntity> {
