@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
-import { cleanFreeText } from '../../domain/labels.js';
+import { cleanFreeText } from '../../domain/text-rules.js';
 import { orderWithRemoved, planWholeList, type TodoIn } from '../../domain/list-diff.js';
 import { insertAfter } from '../../domain/ordering.js';
 import { checkPlan, checkStepNote, planMessage, renderPlan, stepIndex, type PlanStep } from '../../domain/plan-rules.js';

@@ -1,4 +1,4 @@
-import { cleanDomain } from '../../domain/labels.js';
+import { cleanDomain } from '../../domain/domains.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
 /**

@@ -1,5 +1,5 @@
 import { DomainError } from '../../domain/errors.js';
-import { ITEM_LABEL_MAX } from '../../domain/labels.js';
+import { ITEM_LABEL_MAX } from '../../domain/text-rules.js';
 import { diffSnapshots, type Snapshot } from '../../domain/list-diff.js';
 import { DEFAULT_PLAN_RULES, type PlanRules } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
