@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { Logger } from 'pino';
 import { bearerAuth, tokenTable } from './auth.js';
 import type { Config } from './config.js';
+import { httpServerOptions, limitConnections } from './connection-limits.js';
 import { createContext, type Context } from './graphql/context.js';
 import { createErrorFormatter } from './graphql/errors.js';
 import { requestLimits } from './graphql/request-limits.js';
@@ -38,7 +39,8 @@ export async function startServer(config: Config, services: Services, logger: Lo
   logger.info({ auth: tokens.size > 0 ? `${tokens.size} bearer token(s)` : 'off' }, 'authentication');
   const app = express();
   app.disable('x-powered-by');
-  const httpServer = http.createServer(app);
+  const httpServer = http.createServer(httpServerOptions(config.connections), app);
+  limitConnections(httpServer, config.connections);
   const apollo = new ApolloServer<Context>({
     schema: await createSchema(),
     formatError: createErrorFormatter(logger),
