@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Database, type OpenOptions } from './db/database.js';
+import { claimSqliteFile } from './db/sqlite-owner.js';
 import { createLogger } from './logger.js';
 import { startServer, type RunningServer } from './server.js';
 import { createServices, type ServiceOptions, type Services } from './services/index.js';
@@ -16,14 +17,32 @@ export interface App {
 /** Opens the database (migrating it), builds the services and serves HTTP. */
 export async function startApp(config: Config, options: ServiceOptions & OpenOptions = {}): Promise<App> {
   const logger = createLogger(config.logLevel);
-  const db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery });
+  // Before migrating: a second server on a SQLite file is refused before it touches it.
+  const owner = claimSqliteFile(config.databaseUrl);
+  let db: Database;
+  try {
+    db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery });
+  } catch (error) {
+    owner?.release();
+    throw error;
+  }
   const services = createServices(db, options);
   let server: RunningServer;
   try {
     server = await startServer(config, services, logger);
   } catch (error) {
     await db.close();
+    owner?.release();
     throw error;
+  }
+  if (owner) {
+    // A server bound to every interface is reached on loopback by the processes beside it.
+    const url = /^http:\/\/(0\.0\.0\.0|\[?::\]?):/.test(server.url) ? server.url.replace(/^http:\/\/[^/]*:(\d+)$/, 'http://127.0.0.1:$1') : server.url;
+    owner.publish(`${url}/graphql`);
+    logger.info(
+      { database: owner.file },
+      'a SQLite file has one server process: this one holds it; other processes (taskbase remind) go through this server, and a second server on the file is refused',
+    );
   }
   return {
     services,
@@ -32,6 +51,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     close: async () => {
       await server.stop();
       await db.close();
+      owner?.release();
     },
   };
 }

@@ -3,10 +3,14 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
-import { Database } from './db/database.js';
+import { runningServer } from './db/sqlite-owner.js';
+import type { Database } from './db/database.js';
 import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
-import { createSchema, printSortedSchema } from './graphql/schema.js';
-import { createServices } from './services/index.js';
+
+// The ORM, the services and the schema load only in the commands that use them: a stop hook's
+// `remind` through a running server starts in a fraction of the time.
+const openDatabase = async (): Promise<Database> => (await import('./db/database.js')).Database.open(loadConfig().databaseUrl);
+const servicesOf = async (db: Database) => (await import('./services/index.js')).createServices(db);
 
 /** Operator commands: migrate, seed, schema, remind. */
 const program = new Command('taskbase').description('taskbase operator commands');
@@ -15,7 +19,7 @@ program
   .command('migrate')
   .description('apply pending migrations to DATABASE_URL')
   .action(async () => {
-    const db = await Database.open(loadConfig().databaseUrl);
+    const db = await openDatabase();
     await db.close();
     console.log('database is up to date');
   });
@@ -25,6 +29,7 @@ program
   .description('write the GraphQL schema, sorted, to schema.graphql (or --out)')
   .option('--out <file>', 'where to write it', 'schema.graphql')
   .action(async (options: { out: string }) => {
+    const { createSchema, printSortedSchema } = await import('./graphql/schema.js');
     fs.writeFileSync(options.out, printSortedSchema(await createSchema()));
     console.log(`wrote ${options.out}`);
   });
@@ -34,9 +39,9 @@ program
   .description('load the demo knowledge base into DATABASE_URL (idempotent)')
   .action(async () => {
     const { seedDemo } = await import('../seeds/demo.js');
-    const db = await Database.open(loadConfig().databaseUrl);
+    const db = await openDatabase();
     try {
-      const summary = await seedDemo(createServices(db));
+      const summary = await seedDemo(await servicesOf(db));
       console.log(summary);
     } finally {
       await db.close();
@@ -48,11 +53,13 @@ program
   .description("end a session's turn: print its reminder when one is due, else nothing (for stop hooks and cron)")
   .requiredOption('--session <id>', 'the agent session (as sent in x-session-id)')
   .option('--json', 'print the reminder as JSON ({"text", "tasks", "domains"}), or null')
-  .option('--url <graphql-url>', 'ask a running server (e.g. http://127.0.0.1:4000/graphql) instead of opening DATABASE_URL')
+  .option('--url <graphql-url>', 'ask this server (e.g. http://127.0.0.1:4000/graphql); without it, the server running on DATABASE_URL\'s SQLite file, else the database itself')
   .action(async (options: { session: string; json?: boolean; url?: string }) => {
     let reminder: PrintedReminder | null;
+    // A SQLite file has one writer process: while a server holds it, go through that server.
+    const url = options.url ?? runningServer(loadConfig().databaseUrl)?.url;
     try {
-      reminder = options.url ? await remindOverHttp(options.url, options.session) : await remindFromDatabase(options.session);
+      reminder = url ? await remindOverHttp(url, options.session) : await remindFromDatabase(options.session);
     } catch (error) {
       // The operator's words for the agent's refusal: which session was not found.
       if (isDomainError(error) && error.code === 'NO_SESSION') throw new Error(`no started session has id "${options.session}" (start one with startSession)`);
@@ -69,9 +76,9 @@ interface PrintedReminder {
 }
 
 async function remindFromDatabase(sessionId: string): Promise<PrintedReminder | null> {
-  const db = await Database.open(loadConfig().databaseUrl);
+  const db = await openDatabase();
   try {
-    const reminder = await createServices(db).reminders.endTurn({ sessionId });
+    const reminder = await (await servicesOf(db)).reminders.endTurn({ sessionId });
     return reminder && { text: reminder.text, tasks: reminder.tasks.map((t) => ({ id: String(t.id), title: t.title, domain: t.domain })), domains: reminder.domains };
   } finally {
     await db.close();
@@ -86,6 +93,8 @@ async function remindOverHttp(url: string, sessionId: string): Promise<PrintedRe
     method: 'POST',
     headers,
     body: JSON.stringify({ query: 'mutation { endTurn { text domains tasks { id title domain } } }' }),
+  }).catch((error: Error) => {
+    throw new Error(`could not reach the taskbase server at ${url} (${(error.cause as Error | undefined)?.message ?? error.message}); is it running?`);
   });
   const body = (await response.json()) as { data?: { endTurn: PrintedReminder | null }; errors?: { message: string; extensions?: { code?: ErrorCode } }[] };
   const [error] = body.errors ?? [];

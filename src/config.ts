@@ -1,3 +1,5 @@
+import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
+
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
   port: number;
@@ -8,6 +10,8 @@ export interface Config {
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
   logLevel: string;
+  /** Timeouts and connection caps (TASKBASE_*_TIMEOUT_MS, TASKBASE_MAX_CONNECTIONS*). */
+  connections: ConnectionLimits;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -18,5 +22,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
     bodyLimit: Number(env.TASKBASE_BODY_LIMIT ?? 1_048_576),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    connections: loadConnectionLimits(env),
   };
 }

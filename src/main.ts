@@ -1,9 +1,16 @@
 import { startApp, type App } from './app.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 
 /** `npm start`: serve until SIGINT/SIGTERM, then drain and close the database. */
-const config = loadConfig();
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  // A variable that does not parse is named in one line, before anything starts.
+  console.error(`taskbase could not start: ${(error as Error).message}`);
+  process.exit(1);
+}
 let app: App;
 try {
   app = await startApp(config);

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler } from 'express';
@@ -7,10 +8,12 @@ import http from 'node:http';
 import type { Logger } from 'pino';
 import { bearerAuth, tokenTable } from './auth.js';
 import type { Config } from './config.js';
+import { httpServerOptions, limitConnections } from './connection-limits.js';
 import { createContext, type Context } from './graphql/context.js';
 import { createErrorFormatter } from './graphql/errors.js';
 import { requestLimits } from './graphql/request-limits.js';
 import { createSchema } from './graphql/schema.js';
+import { landingPage } from './landing-page.js';
 import type { Services } from './services/index.js';
 
 export interface RunningServer {
@@ -36,12 +39,14 @@ export async function startServer(config: Config, services: Services, logger: Lo
   logger.info({ auth: tokens.size > 0 ? `${tokens.size} bearer token(s)` : 'off' }, 'authentication');
   const app = express();
   app.disable('x-powered-by');
-  const httpServer = http.createServer(app);
+  const httpServer = http.createServer(httpServerOptions(config.connections), app);
+  limitConnections(httpServer, config.connections);
   const apollo = new ApolloServer<Context>({
     schema: await createSchema(),
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), requestLimits()],
+    // Apollo's landing page loads its explorer from a CDN; a browser gets landingPage() instead.
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), requestLimits(), ApolloServerPluginLandingPageDisabled()],
   });
   await apollo.start();
 
@@ -55,6 +60,8 @@ export async function startServer(config: Config, services: Services, logger: Lo
     }
   });
 
+  // The help page holds no data, so a browser sees it with auth on too (like /healthz).
+  app.get('/graphql', landingPage());
   app.use(
     '/graphql',
     bearerAuth(tokens),

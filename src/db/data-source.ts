@@ -4,17 +4,9 @@ import { DataSource, type DataSourceOptions, type Logger } from 'typeorm';
 import { ENTITIES } from './entities/index.js';
 import { MIGRATIONS } from './migrations/index.js';
 
-export type DatabaseKind = 'sqlite' | 'postgres';
+import { databaseKind, sqlitePath } from './database-url.js';
 
-export function databaseKind(url: string): DatabaseKind {
-  if (url.startsWith('sqlite:')) return 'sqlite';
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return 'postgres';
-  throw new Error(`DATABASE_URL must be sqlite:<path> or postgres://user@host:port/db; got "${url}"`);
-}
-
-export function sqlitePath(url: string): string {
-  return url.slice('sqlite:'.length);
-}
+export { databaseKind, sqlitePath, type DatabaseKind } from './database-url.js';
 
 /** Counts or logs each statement; used by tests that check a query's SQL cost. */
 export type QueryListener = (sql: string) => void;
@@ -52,12 +44,27 @@ export function dataSourceOptions(url: string, role: 'writer' | 'reader', listen
     database: file,
     timeout: 5000,
     readonly: role === 'reader',
-    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-      if (role === 'writer') db.pragma('journal_mode = WAL');
+    prepareDatabase: (db: { pragma(sql: string): unknown; prepare(sql: string): unknown }) => {
+      if (role === 'writer') {
+        db.pragma('journal_mode = WAL');
+        beginImmediately(db);
+      }
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
     },
   } as DataSourceOptions;
+}
+
+/**
+ * TypeORM begins every transaction DEFERRED. A deferred transaction that
+ * reads and then writes, when another process (the CLI, a seed) wrote in
+ * between, fails at once with SQLITE_BUSY_SNAPSHOT: SQLite cannot wait for
+ * a snapshot that is already stale. BEGIN IMMEDIATE takes the write lock up
+ * front, where the busy timeout is honoured, so writers queue instead.
+ */
+function beginImmediately(db: { prepare(sql: string): unknown }): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = (sql: string) => prepare(sql === 'BEGIN TRANSACTION' ? 'BEGIN IMMEDIATE TRANSACTION' : sql);
 }
 
 export function createDataSource(url: string, role: 'writer' | 'reader', listener?: QueryListener): DataSource {

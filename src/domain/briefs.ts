@@ -1,5 +1,5 @@
 import { DomainError } from './errors.js';
-import { cleanFreeText } from './labels.js';
+import { cleanFreeText } from './text-rules.js';
 import { checkFreeText } from './refs.js';
 
 /** A brief as sent: the fields of a note on items. */

@@ -6,7 +6,7 @@
  * or why, and the session cannot finish while a step is still open).
  */
 import { DomainError } from './errors.js';
-import { textLength } from './labels.js';
+import { textLength } from './text-rules.js';
 import { hasRefToken } from './refs.js';
 import { ITEM_STATES, isActive, type ItemState } from './states.js';
 

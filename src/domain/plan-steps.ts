@@ -6,7 +6,7 @@
  * longer maxTextLength is not refused when one of its steps is marked DONE).
  */
 import { DomainError } from './errors.js';
-import { ITEMS_PER_CALL_MAX } from './labels.js';
+import { ITEMS_PER_CALL_MAX } from './text-rules.js';
 import { checkPlanResize, checkStepText, countOf, planMessage, type PlanRules, type PlanStep } from './plan-rules.js';
 import type { ItemState } from './states.js';
 

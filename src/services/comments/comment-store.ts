@@ -1,5 +1,5 @@
 import { DomainError } from '../../domain/errors.js';
-import { cleanFreeText } from '../../domain/labels.js';
+import { cleanFreeText } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
 import { CommentEntity } from '../../db/entities/index.js';
 import { citableIds, type TaskAggregate } from '../tasks/task-store.js';

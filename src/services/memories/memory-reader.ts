@@ -1,5 +1,5 @@
 import { In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { cleanDomain, inScope } from '../../domain/labels.js';
+import { cleanDomain, inScope } from '../../domain/domains.js';
 import { searchWords } from '../../domain/search-words.js';
 import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { keysetPage } from '../kernel/keyset-page.js';

@@ -1,7 +1,8 @@
 import type { ChangeAction } from '../../domain/history.js';
 import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
-import { cleanDomain, cleanFreeText, cleanLabel } from '../../domain/labels.js';
+import { cleanFreeText, cleanLabel } from '../../domain/text-rules.js';
+import { cleanDomain } from '../../domain/domains.js';
 import { checkNoBareReference, parseRefs } from '../../domain/refs.js';
 import { deriveTaskState } from '../../domain/states.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';

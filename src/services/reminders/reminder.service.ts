@@ -1,6 +1,6 @@
 import { In, type EntityManager } from 'typeorm';
 import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../../domain/reminders.js';
-import { inScope } from '../../domain/labels.js';
+import { inScope } from '../../domain/domains.js';
 import { progressOf, STUCK_ITEM_STATES } from '../../domain/states.js';
 import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../../db/entities/index.js';
 import { openTasksIn } from '../memories/memory-reader.js';

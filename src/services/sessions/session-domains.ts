@@ -1,5 +1,5 @@
 import { DomainError } from '../../domain/errors.js';
-import { cleanDomain } from '../../domain/labels.js';
+import { cleanDomain } from '../../domain/domains.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
 /**

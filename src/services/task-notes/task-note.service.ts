@@ -1,6 +1,6 @@
 import { cleanBrief, taskNoteShape, type BriefIn } from '../../domain/briefs.js';
 import { DomainError } from '../../domain/errors.js';
-import { cleanFreeText, cleanLabel } from '../../domain/labels.js';
+import { cleanFreeText, cleanLabel } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';

@@ -1,6 +1,6 @@
 import type { HistoryAction } from '../../domain/history.js';
 import { DomainError } from '../../domain/errors.js';
-import { ITEM_LABEL_MAX } from '../../domain/labels.js';
+import { ITEM_LABEL_MAX } from '../../domain/text-rules.js';
 import { diffSnapshots, type Snapshot } from '../../domain/list-diff.js';
 import { insertAfter } from '../../domain/ordering.js';
 import { DEFAULT_PLAN_RULES, type PlanRules } from '../../domain/plan-rules.js';

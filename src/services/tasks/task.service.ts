@@ -1,7 +1,8 @@
 import { changesTheList, type HistoryAction } from '../../domain/history.js';
 import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
-import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, splitItemsText } from '../../domain/labels.js';
+import { cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, sameLabel, splitItemsText } from '../../domain/text-rules.js';
+import { cleanDomain } from '../../domain/domains.js';
 import { moveAfter } from '../../domain/ordering.js';
 import { checkPlanResize, checkStepNote } from '../../domain/plan-rules.js';
 import { checkStepStart } from '../../domain/plan-steps.js';
@@ -124,7 +125,7 @@ export class TaskService {
       if (input.text !== null && input.text !== undefined) {
         const text = cleanLabel(input.text, 'text', aggregate.labelLimit);
         if (text !== item.text) {
-          if (aggregate.items.some((other) => !other.deleted && other !== item && other.text === text)) {
+          if (aggregate.items.some((other) => !other.deleted && other !== item && sameLabel(other.text, text))) {
             throw new DomainError('DUPLICATE_TEXT', `"${text}" is already a live item of this task. Give this item a label that tells them apart.`);
           }
           change.text = text;

@@ -5,14 +5,15 @@ import {
   ITEMS_PER_CALL_MAX,
   ITEMS_PER_TASK_MAX,
   ITEM_LABEL_MAX,
-  cleanDomain,
   cleanFreeText,
   cleanItemLabels,
   cleanLabel,
-  inScope,
+  labelKey,
+  normalizeText,
+  sameLabel,
   splitItemsText,
   textLength,
-} from './labels.js';
+} from './text-rules.js';
 
 
 function labels(count: number, prefix = 'Item'): string[] {
@@ -185,53 +186,96 @@ describe('splitItemsText', () => {
   });
 });
 
-describe('cleanDomain', () => {
-  it('accepts 1 to 8 segments and returns them trimmed', () => {
-    expect(cleanDomain(' acme ')).toBe('acme');
-    expect(cleanDomain('acme/checkout/billing')).toBe('acme/checkout/billing');
-    expect(cleanDomain('a/b/c/d/e/f/g/h')).toBe('a/b/c/d/e/f/g/h');
-    expect(cleanDomain('0ps/v1.2_beta-x')).toBe('0ps/v1.2_beta-x');
-  });
-
+describe('invisible characters', () => {
   it.each([
-    ['', 'empty'],
-    ['a/b/c/d/e/f/g/h/i', 'nine segments'],
-    ['/acme', 'leading slash'],
-    ['acme/', 'trailing slash'],
-    ['acme//checkout', 'empty segment'],
-    ['acme/-checkout', 'segment starting with -'],
-    ['acme/.hidden', 'segment starting with .'],
-    ['acme/_x', 'segment starting with _'],
-    ['acme checkout', 'space'],
-    ['acme/chéckout', 'non-ASCII letter'],
-    ['acme\\checkout', 'backslash'],
-  ])('refuses %j (%s) with an example', (raw) => {
-    const error = refusal(() => cleanDomain(raw));
-    expect(error.code).toBe('INVALID_DOMAIN');
-    expect(error.message).toContain('"acme/checkout/billing"');
-    expect(error.message).toContain('1 to 8 segments');
+    ['zero-width space', '\u200B'],
+    ['zero-width joiners and a word joiner', '\u200C\u200D\u2060'],
+    ['a byte-order mark and a soft hyphen', '\uFEFF\u00AD'],
+    ['bidi marks among spaces', ' \u200E \u200F\u202A '],
+    ['a Hangul filler and a variation selector', '\u3164\uFE0F'],
+  ])('a label of only %s is EMPTY_TEXT, saying it is invisible', (_name, raw) => {
+    const error = refusal(() => cleanLabel(raw, 'title'));
+    expect(error.code).toBe('EMPTY_TEXT');
+    expect(error.message).toContain('only invisible characters');
+    expect(error.message).toContain('title');
   });
 
-  it('suggests the lower-case form when that is the only fix', () => {
-    const error = refusal(() => cleanDomain('Acme/Checkout'));
-    expect(error.message).toContain('Did you mean "acme/checkout"?');
+  it('trims invisible characters at the ends and keeps those inside (a ZWJ emoji, Persian ZWNJ)', () => {
+    expect(cleanLabel('\u200BShip it\u2060 ', 'title')).toBe('Ship it');
+    expect(cleanLabel('Family 👨\u200D👩\u200D👧', 'title')).toBe('Family 👨\u200D👩\u200D👧');
+    expect(cleanLabel('می\u200Cخواهم', 'title')).toBe('می\u200Cخواهم');
   });
 
-  it('does not suggest a form that would still be refused', () => {
-    expect(refusal(() => cleanDomain('Acme Checkout')).message).not.toContain('Did you mean');
+  it('reads labels differing only in invisible characters or whitespace runs as one', () => {
+    expect(labelKey('De\u200Bploy  the\u00A0app')).toBe('Deploy the app');
+    expect(sameLabel('Deploy', 'De\u200Dploy\uFEFF')).toBe(true);
+    expect(sameLabel('Deploy', 'deploy')).toBe(false);
   });
 });
 
-describe('inScope', () => {
-  it('covers the scope itself and everything below it', () => {
-    expect(inScope('acme/checkout', 'acme/checkout')).toBe(true);
-    expect(inScope('acme/checkout/billing', 'acme/checkout')).toBe(true);
-    expect(inScope('acme/checkout/billing/x', 'acme')).toBe(true);
+describe('Unicode normalisation', () => {
+  const composed = 'Caf\u00E9 r\u00E9sum\u00E9';
+  const decomposed = 'Cafe\u0301 re\u0301sume\u0301';
+
+  it('stores labels and free text in NFC', () => {
+    expect(cleanLabel(decomposed, 'title')).toBe(composed);
+    expect(cleanFreeText(` ${decomposed} `, 'goal')).toBe(composed);
+    expect(normalizeText(decomposed, 'x')).toBe(composed);
   });
 
-  it('does not cover siblings sharing a prefix, or parents', () => {
-    expect(inScope('acme/checkoutx', 'acme/checkout')).toBe(false);
-    expect(inScope('acme', 'acme/checkout')).toBe(false);
-    expect(inScope('other/checkout', 'acme')).toBe(false);
+  it('counts an accented letter once whichever way it was typed', () => {
+    expect(cleanLabel(decomposed, 'item', 11)).toBe(composed);
+  });
+
+  it('refuses the NFD form of a live label, and NFC and NFD forms sent together', () => {
+    expect(refusal(() => cleanItemLabels([decomposed], [composed])).code).toBe('DUPLICATE_TEXT');
+    expect(refusal(() => cleanItemLabels([composed, decomposed], [])).code).toBe('DUPLICATE_TEXT');
+  });
+
+  it('refuses zero-width look-alikes of a live label or of one sent beside it', () => {
+    const live = refusal(() => cleanItemLabels(['Ship\u200B it'], ['Ship it']));
+    expect(live.code).toBe('DUPLICATE_TEXT');
+    expect(live.message).toContain('already a live item');
+    expect(refusal(() => cleanItemLabels(['Ship it', 'Ship\u2060 it'], [])).code).toBe('DUPLICATE_TEXT');
+  });
+});
+
+describe('lone surrogates', () => {
+  it.each([
+    ['a high surrogate alone', 'Ship \uD83D it'],
+    ['a low surrogate alone', '\uDE80 Ship'],
+    ['a high surrogate at the end', 'Ship\uD83D'],
+  ])('refuses %s with BAD_USER_INPUT, saying what to send', (_name, raw) => {
+    for (const run of [() => cleanLabel(raw, 'title'), () => cleanFreeText(raw, 'goal')]) {
+      const error = refusal(run);
+      expect(error.code).toBe('BAD_USER_INPUT');
+      expect(error.message).toContain('lone UTF-16 surrogate');
+      expect(error.message).toContain('Send valid Unicode');
+    }
+  });
+
+  it('accepts a whole surrogate pair', () => {
+    expect(cleanLabel('Launch \uD83D\uDE80', 'title')).toBe('Launch 🚀');
+  });
+});
+
+describe('line breaks in a label', () => {
+  it.each([['LF', '\n'], ['CR', '\r'], ['CRLF', '\r\n'], ['U+2028', '\u2028'], ['NEL', '\u0085']])(
+    'refuses a label with a %s inside it, pointing to one label per item',
+    (_name, lineBreak) => {
+      const error = refusal(() => cleanItemLabels([`First${lineBreak}Second`], []));
+      expect(error.code).toBe('BAD_USER_INPUT');
+      expect(error.message).toContain('line break');
+      expect(error.message).toContain('item 1 of 1');
+      expect(error.message).toContain('itemsText');
+    },
+  );
+
+  it('still trims line breaks at the ends', () => {
+    expect(cleanLabel('\nShip it\r\n', 'title')).toBe('Ship it');
+  });
+
+  it('leaves line breaks in free text alone', () => {
+    expect(cleanFreeText('First line\nSecond line', 'goal')).toBe('First line\nSecond line');
   });
 });

@@ -1,0 +1,183 @@
+/**
+ * Text rules for labels (task titles, item labels, note titles) and free
+ * text (goals, brief fields, note bodies, comments): trimming, Unicode
+ * normalisation, what counts as empty, line breaks, lengths and duplicates.
+ */
+import { DomainError } from './errors.js';
+import { hasRefToken } from './refs.js';
+
+/** Lists, progress and every DEPENDS ON show an item's label whole, so it stays short. */
+export const ITEM_LABEL_MAX = 80;
+export const FREE_TEXT_MAX = 20_000;
+export const ITEMS_PER_TASK_MAX = 500;
+export const ITEMS_PER_CALL_MAX = 100;
+
+/**
+ * Characters a reader cannot see: whitespace and Unicode's default-ignorable
+ * code points (zero-width space and joiners, word joiner, BOM, soft hyphen,
+ * bidi marks, variation selectors, Hangul fillers). A label made only of
+ * these looks empty, and two labels differing only in them look the same.
+ */
+const INVISIBLE = /[\s\p{Default_Ignorable_Code_Point}]/u;
+const INVISIBLE_EDGES = /^[\s\p{Default_Ignorable_Code_Point}]+|[\s\p{Default_Ignorable_Code_Point}]+$/gu;
+const INVISIBLE_RUNS = /[\s\p{Default_Ignorable_Code_Point}]+/gu;
+/** Every line break JavaScript, JSON readers and terminals honour. */
+const LINE_BREAK = /[\n\r\v\f\u0085\u2028\u2029]/;
+/** A UTF-16 surrogate without its partner: not a character, and stored as U+FFFD by SQLite. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Text as it is checked and stored: refused with BAD_USER_INPUT when it
+ * carries a lone surrogate, else NFC-normalised (so "é" typed as one
+ * character or as e + accent is one text) and trimmed.
+ */
+export function normalizeText(raw: string, field: string): string {
+  const lone = LONE_SURROGATE.exec(raw);
+  if (lone) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `${field} carries a lone UTF-16 surrogate (U+${unit} at position ${lone.index + 1}), which is not a character. ` +
+        `Send valid Unicode: each emoji or rare character whole (as UTF-8, or as a \\uD83D\\uDE80 pair in JSON).`,
+    );
+  }
+  return raw.normalize('NFC').trim();
+}
+
+/**
+ * The form two labels are compared in: NFC, invisible characters dropped
+ * and whitespace runs read as one space. "Deploy", "Deploy\u200B" and
+ * "De\u200Dploy" are one label to a reader, so they are one label here.
+ */
+export function labelKey(label: string): string {
+  return label.normalize('NFC').replace(INVISIBLE_EDGES, '').replace(INVISIBLE_RUNS, (run) => (/\s/u.test(run) ? ' ' : ''));
+}
+
+/** True when two labels read the same (see labelKey). */
+export function sameLabel(a: string, b: string): boolean {
+  return labelKey(a) === labelKey(b);
+}
+
+/**
+ * Length in characters (Unicode code points), not UTF-16 units: an emoji or
+ * a CJK extension character counts once, as a reader (and PostgreSQL's
+ * varchar) counts it.
+ */
+export function textLength(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/**
+ * Normalises a label (task title, item text, note title; see normalizeText)
+ * and checks it: EMPTY_TEXT when nothing visible is left, BAD_USER_INPUT for
+ * a line break inside it (a label is one line), REF_IN_LABEL when it carries
+ * an [[#id]] token, TEXT_TOO_LONG over `maxLength` when one is given.
+ * Returns the label trimmed of whitespace and invisible characters at its ends.
+ */
+export function cleanLabel(raw: string, field: string, maxLength?: number): string {
+  const label = normalizeText(raw, field).replace(INVISIBLE_EDGES, '');
+  if (label === '') {
+    const invisible = raw.trim() !== '' && [...raw].every((char) => INVISIBLE.test(char));
+    throw new DomainError(
+      'EMPTY_TEXT',
+      invisible
+        ? `${field} holds only invisible characters (zero-width or format characters, whitespace); send a short label with some visible text in it.`
+        : `${field} is empty once trimmed; send a short label with some text in it.`,
+    );
+  }
+  if (LINE_BREAK.test(label)) {
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `${field} holds a line break, and a label is one line. Send each item as its own label ` +
+        `(items: ["First", "Second"], or one per line in itemsText), and put longer detail in free text.`,
+    );
+  }
+  if (hasRefToken(label)) {
+    throw new DomainError(
+      'REF_IN_LABEL',
+      `${field} "${label}" carries an [[#id]] token, and labels never may. ` +
+        `Write the label in plain words and cite items in free text instead (the goal, a brief, a comment).`,
+    );
+  }
+  const length = textLength(label);
+  if (maxLength !== undefined && length > maxLength) {
+    throw new DomainError(
+      'TEXT_TOO_LONG',
+      `${field} is ${length} characters; the limit is ${maxLength}. ` +
+        `Keep it a short label, verb first, and put the detail in a brief on the item (addTaskNote with items and brief).`,
+    );
+  }
+  return label;
+}
+
+/** Normalises free text (goal, brief field, note body, comment; see normalizeText); TOO_LARGE over FREE_TEXT_MAX. May be empty. */
+export function cleanFreeText(raw: string, field: string): string {
+  const text = normalizeText(raw, field);
+  const length = textLength(text);
+  if (length > FREE_TEXT_MAX) {
+    throw new DomainError(
+      'TOO_LARGE',
+      `${field} is ${length} characters; the limit is ${FREE_TEXT_MAX}. ` +
+        `Shorten it, or split the detail into task notes.`,
+    );
+  }
+  return text;
+}
+
+/**
+ * Cleans the item labels sent in one call for one task (80 characters each,
+ * or a plan's own limit)
+ * and checks them against each other and the task's live labels. Refuses with
+ * TOO_LARGE over ITEMS_PER_CALL_MAX in one call or when the task would hold more
+ * than ITEMS_PER_TASK_MAX live items, and DUPLICATE_TEXT when a label reads
+ * the same as another in the call or a live item (labelKey: after NFC, with
+ * invisible characters ignored). Returns the cleaned labels in order.
+ */
+export function cleanItemLabels(raw: readonly string[], existingLive: readonly string[], maxLength = ITEM_LABEL_MAX): string[] {
+  // Counts first: an oversized call is refused whole before any label is read.
+  if (raw.length > ITEMS_PER_CALL_MAX) {
+    throw new DomainError(
+      'TOO_LARGE',
+      `${raw.length} items in one call; the limit is ${ITEMS_PER_CALL_MAX}. Send them in batches of at most ${ITEMS_PER_CALL_MAX}.`,
+    );
+  }
+  const total = existingLive.length + raw.length;
+  if (total > ITEMS_PER_TASK_MAX) {
+    throw new DomainError(
+      'TOO_LARGE',
+      `the task has ${existingLive.length} live items and would have ${total}; the limit is ${ITEMS_PER_TASK_MAX}. ` +
+        `Send at most ${Math.max(ITEMS_PER_TASK_MAX - existingLive.length, 0)} more, or split the work into another task.`,
+    );
+  }
+
+  const live = new Set(existingLive.map(labelKey));
+  const sent = new Set<string>();
+  return raw.map((entry, index) => {
+    const label = cleanLabel(entry, `item ${index + 1} of ${raw.length} sent`, maxLength);
+    const key = labelKey(label);
+    if (live.has(key)) {
+      throw new DomainError(
+        'DUPLICATE_TEXT',
+        `"${label}" is already a live item of this task. Update that item instead, or give the new one a label that tells them apart.`,
+      );
+    }
+    if (sent.has(key)) {
+      throw new DomainError(
+        'DUPLICATE_TEXT',
+        `"${label}" is sent twice; each item of a task needs its own label. Merge the two, or tell them apart.`,
+      );
+    }
+    sent.add(key);
+    return label;
+  });
+}
+
+/** itemsText: one label per line; blank lines ignored; CRLF (and lone CR) line ends accepted. Returns trimmed lines. */
+export function splitItemsText(text: string): string[] {
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
