@@ -14,7 +14,7 @@ import { deletedItem, parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { currentPlanIds, loadCallingSession } from './session-store.js';
-import { purgeDeletedSteps } from '../tasks/plan-purge.js';
+import { purgeDeletedSteps } from './plan-purge.js';
 import { applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../tasks/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 

@@ -13,7 +13,7 @@ import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/inde
 import { checkedComment, insertComment } from '../comments/comment-store.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { purgeDeletedSteps } from './plan-purge.js';
+import { purgeDeletedSteps } from '../sessions/plan-purge.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
