@@ -14,7 +14,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
     setupFiles: ['reflect-metadata'],
-    testTimeout: 30_000,
+    // Generous: a timeout is a failure, and a loaded machine (CI beside other work) must not fail a correct test.
+    testTimeout: 120_000,
     hookTimeout: 60_000,
     // Each test file opens its own database file and server; two workers match the machine's two cores.
     pool: 'forks',
