@@ -25,8 +25,8 @@ beforeAll(async () => {
   const { databaseUrl } = await testDatabase();
   // The servers run outside the working tree, so nothing they might write lands in it.
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-multi-'));
-  // One after the other: the first applies the migrations, the second finds them applied.
-  for (let i = 0; i < SERVER_COUNT; i += 1) servers.push(await startBuiltServer(databaseUrl, workDir));
+  // All at once on a fresh database, as a deployment starts them: one applies the migrations, the others wait and find them applied.
+  servers = await Promise.all(Array.from({ length: SERVER_COUNT }, () => startBuiltServer(databaseUrl, workDir)));
 }, 60_000);
 
 afterAll(async () => {
@@ -263,7 +263,7 @@ describe(`${SERVER_COUNT} server process(es) on one ${DATABASE} database`, () =>
 
     const writes = tally.acknowledged;
     console.log(
-      `[multi-server invariants, ${SERVER_COUNT} server(s) on ${DATABASE}] clients ${AGENTS}, requests ${writes + tally.refused}, ` +
+      `[multi-server invariants, ${SERVER_COUNT} server(s) on ${DATABASE}] clients ${AGENTS}, mutations ${writes + tally.refused}, ` +
         `acknowledged writes ${writes}, conflicts ${conflicts}, other refusals ${tally.refused - conflicts} (${tally.summary()}), ` +
         `reminders ${reminders.reduce((a, b) => a + b, 0)} for ${AGENTS} sessions`,
     );
