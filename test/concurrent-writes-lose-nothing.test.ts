@@ -159,6 +159,8 @@ describe('a write that rolls back, while others run', () => {
 
     // A unit of work that writes an item, waits, then fails: what a mutation refused after writing does.
     const failing = db.transaction(async (manager) => {
+      // Like every mutation, it holds the task's row lock first (on SQLite the write lock does that).
+      if (db.kind === 'postgres') await manager.query('SELECT 1 FROM "memories" WHERE "id" = $1 FOR NO KEY UPDATE', [Number(task.id)]);
       await manager.insert(ItemEntity, {
         taskId: Number(task.id), text: 'Uncommitted', state: 'PENDING', position: 99, deleted: false, added: true, note: null,
         createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(),

@@ -54,9 +54,20 @@ async function postgresDatabase(name: string): Promise<string> {
   return `${postgresBase}/${name}`;
 }
 
-/** A fresh database (or the one named by `file`): its handle and DATABASE_URL. */
+/**
+ * A fresh database (or the one named by `file`): its handle and DATABASE_URL.
+ * No test database ever lands in the working tree: a SQLite file must be in
+ * the temp folder, and a PostgreSQL name (taskbase_test_…) is only ever a
+ * database name, never a path (one such name was once committed as a file).
+ */
 export async function testDatabase(file?: string): Promise<{ file: string; databaseUrl: string }> {
   const name = file ?? (postgresBase ? `taskbase_test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}` : tempDatabaseFile());
+  if (postgresBase && !/^taskbase_test_\w+$/.test(name)) {
+    throw new Error(`on PostgreSQL a test database is named taskbase_test_…, not "${name}"`);
+  }
+  if (!postgresBase && !path.resolve(name).startsWith(fs.realpathSync(os.tmpdir()) + path.sep) && !path.resolve(name).startsWith(os.tmpdir() + path.sep)) {
+    throw new Error(`a test's SQLite file belongs in the temp folder (tempDatabaseFile()), not at "${name}"`);
+  }
   return { file: name, databaseUrl: postgresBase ? await postgresDatabase(name) : `sqlite:${name}` };
 }
 

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { createDataSource, databaseKind, type DatabaseKind, type QueryListener } from './data-source.js';
+import { migrateExclusively } from './migration-lock.js';
 import { WriteLock } from './write-lock.js';
 
 export interface OpenOptions {
@@ -26,7 +27,7 @@ export class Database {
     const kind = databaseKind(url);
     const writer = createDataSource(url, 'writer');
     await writer.initialize();
-    await writer.runMigrations({ transaction: 'each' });
+    await migrateExclusively(writer);
     // A reader of its own on both: on PostgreSQL a separate pool, so writers queued on a hot row's lock cannot starve reads of connections.
     const reader = createDataSource(url, 'reader', options.onReadQuery);
     await reader.initialize();
