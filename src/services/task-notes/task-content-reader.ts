@@ -1,5 +1,5 @@
 import { In, type EntityManager } from 'typeorm';
-import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { CommentEntity, ItemLinkEntity, MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 
 const COMMENTS_BY_ITEM = { entity: CommentEntity, table: 'comments', owner: 'itemId', ownerOf: (row: CommentEntity) => row.itemId } as const;
@@ -18,7 +18,7 @@ export class TaskContentReader {
   /** A task's notes (all, or those on one item), oldest first. */
   async taskNotes(taskId: number, itemId: number | null, first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['id']);
+    const key = decodeCursor(after, ROW_CURSOR);
     const query = this.reader().createQueryBuilder(TaskNoteEntity, 'n').where('n."taskId" = :taskId', { taskId });
     if (itemId !== null) {
       query.andWhere('EXISTS (SELECT 1 FROM "task_note_items" ni WHERE ni."noteId" = n."id" AND ni."itemId" = :itemId)', { itemId });
@@ -32,7 +32,7 @@ export class TaskContentReader {
   /** Comments, oldest first: on one item; or on the task itself (and, with includeItems, on its items too). */
   async comments(args: { taskId: number | null; itemId: number | null; includeItems?: boolean; first?: number | null; after?: string | null }): Promise<Page<CommentEntity>> {
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 1, ['id']);
+    const key = decodeCursor(args.after, ROW_CURSOR);
     const query = this.reader().createQueryBuilder(CommentEntity, 'c');
     if (args.itemId !== null) {
       query.where('c."itemId" = :itemId', { itemId: args.itemId });
@@ -77,7 +77,7 @@ export class TaskContentReader {
   ): Promise<Page<T>[]> {
     const { entity, table, owner, ownerOf } = rowsOf;
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['id']);
+    const key = decodeCursor(after, ROW_CURSOR);
     if (ownerIds.length === 0) return [];
     const ids = [...new Set(ownerIds)];
     const narrow = only ? ` AND ${only}` : '';
@@ -127,7 +127,7 @@ export class TaskContentReader {
    */
   async notePagesOfItems(itemIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>[]> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['id']);
+    const key = decodeCursor(after, ROW_CURSOR);
     if (itemIds.length === 0) return [];
     const ids = [...new Set(itemIds)];
     const counts: { itemId: number; total: number | string }[] = await this.reader()

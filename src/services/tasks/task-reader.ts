@@ -1,5 +1,5 @@
 import { In, type EntityManager } from 'typeorm';
-import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
 
@@ -36,7 +36,7 @@ export class TaskReader {
   /** A task's history, oldest first, keyset-paged by event id. */
   async history(taskId: number, first: number | null | undefined, after: string | null | undefined): Promise<Page<TaskEventEntity>> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['id']);
+    const key = decodeCursor(after, ROW_CURSOR);
     const query = this.reader().createQueryBuilder(TaskEventEntity, 'e').where('e.taskId = :taskId', { taskId });
     const totalCount = await query.clone().getCount();
     if (key) query.andWhere('e.id > :after', { after: Number(key[0]) });

@@ -6,7 +6,7 @@ import { checkPlanResize, checkStepNote } from '../../domain/plan-rules.js';
 import { checkStepStart } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
-import { itemNotFound, parseId, TITLE_MAX } from '../../domain/task-rules.js';
+import { checkLinkCount, itemNotFound, parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
 import { insertComment } from '../comments/comment-store.js';
 import { findReplay, remember } from '../kernel/idempotency.js';
@@ -259,7 +259,9 @@ export class TaskService {
       throw new DomainError('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}. Link notes or tasks by the ids createNote or createTask returned.`);
     }
     const linked = new Set((await manager.findBy(ItemLinkEntity, { itemId })).map((link) => link.memoryId));
-    return rows.filter((row) => !linked.has(row.id));
+    const fresh = rows.filter((row) => !linked.has(row.id));
+    checkLinkCount(String(itemId), linked.size, new Set(fresh.map((row) => row.id)).size);
+    return fresh;
   }
 
   /** The first call's result, for an idempotent retry. */
