@@ -4,7 +4,11 @@ import type { Context } from './context.js';
 
 /** Characters of text one answer may hold (about 32 MB); past it, execution stops. */
 export const RESPONSE_BUDGET_CHARS = 32 * 1024 * 1024;
-/** Time one request may spend resolving fields; past it, execution stops. */
+/**
+ * Time a query may spend resolving fields; past it, execution stops. Not for
+ * mutations: their root fields run one after another, each a transaction
+ * bounded by its own limits, and stopping one midway would not undo the others.
+ */
 export const TIME_BUDGET_MS = 10_000;
 /** What each field adds to an answer besides its text: its name, quotes and punctuation. */
 const FIELD_OVERHEAD = 16;
@@ -17,8 +21,8 @@ export interface ExecutionBudget {
   exceeded: GraphQLError | null;
 }
 
-export function newBudget(now = Date.now()): ExecutionBudget {
-  return { chars: 0, deadline: now + TIME_BUDGET_MS, exceeded: null };
+export function newBudget(): ExecutionBudget {
+  return { chars: 0, deadline: Infinity, exceeded: null };
 }
 
 function overBudget(kind: 'size' | 'time'): GraphQLError {
@@ -71,7 +75,7 @@ export function budgetedSchema(schema: GraphQLSchema): void {
 }
 
 /**
- * A query stopped by a budget answers one TOO_LARGE error and no data: what
+ * Starts a query's clock when it starts to run. A query stopped by a budget answers one TOO_LARGE error and no data: what
  * was built is dropped, not sent. A mutation keeps the answers of the fields
  * that finished, with the error at the path of the one that did not (root
  * mutation fields are nullable), since what it recorded stays recorded.
@@ -80,6 +84,9 @@ export function executionBudget(): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
       return {
+        async executionDidStart({ contextValue, operation }) {
+          if (operation.operation !== 'mutation') contextValue.budget.deadline = Date.now() + TIME_BUDGET_MS;
+        },
         async willSendResponse({ response, contextValue, operation }) {
           const exceeded = contextValue.budget.exceeded;
           if (!exceeded || response.body.kind !== 'single' || operation?.operation === 'mutation') return;
