@@ -164,9 +164,10 @@ export class TaskService {
         Object.assign(item, change);
       }
       if (comment) await insertComment(uow, aggregate, comment, item.id);
-      for (const memory of related) {
+      if (related.length) {
+        // One statement for the call's links (at most 100), not one per link.
         await uow.manager.createQueryBuilder().insert().into(ItemLinkEntity)
-          .values({ itemId: item.id, memoryId: memory.id, createdAt: uow.now }).orIgnore().execute();
+          .values(related.map((memory) => ({ itemId: item.id, memoryId: memory.id, createdAt: uow.now }))).orIgnore().execute();
       }
       // Asking for what the item already is (its state, its label, memories already linked) is accepted
       // and records nothing, so a retried call answers like the first one.
