@@ -112,3 +112,28 @@ describe('items each linked to 100 notes', () => {
     expect(light.task.items.nodes.every((item: { related: unknown[] }) => item.related.length === 100)).toBe(true);
   }, 120_000);
 });
+
+describe('the limits the estimate counts on', () => {
+  it('refuse a 101st helper session, a text citing 101 items, and a brief on 101 items or waiting for 21 (TOO_LARGE, nothing recorded)', async () => {
+    const parent = (await server.ok('mutation { startSession { id } }')).startSession.id;
+    const helpers = (count: number) => Array.from({ length: count }, () => `startSession(input: { parentId: "${parent}" }) { id }`);
+    await inBatches(helpers(100));
+    const helperMessage = await refusedAndNothingRecorded(server, 'TOO_LARGE', 'mutation($p: ID!) { startSession(input: { parentId: $p }) { id } }', { p: parent });
+    expect(helperMessage).toContain('100');
+    expect((await server.ok('query($id: ID!) { session(id: $id) { children { id } } }', { id: parent })).session.children).toHaveLength(100);
+
+    const { taskId, items } = await bigTask(101, 'caps');
+    const cite = (count: number) => items.slice(0, count).map((item) => `[[#${item.id}]]`).join(' ');
+    await server.ok('mutation($id: ID!, $goal: String!) { editTask(input: { id: $id, goal: $goal }) { id } }', { id: taskId, goal: cite(100) });
+    const citeMessage = await refusedAndNothingRecorded(server, 'TOO_LARGE', 'mutation($id: ID!, $goal: String!) { editTask(input: { id: $id, goal: $goal }) { id } }', { id: taskId, goal: cite(101) });
+    expect(citeMessage).toContain('at most 100');
+
+    const brief = { goal: 'g', context: 'c', steps: 's', pitfalls: 'p', doneWhen: 'd', dependsOn: [] as { item: string }[] };
+    const note = (on: string[], dependsOn: { item: string }[]) => ({ input: { taskId, title: 'Brief', items: on, brief: { ...brief, dependsOn } } });
+    const ADD = 'mutation($input: AddTaskNoteInput!) { addTaskNote(input: $input) { id } }';
+    await refusedAndNothingRecorded(server, 'TOO_LARGE', ADD, note(items.map((item) => item.id), []));
+    await refusedAndNothingRecorded(server, 'TOO_LARGE', ADD, note([items[0].id], items.slice(1, 22).map((item) => ({ item: item.id }))));
+    await server.ok(ADD, note(items.slice(0, 100).map((item) => item.id), []));
+    await server.ok(ADD, note([items[0].id], items.slice(1, 21).map((item) => ({ item: item.id }))));
+  }, 120_000);
+});
