@@ -61,7 +61,7 @@ export class MemoryResolver {
   }
 
   @Query(() => [Domain], {
-    description: 'Domains at and below `under` (all when null) that hold memories, sorted by path; a parent of such a domain is listed too, with counts over everything below it.',
+    description: 'Domains at and below `under` (all when null) that hold memories, sorted by path; a parent of such a domain is listed too, with counts over everything below it. At most 1,000 paths, the first in path order: narrow with under for the rest.',
   })
   async domains(@Ctx() ctx: Context, @Arg('under', () => String, { nullable: true, description: 'Scope; all domains when null.' }) under?: string | null): Promise<Domain[]> {
     const rows = await ctx.services.memoryReader.domains(under);

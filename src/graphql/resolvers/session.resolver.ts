@@ -61,7 +61,7 @@ export class SessionResolver {
     return row ? toSession(row) : null;
   }
 
-  @FieldResolver(() => [Session], { description: 'Helper sessions started with this one as parent, oldest first.' })
+  @FieldResolver(() => [Session], { description: 'Helper sessions started with this one as parent, oldest first; a session starts at most 100 (TOO_LARGE past it).' })
   async children(@Root() session: Session, @Ctx() ctx: Context): Promise<Session[]> {
     return (await ctx.loaders.sessionChildren.load(session.id)).map(toSession);
   }

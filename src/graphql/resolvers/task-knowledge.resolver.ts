@@ -74,7 +74,7 @@ export class ItemKnowledgeResolver {
     return Object.assign(toConnection(page, toTaskNote), { taskId: item.taskId });
   }
 
-  @FieldResolver(() => [Memory], { description: 'Memories linked to this item (related), oldest link first.' })
+  @FieldResolver(() => [Memory], { description: 'Memories linked to this item (related), oldest link first; at most 100.' })
   async related(@Root() item: Item, @Ctx() ctx: Context): Promise<Memory[]> {
     return (await ctx.loaders.related.load(item.itemId)).map(toMemory);
   }
