@@ -51,6 +51,45 @@ describe('every list the schema has', () => {
   });
 });
 
+describe('the limits the estimate counts on', () => {
+  it('refuse a 101st helper session, a text citing 101 items, and a brief on 101 items or waiting for 21 (TOO_LARGE, nothing recorded)', async () => {
+    const parent = (await server.ok('mutation { startSession { id } }')).startSession.id;
+    const helpers = (count: number) => Array.from({ length: count }, () => `startSession(input: { parentId: "${parent}" }) { id }`);
+    await inBatches(helpers(100));
+    const helperMessage = await refusedAndNothingRecorded(server, 'TOO_LARGE', 'mutation($p: ID!) { startSession(input: { parentId: $p }) { id } }', { p: parent });
+    expect(helperMessage).toContain('100');
+    expect((await server.ok('query($id: ID!) { session(id: $id) { children { id } } }', { id: parent })).session.children).toHaveLength(100);
+
+    const { taskId, items } = await bigTask(101, 'caps');
+    const cite = (count: number) => items.slice(0, count).map((item) => `[[#${item.id}]]`).join(' ');
+    await server.ok('mutation($id: ID!, $goal: String!) { editTask(input: { id: $id, goal: $goal }) { id } }', { id: taskId, goal: cite(100) });
+    const citeMessage = await refusedAndNothingRecorded(server, 'TOO_LARGE', 'mutation($id: ID!, $goal: String!) { editTask(input: { id: $id, goal: $goal }) { id } }', { id: taskId, goal: cite(101) });
+    expect(citeMessage).toContain('at most 100');
+
+    const brief = { goal: 'g', context: 'c', steps: 's', pitfalls: 'p', doneWhen: 'd', dependsOn: [] as { item: string }[] };
+    const note = (on: string[], dependsOn: { item: string }[]) => ({ input: { taskId, title: 'Brief', items: on, brief: { ...brief, dependsOn } } });
+    const ADD = 'mutation($input: AddTaskNoteInput!) { addTaskNote(input: $input) { id } }';
+    await refusedAndNothingRecorded(server, 'TOO_LARGE', ADD, note(items.map((item) => item.id), []));
+    await refusedAndNothingRecorded(server, 'TOO_LARGE', ADD, note([items[0].id], items.slice(1, 22).map((item) => ({ item: item.id }))));
+    await server.ok(ADD, note(items.slice(0, 100).map((item) => item.id), []));
+    await server.ok(ADD, note([items[0].id], items.slice(1, 21).map((item) => ({ item: item.id }))));
+  }, 120_000);
+});
+
+describe('links to one item', () => {
+  it('refuse a 101st link with TOO_LARGE, saying what to do, and record nothing', async () => {
+    const { items } = await createTask(server, ['Linked to many'], { domain: 'budget/links' });
+    const notes: string[] = [];
+    for (let i = 0; i < 101; i += 1) notes.push((await server.ok(CREATE_NOTE, { input: { title: `N${i}`, body: 'b', domain: 'budget/links' } })).createNote.id);
+    await server.ok(UPDATE_ITEM, { input: { id: items[0].id, related: notes.slice(0, 100) } });
+    // Relinking what is linked records nothing and is not refused.
+    await server.ok(UPDATE_ITEM, { input: { id: items[0].id, related: notes.slice(0, 3) } });
+    const message = await refusedAndNothingRecorded(server, 'TOO_LARGE', UPDATE_ITEM, { input: { id: items[0].id, related: [notes[100]] } });
+    expect(message).toContain('100');
+    expect(message).toContain('link that');
+  });
+});
+
 describe('six aliases of a long history, each row holding 500 items', () => {
   it('are refused before they run (TOO_LARGE, saying what to ask for), while another client is answered', async () => {
     const { taskId, items } = await bigTask(500, 'history');
@@ -74,18 +113,6 @@ describe('six aliases of a long history, each row holding 500 items', () => {
 });
 
 describe('items each linked to 100 notes', () => {
-  it('refuse a 101st link with TOO_LARGE, saying what to do, and record nothing', async () => {
-    const { items } = await createTask(server, ['Linked to many'], { domain: 'budget/links' });
-    const notes: string[] = [];
-    for (let i = 0; i < 101; i += 1) notes.push((await server.ok(CREATE_NOTE, { input: { title: `N${i}`, body: 'b', domain: 'budget/links' } })).createNote.id);
-    await server.ok(UPDATE_ITEM, { input: { id: items[0].id, related: notes.slice(0, 100) } });
-    // Relinking what is linked records nothing and is not refused.
-    await server.ok(UPDATE_ITEM, { input: { id: items[0].id, related: notes.slice(0, 3) } });
-    const message = await refusedAndNothingRecorded(server, 'TOO_LARGE', UPDATE_ITEM, { input: { id: items[0].id, related: [notes[100]] } });
-    expect(message).toContain('100');
-    expect(message).toContain('link that');
-  });
-
   it('answer TOO_LARGE when reading every body of every link would pass the response budget, while another client is answered', async () => {
     const { taskId, items } = await bigTask(200, 'related');
     const body = 'Why this matters. '.repeat(120); // about 2,000 characters
@@ -110,30 +137,5 @@ describe('items each linked to 100 notes', () => {
     const light = await server.ok('query($id: ID!) { task(id: $id) { items(first: 200) { nodes { related { id } } } } }', { id: taskId });
     expect(light.task.items.nodes).toHaveLength(200);
     expect(light.task.items.nodes.every((item: { related: unknown[] }) => item.related.length === 100)).toBe(true);
-  }, 120_000);
-});
-
-describe('the limits the estimate counts on', () => {
-  it('refuse a 101st helper session, a text citing 101 items, and a brief on 101 items or waiting for 21 (TOO_LARGE, nothing recorded)', async () => {
-    const parent = (await server.ok('mutation { startSession { id } }')).startSession.id;
-    const helpers = (count: number) => Array.from({ length: count }, () => `startSession(input: { parentId: "${parent}" }) { id }`);
-    await inBatches(helpers(100));
-    const helperMessage = await refusedAndNothingRecorded(server, 'TOO_LARGE', 'mutation($p: ID!) { startSession(input: { parentId: $p }) { id } }', { p: parent });
-    expect(helperMessage).toContain('100');
-    expect((await server.ok('query($id: ID!) { session(id: $id) { children { id } } }', { id: parent })).session.children).toHaveLength(100);
-
-    const { taskId, items } = await bigTask(101, 'caps');
-    const cite = (count: number) => items.slice(0, count).map((item) => `[[#${item.id}]]`).join(' ');
-    await server.ok('mutation($id: ID!, $goal: String!) { editTask(input: { id: $id, goal: $goal }) { id } }', { id: taskId, goal: cite(100) });
-    const citeMessage = await refusedAndNothingRecorded(server, 'TOO_LARGE', 'mutation($id: ID!, $goal: String!) { editTask(input: { id: $id, goal: $goal }) { id } }', { id: taskId, goal: cite(101) });
-    expect(citeMessage).toContain('at most 100');
-
-    const brief = { goal: 'g', context: 'c', steps: 's', pitfalls: 'p', doneWhen: 'd', dependsOn: [] as { item: string }[] };
-    const note = (on: string[], dependsOn: { item: string }[]) => ({ input: { taskId, title: 'Brief', items: on, brief: { ...brief, dependsOn } } });
-    const ADD = 'mutation($input: AddTaskNoteInput!) { addTaskNote(input: $input) { id } }';
-    await refusedAndNothingRecorded(server, 'TOO_LARGE', ADD, note(items.map((item) => item.id), []));
-    await refusedAndNothingRecorded(server, 'TOO_LARGE', ADD, note([items[0].id], items.slice(1, 22).map((item) => ({ item: item.id }))));
-    await server.ok(ADD, note(items.slice(0, 100).map((item) => item.id), []));
-    await server.ok(ADD, note([items[0].id], items.slice(1, 21).map((item) => ({ item: item.id }))));
   }, 120_000);
 });
