@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler } from 'express';
@@ -11,6 +11,8 @@ import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
 import { createContext, type Context } from './graphql/context.js';
 import { createErrorFormatter } from './graphql/errors.js';
+import { executionBudget } from './graphql/execution-budget.js';
+import { readOnlyAccess } from './graphql/read-only-access.js';
 import { requestLimits } from './graphql/request-limits.js';
 import { createSchema } from './graphql/schema.js';
 import { landingPage } from './landing-page.js';
@@ -45,8 +47,15 @@ export async function startServer(config: Config, services: Services, logger: Lo
     schema: await createSchema(),
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
+    // Automatic persisted queries are off: no client of this API sends them, and their cache is per process (a hash
+    // registered on one server misses on another). Any persistedQuery extension is PERSISTED_QUERY_NOT_SUPPORTED.
+    persistedQueries: false,
+    // No cache hints are used; the cache-control plugin would wrap every field of every answer (measured: 25 times slower).
     // Apollo's landing page loads its explorer from a CDN; a browser gets landingPage() instead.
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), requestLimits(), ApolloServerPluginLandingPageDisabled()],
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(),
+      readOnlyAccess(), requestLimits(), executionBudget(),
+    ],
   });
   await apollo.start();
 

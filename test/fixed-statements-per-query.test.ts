@@ -14,7 +14,12 @@ let server: TestServer;
 beforeAll(async () => { server = await startTestServer({ onReadQuery: (sql) => statements.push(sql) }); });
 afterAll(async () => { await server?.close(); });
 
-const DASHBOARD = `query($id: ID!) {
+/**
+ * A dashboard's view of one task, in the two queries it sends: the checklist,
+ * then the notes and comments. (In one query, pages of 200 of each could
+ * resolve more than the cost limit allows, counting every list at its most.)
+ */
+const DASHBOARD_ITEMS = `query($id: ID!) {
   task(id: $id) {
     id title goal goalText goalRefs { ${REF} } state status version updatedAt
     progress { done total pending inProgress dropped blocked failed }
@@ -29,6 +34,10 @@ const DASHBOARD = `query($id: ID!) {
         dependsOn { item { ${REF} } reason }
       }
     }
+  }
+}`;
+const DASHBOARD_KNOWLEDGE = `query($id: ID!) {
+  task(id: $id) {
     notes(first: 200) {
       totalCount refs { ${REF} }
       nodes {
@@ -89,7 +98,9 @@ async function buildTask(shape: Shape, tag: string) {
 
 async function dashboard(taskId: string) {
   statements = [];
-  const data = await server.ok(DASHBOARD, { id: taskId });
+  const items = await server.ok(DASHBOARD_ITEMS, { id: taskId });
+  const knowledge = await server.ok(DASHBOARD_KNOWLEDGE, { id: taskId });
+  const data = { task: { ...items.task, ...knowledge.task } };
   const issued = statements;
   statements = [];
   return { task: data.task, statements: issued };
@@ -139,7 +150,8 @@ describe('dashboard query cost', () => {
     expect(large.statements.length, report).toBe(little.statements.length);
     // A handful of statements, not one per row.
     expect(large.statements.length, report).toBeLessThanOrEqual(20);
-  });
+    // Building the two tasks takes some 170 calls: on a busy machine, more than the default 30 s.
+  }, 120_000);
 });
 
 describe('list query cost', () => {

@@ -1,6 +1,6 @@
 import { DomainError } from './errors.js';
 import { cleanFreeText } from './text-rules.js';
-import { checkFreeText } from './refs.js';
+import { REFS_PER_TEXT_MAX, checkFreeText, parseRefs } from './refs.js';
 
 /** A brief as sent: the fields of a note on items. */
 export interface BriefIn {
@@ -24,6 +24,19 @@ export interface Brief {
 }
 
 const REQUIRED = ['goal', 'context', 'steps', 'pitfalls', 'doneWhen'] as const;
+
+/**
+ * Bounds on one brief, so that what reading it back lists (its items, its
+ * dependsOn, its refs) has a size the query check can count on.
+ */
+export const BRIEF_ITEMS_MAX = 100;
+export const BRIEF_DEPENDS_ON_MAX = 20;
+
+/** TOO_LARGE when a brief is on more than BRIEF_ITEMS_MAX items. */
+export function checkBriefItemCount(count: number): void {
+  if (count <= BRIEF_ITEMS_MAX) return;
+  throw new DomainError('TOO_LARGE', `The brief is on ${count} items; one brief is on at most ${BRIEF_ITEMS_MAX}. Split it into several briefs.`);
+}
 
 /** What a brief's dependencies are checked against, besides the task's item ids. */
 export interface BriefScope {
@@ -55,6 +68,12 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope
   const extraInfo = raw.extraInfo === null || raw.extraInfo === undefined ? null : cleanFreeText(raw.extraInfo, 'extraInfo') || null;
   for (const name of REQUIRED) checkFreeText(fields[name], name, taskItemIds);
   if (extraInfo) checkFreeText(extraInfo, 'extraInfo', taskItemIds);
+  if (raw.dependsOn.length > BRIEF_DEPENDS_ON_MAX) {
+    throw new DomainError(
+      'TOO_LARGE',
+      `dependsOn names ${raw.dependsOn.length} items; one brief waits for at most ${BRIEF_DEPENDS_ON_MAX}. Name the items it waits for directly, or split the brief.`,
+    );
+  }
   const dependsOn: Brief['dependsOn'] = [];
   for (const dependency of raw.dependsOn) {
     const item = String(dependency.item).trim();
@@ -77,7 +96,16 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope
     if (reason) checkFreeText(reason, 'reason', taskItemIds);
     dependsOn.push({ item, reason });
   }
-  return { ...fields, extraInfo, dependsOn };
+  const brief = { ...fields, extraInfo, dependsOn };
+  // One text cites at most REFS_PER_TEXT_MAX items; a brief's texts together, too (its refs list them all).
+  const cited = new Set(briefTexts(brief).flatMap(parseRefs));
+  if (cited.size > REFS_PER_TEXT_MAX) {
+    throw new DomainError(
+      'TOO_LARGE',
+      `The brief's texts cite ${cited.size} different items; one brief cites at most ${REFS_PER_TEXT_MAX}. Cite the items that matter, or split the brief.`,
+    );
+  }
+  return brief;
 }
 
 /** The free texts of a brief, for citing and rendering. */

@@ -34,29 +34,39 @@ export function encodeCursor(key: CursorKey): string {
  * the database's integer range), any number (a rank), or a string. A cursor
  * of another list, or a hand-made one, is refused rather than misread.
  */
-export type CursorKeyType = 'id' | 'number' | 'string';
+export type CursorKeyType = 'id' | 'rank' | 'string';
 
 const FITS: Record<CursorKeyType, (k: unknown) => boolean> = {
   id: (k) => Number.isSafeInteger(k) && (k as number) >= 0 && (k as number) <= ID_MAX,
-  number: (k) => typeof k === 'number' && Number.isFinite(k),
-  string: (k) => typeof k === 'string',
+  // A search rank is a small whole number (a tier); PostgreSQL compares it with an integer, so 0.5 must not reach it.
+  rank: (k) => Number.isSafeInteger(k) && (k as number) >= 0 && (k as number) <= 1000,
+  string: (k) => typeof k === 'string' && /^\d{1,10}$/.test(k),
 };
 
+/** The key of a keyset-paged list of rows: the last row's id. */
+export const ROW_CURSOR: readonly CursorKeyType[] = ['id'];
+/** The key of a list paged in memory (a task's items): the last item's id, as a string. */
+export const LIST_CURSOR: readonly CursorKeyType[] = ['string'];
+/** The key of search hits: the last hit's rank tier, then its memory id. */
+export const SEARCH_CURSOR: readonly CursorKeyType[] = ['rank', 'id'];
+
 /**
- * Reads a cursor of a list whose key has `arity` parts of `types` (any
- * string or number when not given; any length when `arity` is null, which
- * only checks that it is a cursor at all). BAD_USER_INPUT otherwise.
+ * Reads a cursor of a list whose key is `types` (ROW_CURSOR, LIST_CURSOR or
+ * SEARCH_CURSOR): every part of the type it should be, so a cursor of another
+ * kind of list, or a hand-made one, is BAD_USER_INPUT on every database
+ * before any SQL sees it.
  */
-export function decodeCursor(cursor: string | null | undefined, arity: number | null, types?: readonly CursorKeyType[]): CursorKey | null {
+export function decodeCursor(cursor: string | null | undefined, types: readonly CursorKeyType[]): CursorKey | null {
   if (cursor === null || cursor === undefined) return null;
   let key: unknown;
   try {
-    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    // A cursor is short; a long string is not one, and need not be decoded to know it.
+    key = cursor.length > 200 ? undefined : JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     key = undefined;
   }
-  const fits = (k: unknown, index: number) => (types ? FITS[types[index]](k) : FITS.string(k) || FITS.number(k));
-  if (!Array.isArray(key) || key.length === 0 || (arity !== null && key.length !== arity) || !key.every(fits)) {
+  const fits = (k: unknown, index: number) => FITS[types[index]](k);
+  if (!Array.isArray(key) || key.length !== types.length || !key.every(fits)) {
     throw new DomainError(
       'BAD_USER_INPUT',
       'after is not a cursor of this list. Pass pageInfo.endCursor from the previous page of the same list, or omit it for the first page.',
@@ -105,7 +115,7 @@ export function pageInMemory<T>(
   shown: (row: T) => boolean = () => true,
 ): Page<T> {
   const size = pageSize(first);
-  const key = decodeCursor(after, 1, ['string']);
+  const key = decodeCursor(after, LIST_CURSOR);
   let start = 0;
   if (key) {
     const index = all.findIndex((row) => idOf(row) === key[0]);

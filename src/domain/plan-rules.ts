@@ -25,7 +25,7 @@ export type PlanRulesChange = { [K in keyof PlanRules]?: PlanRules[K] | null };
 
 /** The largest plan any rules may allow, and the longest step text. */
 /** A plan is written whole (writeTodos, setPlan) in one call, so it holds at most what one call may send. */
-const MAX_ITEMS_CEILING = 100;
+export const MAX_ITEMS_CEILING = 100;
 const MAX_TEXT_CEILING = 1000;
 
 /**

@@ -78,6 +78,13 @@ export function renderRefs(text: string, targets: ReadonlyMap<string, RefTarget>
   });
 }
 
+/**
+ * Distinct items one free text may cite. A text's `refs` list is read back
+ * with every answer that asks for it, so it needs a bound the query check can
+ * count on (a 20,000-character text could otherwise cite thousands).
+ */
+export const REFS_PER_TEXT_MAX = 100;
+
 /** How many of a task's ids an UNKNOWN_REFERENCE message lists to choose from. */
 const IDS_SHOWN = 10;
 
@@ -89,7 +96,15 @@ const IDS_SHOWN = 10;
  */
 export function checkFreeText(text: string, field: string, taskItemIds: ReadonlySet<string>): void {
   checkNoBareReference(text, field);
-  const unknown = parseRefs(text).filter((id) => !taskItemIds.has(id));
+  const cited = parseRefs(text);
+  if (cited.length > REFS_PER_TEXT_MAX) {
+    throw new DomainError(
+      'TOO_LARGE',
+      `${field} cites ${cited.length} different items; one text cites at most ${REFS_PER_TEXT_MAX}. ` +
+        'Cite the items that matter here, and put the rest in a brief on them (items, dependsOn).',
+    );
+  }
+  const unknown = cited.filter((id) => !taskItemIds.has(id));
   if (unknown.length > 0) {
     const cited = unknown.map((id) => `[[#${id}]]`).join(', ');
     throw new DomainError(

@@ -43,3 +43,20 @@ export function parseId(id: string | number): number | null {
   const value = Number(text);
   return value <= ID_MAX ? value : null;
 }
+
+/**
+ * Memories one item may link to (related), in total. A list a reader asks for
+ * must have a bound the query check can count on: without one, 200 items of
+ * 100 links each answered 400 MB.
+ */
+export const LINKS_PER_ITEM_MAX = 100;
+
+/** TOO_LARGE when linking `adding` more memories would take an item past LINKS_PER_ITEM_MAX. */
+export function checkLinkCount(itemId: string, linked: number, adding: number): void {
+  if (linked + adding <= LINKS_PER_ITEM_MAX) return;
+  throw new DomainError(
+    'TOO_LARGE',
+    `Item ${itemId} links ${linked} memories; linking ${adding} more would pass the limit of ${LINKS_PER_ITEM_MAX} per item. ` +
+      `Link at most ${LINKS_PER_ITEM_MAX - linked} more, or gather related notes into one note and link that.`,
+  );
+}

@@ -1,16 +1,18 @@
 import type { Services } from '../services/index.js';
 import type { Caller } from '../services/kernel/unit-of-work.js';
+import { newBudget, type ExecutionBudget } from './execution-budget.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What a bearer token allows: everything, or reading only (see src/auth.ts). */
 export type Access = 'write' | 'read';
 
-/** What every resolver gets: who calls, what they may do, the services, and this request's loaders. */
+/** What every resolver gets: who calls, what they may do, the services, this request's loaders and what it may still spend. */
 export interface Context {
   caller: Caller;
   access: Access;
   services: Services;
   loaders: Loaders;
+  budget: ExecutionBudget;
 }
 
 export function createContext(
@@ -21,5 +23,5 @@ export function createContext(
 ): Context {
   // Kept as sent, whatever its length: a header naming no session still is not "no header" (it may not steer others' plans).
   const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim() || null;
-  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services) };
+  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services), budget: newBudget() };
 }

@@ -11,6 +11,19 @@ const REQUEST_CODES = new Set([
   'UNAUTHENTICATED', 'FORBIDDEN', 'TOO_LARGE',
 ]);
 
+/** True when the error (or what it wraps) is a stack overflow: a document nested deeper than the parser can follow. */
+function nestedTooDeep(error: unknown): boolean {
+  for (let cause = error, hops = 0; cause && hops < 5; hops += 1) {
+    if (cause instanceof RangeError) return true;
+    cause = (cause as { originalError?: unknown }).originalError;
+  }
+  return false;
+}
+
+/** A document nested too deep to read (a list literal inside thousands of lists): TOO_LARGE rather than the engine's words. */
+export const NESTED_TOO_DEEP =
+  'The request nests lists or objects too deep to read. Send at most a few levels of nesting; pass large values as variables (JSON), not as literals in the query.';
+
 /**
  * The one mapping from what went wrong to what a client sees. A domain
  * refusal keeps its code and message; a malformed request keeps graphql-js's
@@ -23,6 +36,9 @@ export function createErrorFormatter(logger: Logger) {
     const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
     if (isDomainError(original)) {
       return { ...base, message: original.message, extensions: { code: original.code } };
+    }
+    if (nestedTooDeep(original)) {
+      return { ...base, message: NESTED_TOO_DEEP, extensions: { code: 'TOO_LARGE' } };
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && REQUEST_CODES.has(code) && original instanceof GraphQLError) {

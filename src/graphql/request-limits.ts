@@ -1,31 +1,27 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
-  GraphQLError, getNamedType, getNullableType, getVariableValues, isCompositeType, isListType, valueFromAST,
-  type DirectiveNode, type FieldNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
+  GraphQLError, Kind, getNamedType, getVariableValues, isCompositeType, valueFromAST,
+  type DirectiveNode, type DocumentNode, type FieldNode, type SelectionNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
 } from 'graphql';
-import { isDomainError, type ErrorCode } from '../domain/errors.js';
-import { PAGE_SIZE_DEFAULT, decodeCursor, pageSize } from '../domain/paging.js';
+import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
+import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
+import { checkNoNulCharacter } from '../domain/text-input.js';
 import type { Context } from './context.js';
+import { NESTED_TOO_DEEP } from './errors.js';
+import { MAX_COST, queryCost } from './query-cost.js';
 
 /** Fields nested deeper than this are refused: no dashboard view needs more, and each level can multiply the work. */
 export const MAX_DEPTH = 15;
-/** An estimate of the rows a query can touch (each field once per parent row it is asked of); over it, refused. */
-export const MAX_COST = 200_000;
 /** Aliased fields in one request (introspection included). */
 export const MAX_ALIASES = 50;
-/** A list that is not a connection (related, children, refs) is assumed to hold this many rows... */
-const LIST_GUESS = 10;
-/** ...unless it is known to hold more. */
-const LIST_SIZES: Record<string, number> = {
-  'Query.mustRead': 200,
-  'Query.domains': 200,
-  // A history row holds the list after it: typically tens of items (a plan's steps), at most 500.
-  'TaskEvent.items': 50,
-  'Task.inProgress': 100,
-  'PlanPayload.plan': 1,
+
+/** The key each connection's cursor holds (domain/paging.ts); a keyset list of rows unless named here. */
+const CURSOR_OF: Record<string, readonly CursorKeyType[]> = {
+  'Task.items': LIST_CURSOR,
+  'Query.search': SEARCH_CURSOR,
 };
 
-function refusal(code: ErrorCode, message: string, status = 400): GraphQLError {
+function refusal(code: ErrorCode | 'BAD_REQUEST', message: string, status = 400): GraphQLError {
   return new GraphQLError(message, { extensions: { code, http: { status } } });
 }
 
@@ -35,7 +31,7 @@ interface Walk {
   schema: GraphQLSchema;
   variables: Record<string, unknown>;
   fragments: Record<string, FragmentDefinitionNode>;
-  cost: number;
+  mutation: boolean;
   aliases: number;
   maxDepth: number;
 }
@@ -87,62 +83,97 @@ function collect(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLComp
   return groups;
 }
 
+/** Every string in an argument's value (inside input objects and lists too) is free of U+0000. */
+function checkStrings(value: unknown, field: string): void {
+  if (typeof value === 'string') checkNoNulCharacter(value, field);
+  else if (Array.isArray(value)) for (const entry of value) checkStrings(entry, field);
+  else if (value && typeof value === 'object') for (const [key, entry] of Object.entries(value)) checkStrings(entry, `${field}.${key}`);
+}
+
 /**
- * Checks a whole operation before any of it runs: page arguments of every
- * connection in it (so a mutation is never recorded and then refused for its
- * result's `first`), depth, aliases and an estimated cost. A connection's
- * nodes and edges count once per row of its page (`first`, 50 by default).
+ * Checks, before any of it runs, every argument the operation passes
+ * anywhere: text (no U+0000), and on every connection its page size and
+ * cursor, read as that list reads it (a cursor of another kind of list is
+ * refused here, not by the database). Inside a mutation's answer, `after` is
+ * refused outright: the lists it would page are read after the change, so
+ * whether a cursor belongs to them cannot be known before; refusing it then
+ * would answer "refused" for a change that was recorded. Counts depth and
+ * aliases as it goes.
  */
-function walk(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLCompositeType, depth: number, rows: number, page: number | null): void {
+function walk(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLCompositeType, depth: number): SelectionSetNode {
   if (depth > w.maxDepth) w.maxDepth = depth;
+  const selections: SelectionNode[] = [];
   for (const { type, fields } of collect(w, sets, parent).values()) {
     const [node] = fields;
     w.aliases += fields.filter((field) => field.alias).length;
-    w.cost += rows;
-    if (w.cost > MAX_COST || w.aliases > MAX_ALIASES || depth > MAX_DEPTH) throw new OverLimit();
+    if (w.aliases > MAX_ALIASES || depth > MAX_DEPTH) throw new OverLimit();
     const name = node.name.value;
-    // Introspection costs its row; Apollo caps its depth, and its size does not grow with the data.
-    if (name.startsWith('__') || !('getFields' in type)) continue;
-    const field = type.getFields()[name];
-    if (!field) continue;
+    // Introspection: Apollo caps its depth, and its size does not grow with the data.
+    const field = name.startsWith('__') || !('getFields' in type) ? undefined : type.getFields()[name];
+    if (!field) {
+      selections.push(asRun(node, type, parent, undefined));
+      continue;
+    }
     const args: Record<string, unknown> = {};
     for (const argument of node.arguments ?? []) {
       const definition = field.args.find((arg) => arg.name === argument.name.value);
-      if (definition) args[definition.name] = valueFromAST(argument.value, definition.type, w.variables);
+      if (!definition) continue;
+      args[definition.name] = valueFromAST(argument.value, definition.type, w.variables);
+      // Text that would be stored; a search query or filter is read, never stored, and takes any string.
+      if (w.mutation) checkStrings(args[definition.name], definition.name);
     }
     const named = getNamedType(field.type);
-    const connection = named.name.endsWith('Connection');
-    if (connection) {
+    if (named.name.endsWith('Connection')) {
       // On a connection, first is a page size and after a cursor (elsewhere, as in addSteps, after is an item id).
       pageSize(args.first as number | null | undefined);
-      decodeCursor(args.after as string | null | undefined, null);
+      const after = args.after as string | null | undefined;
+      if (w.mutation && after !== null && after !== undefined) {
+        throw new DomainError(
+          'BAD_USER_INPUT',
+          `${type.name}.${name} takes no after inside a mutation's answer: the lists it answers are read after the change, so a cursor cannot be checked before it. ` +
+            'Nothing was recorded. Ask for the first page here (first), and page on with a query.',
+        );
+      }
+      decodeCursor(after, CURSOR_OF[`${type.name}.${name}`] ?? ROW_CURSOR);
     }
-    const sets = fields.flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
-    if (sets.length === 0 || !isCompositeType(named)) continue;
-    let childRows = rows;
-    let childPage: number | null = null;
-    if (connection) childPage = (args.first as number | null | undefined) ?? PAGE_SIZE_DEFAULT;
-    else if (isListType(getNullableType(field.type))) childRows = rows * (page ?? LIST_SIZES[`${type.name}.${name}`] ?? LIST_GUESS);
-    walk(w, sets, named, depth + 1, childRows, childPage);
+    const children = fields.flatMap((each) => (each.selectionSet ? [each.selectionSet] : []));
+    const run = children.length > 0 && isCompositeType(named) ? walk(w, children, named, depth + 1) : undefined;
+    selections.push(asRun(node, type, parent, run));
   }
+  return { kind: Kind.SELECTION_SET, selections };
+}
+
+/**
+ * One field as execution runs it: its overlapping selections merged, its
+ * @skip/@include already applied, inside an inline fragment when it is asked
+ * on a narrower type than its parent's.
+ */
+function asRun(node: FieldNode, type: GraphQLCompositeType, parent: GraphQLCompositeType, selectionSet: SelectionSetNode | undefined): SelectionNode {
+  const field: FieldNode = { ...node, directives: [], selectionSet };
+  if (type === parent) return field;
+  return {
+    kind: Kind.INLINE_FRAGMENT,
+    typeCondition: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: type.name } },
+    selectionSet: { kind: Kind.SELECTION_SET, selections: [field] },
+  };
 }
 
 /**
  * Refuses, before execution, what the API would refuse anyway or cannot
- * afford: bad page arguments (TOO_LARGE / BAD_USER_INPUT, as the resolvers
- * would), queries too deep, too costly or with too many aliases (TOO_LARGE),
- * and mutations from a read-only token (FORBIDDEN).
+ * afford: bad arguments anywhere in the operation (as the resolvers would),
+ * queries too deep, with too many aliases or too costly (TOO_LARGE), and a
+ * subscription sent as an HTTP request (BAD_REQUEST).
  */
 export function requestLimits(): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation, document, schema, request, contextValue }) {
+        async didResolveOperation({ operation, document, schema, request }) {
           if (!operation) return;
-          if (operation.operation === 'mutation' && contextValue.access === 'read') {
-            throw refusal('FORBIDDEN', 'This token may only read. Send a token with write access to change anything.', 403);
+          if (operation.operation === 'subscription') {
+            throw refusal('BAD_REQUEST', 'POST /graphql runs queries and mutations; this server has no subscriptions. Send a query or a mutation.');
           }
-          const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'query' ? schema.getQueryType() : schema.getSubscriptionType();
+          const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
           if (!root) return;
           // The variables as execution will see them (defaults applied, types coerced); when they do not coerce, execution says why.
           const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
@@ -150,12 +181,15 @@ export function requestLimits(): ApolloServerPlugin<Context> {
           const fragments = Object.fromEntries(
             document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === 'FragmentDefinition').map((d) => [d.name.value, d]),
           );
-          const w: Walk = { schema, variables: coerced.coerced, fragments, cost: 0, aliases: 0, maxDepth: 0 };
+          const w: Walk = { schema, variables: coerced.coerced, fragments, mutation: operation.operation === 'mutation', aliases: 0, maxDepth: 0 };
+          let run: SelectionSetNode;
           try {
-            walk(w, [operation.selectionSet], root, 1, 1, null);
+            run = walk(w, [operation.selectionSet], root, 1);
           } catch (error) {
             if (isDomainError(error)) throw refusal(error.code, error.message);
+            if (error instanceof RangeError) throw refusal('TOO_LARGE', NESTED_TOO_DEEP);
             if (!(error instanceof OverLimit)) throw error;
+            run = operation.selectionSet;
           }
           if (w.maxDepth > MAX_DEPTH) {
             throw refusal('TOO_LARGE', `The query nests more than ${MAX_DEPTH} levels deep. Ask for less at once and follow ids in a second query.`);
@@ -163,10 +197,21 @@ export function requestLimits(): ApolloServerPlugin<Context> {
           if (w.aliases > MAX_ALIASES) {
             throw refusal('TOO_LARGE', `The request uses more than ${MAX_ALIASES} aliases. Split it into several requests.`);
           }
-          if (w.cost > MAX_COST) {
+          let cost: number;
+          try {
+            // The estimate reads the operation as it runs (fragments spread once, fields merged): a fragment spread twice at
+            // each of 25 levels runs in 25 steps, and the library, reading the document as written, would take 2^25.
+            const asRunDocument: DocumentNode = { kind: Kind.DOCUMENT, definitions: [{ ...operation, selectionSet: run }] };
+            cost = queryCost(schema, asRunDocument, coerced.coerced);
+          } catch {
+            // Only a document too big to count (over 10,000 selections counted) gets here.
+            throw refusal('TOO_LARGE', 'The query has too many fields to check. Split it into several requests.');
+          }
+          if (cost > MAX_COST) {
             throw refusal(
               'TOO_LARGE',
-              `The query could touch more than ${MAX_COST} rows. Ask for smaller pages (first) or fewer nested lists, and page with after.`,
+              `The query could resolve about ${cost.toLocaleString('en-US')} fields, over the limit of ${MAX_COST.toLocaleString('en-US')}, counting each list at the most it can hold ` +
+                '(history items 500 per change, related 100 per item). Ask for smaller pages (first), fewer nested lists or fewer fields, and page with after.',
             );
           }
         },

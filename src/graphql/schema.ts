@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
-import { FreshAfterMutation } from './fresh-after-mutation.js';
+import { budgetedSchema } from './execution-budget.js';
+import { freshAfterMutation } from './fresh-after-mutation.js';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
 import { PlanResolver } from './resolvers/plan.resolver.js';
@@ -25,12 +26,16 @@ export async function createSchema(): Promise<GraphQLSchema> {
     resolvers: [...RESOLVERS],
     scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
     validate: false,
-    globalMiddlewares: [FreshAfterMutation],
   });
+  freshAfterMutation(schema);
+  budgetedSchema(schema);
   // type-graphql has no decorator for the root types; every type is documented, these too.
   schema.getQueryType()!.description = 'Reads: tasks, items and notes by id, memories by domain, search, sessions and settings.';
   schema.getMutationType()!.description =
-    'Changes. Each is one transaction: a refused call (an error with extensions.code) records nothing. The calling agent session is the x-session-id header.';
+    'Changes. Each is one transaction: a refused call (an error with extensions.code) records nothing. The calling agent session is the x-session-id header. ' +
+    'Every field is nullable: in a request with several mutations, run in order, a refused one answers null with an error whose path names it, ' +
+    'and the others answer (and record) as they would alone. Everything that can be refused in a mutation\'s answer (first, after) is checked ' +
+    'before anything runs, so an answer never says refused for a change that was recorded; after is not taken inside a mutation\'s answer.';
   return schema;
 }
 

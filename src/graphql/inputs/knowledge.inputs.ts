@@ -41,7 +41,7 @@ export class BriefInput {
   @Field({ description: 'When the items count as done.' })
   doneWhen: string;
 
-  @Field(() => [DependencyInput], { description: "Empty list means 'none'." })
+  @Field(() => [DependencyInput], { description: "Empty list means 'none'; at most 20 items." })
   dependsOn: DependencyInput[];
 
   @Field(() => String, { nullable: true, description: 'Anything else; optional.' })
@@ -56,7 +56,7 @@ export class AddTaskNoteInput {
   @Field({ description: 'A short label; no [[#id]] tokens.' })
   title: string;
 
-  @Field(() => [ID], { nullable: true, description: 'Items the note briefs; give brief with them. Omit both for a whole-task note with body.' })
+  @Field(() => [ID], { nullable: true, description: 'Items the note briefs (at most 100); give brief with them. Omit both for a whole-task note with body.' })
   items?: string[] | null;
 
   @Field(() => BriefInput, { nullable: true, description: 'The brief, with items.' })

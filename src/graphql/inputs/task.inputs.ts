@@ -8,7 +8,7 @@ export class CreateTaskInput {
 
   @Field({
     description:
-      'What done looks like, in free text (up to 20,000 characters). Cite items of this task only as [[#id]]; a bare word such as i3 is refused ' +
+      'What done looks like, in free text (up to 20,000 characters). Cite items of this task only as [[#id]] (at most 100 different items in one text, TOO_LARGE past it); a bare word such as i3 is refused ' +
       '(BARE_ITEM_REFERENCE). A new task has no item ids yet: add citations later with editTask.',
   })
   goal: string;
@@ -64,7 +64,7 @@ export class UpdateItemInput {
   @Field(() => String, { nullable: true, description: 'Recorded as a comment on the item, and as its note when state changes.' })
   comment?: string | null;
 
-  @Field(() => [ID], { nullable: true, description: 'Memory ids to link to the item.' })
+  @Field(() => [ID], { nullable: true, description: 'Memory ids to link to the item: at most 100 in one call, and 100 linked to one item in all (TOO_LARGE past either; nothing recorded).' })
   related?: string[] | null;
 
   @Field(() => Int, { nullable: true, description: 'Refuse (VERSION_CONFLICT) unless the task is still at this version.' })

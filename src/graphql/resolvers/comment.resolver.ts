@@ -8,7 +8,7 @@ import { Comment, CommentConnection } from '../types/task-note.type.js';
 
 @Resolver(() => Comment)
 export class CommentResolver {
-  @Mutation(() => Comment, { description: 'Comments on a task, or on one of its items (item).' })
+  @Mutation(() => Comment, { nullable: true, description: 'Comments on a task, or on one of its items (item).' })
   async addComment(@Arg('input') input: AddCommentInput, @Ctx() ctx: Context): Promise<Comment> {
     return toComment(await ctx.services.comments.addComment(ctx.caller, input));
   }

@@ -1,5 +1,6 @@
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Context } from '../context.js';
+import { PageArgs } from '../inputs/page.args.js';
 import { CreateNoteInput, EditNoteInput } from '../inputs/knowledge.inputs.js';
 import { toMemory, toNote, toTask } from '../mappers.js';
 import { toConnection } from '../types/connection.type.js';
@@ -22,11 +23,10 @@ export class MemoryResolver {
   @Query(() => MemoryConnection, { description: 'Memories in a domain and its sub-domains, newest first. Sessions\' plans are not memories and are never listed.' })
   async memories(
     @Ctx() ctx: Context,
+    @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('domain', { description: 'Scope, e.g. "acme/checkout" (covers "acme/checkout/billing", not "acme/checkoutx").' }) domain: string,
     @Arg('kind', () => MemoryKindEnum, { nullable: true, description: 'Only notes or only tasks.' }) kind?: MemoryKindEnum | null,
     @Arg('status', () => MemoryStatusEnum, { nullable: true, description: 'Only ACTIVE or only ARCHIVED.' }) status?: MemoryStatusEnum | null,
-    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<MemoryConnection> {
     const page = await ctx.services.memoryReader.memories({ domain, kind, status, first, after });
     await namedDomain(ctx, domain);
@@ -50,11 +50,10 @@ export class MemoryResolver {
   })
   async search(
     @Ctx() ctx: Context,
+    @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('query', { description: 'Words to look for.' }) query: string,
     @Arg('domain', () => String, { nullable: true, description: 'Only this domain and below.' }) domain?: string | null,
     @Arg('kind', () => MemoryKindEnum, { nullable: true, description: 'Only notes or only tasks.' }) kind?: MemoryKindEnum | null,
-    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<MemoryConnection> {
     const page = await ctx.services.memoryReader.search({ query, domain, kind, first, after });
     await namedDomain(ctx, domain);
@@ -62,7 +61,7 @@ export class MemoryResolver {
   }
 
   @Query(() => [Domain], {
-    description: 'Domains at and below `under` (all when null) that hold memories, sorted by path; a parent of such a domain is listed too, with counts over everything below it.',
+    description: 'Domains at and below `under` (all when null) that hold memories, sorted by path; a parent of such a domain is listed too, with counts over everything below it. At most 1,000 paths, the first in path order: narrow with under for the rest.',
   })
   async domains(@Ctx() ctx: Context, @Arg('under', () => String, { nullable: true, description: 'Scope; all domains when null.' }) under?: string | null): Promise<Domain[]> {
     const rows = await ctx.services.memoryReader.domains(under);
@@ -70,17 +69,18 @@ export class MemoryResolver {
     return rows;
   }
 
-  @Mutation(() => Note, { description: 'Records a note: a plain memory, searchable and linkable to items.' })
+  @Mutation(() => Note, { nullable: true, description: 'Records a note: a plain memory, searchable and linkable to items.' })
   async createNote(@Arg('input') input: CreateNoteInput, @Ctx() ctx: Context): Promise<Note> {
     return toNote(await ctx.services.notes.createNote(ctx.caller, input));
   }
 
-  @Mutation(() => Note, { description: "Changes a note's title, body or domain." })
+  @Mutation(() => Note, { nullable: true, description: "Changes a note's title, body or domain." })
   async editNote(@Arg('input') input: EditNoteInput, @Ctx() ctx: Context): Promise<Note> {
     return toNote(await ctx.services.notes.editNote(ctx.caller, input));
   }
 
   @Mutation(() => Memory, {
+    nullable: true,
     description:
       'Archives a note. A task archives itself once every live item is DONE or DROPPED: archiving a closed task returns it unchanged, and an open task is refused (BAD_USER_INPUT) with what to settle first.',
   })

@@ -11,7 +11,7 @@ export class ReminderResolver {
     return ctx.services.reminders.settings();
   }
 
-  @Mutation(() => ReminderSettings, { description: 'Turns reminders on or off, or changes the interval (whole minutes, 1..1440). Omitted arguments stay as they are.' })
+  @Mutation(() => ReminderSettings, { nullable: true, description: 'Turns reminders on or off, or changes the interval (whole minutes, 1..1440). Omitted arguments stay as they are.' })
   async updateReminderSettings(
     @Ctx() ctx: Context,
     @Arg('enabled', () => Boolean, { nullable: true, description: 'On or off.' }) enabled?: boolean | null,

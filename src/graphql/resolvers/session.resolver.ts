@@ -24,6 +24,7 @@ export class SessionResolver {
   }
 
   @Mutation(() => Session, {
+    nullable: true,
     description: 'Starts an agent session; the server makes its id (send it as x-session-id). A helper names its parent and gets a plan of its own.',
   })
   async startSession(
@@ -33,12 +34,13 @@ export class SessionResolver {
     return toSession(await ctx.services.sessions.startSession(ctx.caller, input ?? {}));
   }
 
-  @Mutation(() => Session, { description: "Changes the calling session's plan rules from its next plan update on; the plan already recorded is kept as it is." })
+  @Mutation(() => Session, { nullable: true, description: "Changes the calling session's plan rules from its next plan update on; the plan already recorded is kept as it is." })
   async setPlanRules(@Arg('rules', () => PlanRulesInput) rules: PlanRulesInput, @Ctx() ctx: Context): Promise<Session> {
     return toSession(await ctx.services.sessions.setPlanRules(ctx.caller, rules));
   }
 
   @Mutation(() => Session, {
+    nullable: true,
     description:
       'Refused (PLAN_OPEN) while any step is PENDING or IN_PROGRESS; the message lists them. NO_PLAN when nothing was ever planned. ' +
       'Otherwise records finishedAt (finishing again keeps the first).',
@@ -47,7 +49,7 @@ export class SessionResolver {
     return toSession(await ctx.services.sessions.finishSession(ctx.caller));
   }
 
-  @Mutation(() => Session, { description: 'A new turn starts: the standing plan clears; the plan itself stays.' })
+  @Mutation(() => Session, { nullable: true, description: 'A new turn starts: the standing plan clears; the plan itself stays.' })
   async startTurn(@Ctx() ctx: Context): Promise<Session> {
     return toSession(await ctx.services.sessions.startTurn(ctx.caller));
   }
@@ -59,7 +61,7 @@ export class SessionResolver {
     return row ? toSession(row) : null;
   }
 
-  @FieldResolver(() => [Session], { description: 'Helper sessions started with this one as parent, oldest first.' })
+  @FieldResolver(() => [Session], { description: 'Helper sessions started with this one as parent, oldest first; a session starts at most 100 (TOO_LARGE past it).' })
   async children(@Root() session: Session, @Ctx() ctx: Context): Promise<Session[]> {
     return (await ctx.loaders.sessionChildren.load(session.id)).map(toSession);
   }

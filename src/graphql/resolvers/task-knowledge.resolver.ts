@@ -1,6 +1,7 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Resolver, Root } from 'type-graphql';
 import { parseId } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
+import { PageArgs } from '../inputs/page.args.js';
 import { dependencyOf, refTargets } from '../item-refs.js';
 import { toComment, toMemory, toTaskNote } from '../mappers.js';
 import { toConnection } from '../types/connection.type.js';
@@ -21,9 +22,8 @@ export class TaskKnowledgeResolver {
   async notes(
     @Root() task: Task,
     @Ctx() ctx: Context,
+    @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('item', () => ID, { nullable: true, description: 'Only the briefs on this item.' }) item?: string | null,
-    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
   ): Promise<TaskNoteConnection> {
     const itemId = itemFilter(item);
     const page = itemId === undefined
@@ -38,9 +38,8 @@ export class TaskKnowledgeResolver {
   async comments(
     @Root() task: Task,
     @Ctx() ctx: Context,
+    @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('item', () => ID, { nullable: true, description: "Only this item's comments." }) item?: string | null,
-    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
     @Arg('includeItems', () => Boolean, { nullable: true, defaultValue: false, description: "Without item: also list comments on the task's items." }) includeItems: boolean | null = false,
   ): Promise<CommentConnection> {
     const itemId = itemFilter(item);
@@ -59,8 +58,7 @@ export class ItemKnowledgeResolver {
   async comments(
     @Root() item: Item,
     @Ctx() ctx: Context,
-    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+    @Args(() => PageArgs) { first, after }: PageArgs,
   ): Promise<CommentConnection> {
     const page = await ctx.loaders.itemComments.load({ ownerId: item.itemId, first, after });
     return Object.assign(toConnection(page, toComment), { taskId: item.taskId });
@@ -70,14 +68,13 @@ export class ItemKnowledgeResolver {
   async notes(
     @Root() item: Item,
     @Ctx() ctx: Context,
-    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+    @Args(() => PageArgs) { first, after }: PageArgs,
   ): Promise<TaskNoteConnection> {
     const page = await ctx.loaders.itemNotes.load({ ownerId: item.itemId, first, after });
     return Object.assign(toConnection(page, toTaskNote), { taskId: item.taskId });
   }
 
-  @FieldResolver(() => [Memory], { description: 'Memories linked to this item (related), oldest link first.' })
+  @FieldResolver(() => [Memory], { description: 'Memories linked to this item (related), oldest link first; at most 100.' })
   async related(@Root() item: Item, @Ctx() ctx: Context): Promise<Memory[]> {
     return (await ctx.loaders.related.load(item.itemId)).map(toMemory);
   }

@@ -20,17 +20,17 @@ function noteTexts(note: TaskNote): string[] {
 
 @Resolver(() => TaskNote)
 export class TaskNoteResolver {
-  @Mutation(() => TaskNote, { description: 'Adds a brief on items (items + brief) or a note on the whole task (body).' })
+  @Mutation(() => TaskNote, { nullable: true, description: 'Adds a brief on items (items + brief) or a note on the whole task (body).' })
   async addTaskNote(@Arg('input') input: AddTaskNoteInput, @Ctx() ctx: Context): Promise<TaskNote> {
     return toTaskNote(await ctx.services.taskNotes.addTaskNote(ctx.caller, input));
   }
 
-  @Mutation(() => TaskNote, { description: "Changes a task note's title, body (whole-task note) or brief (note on items)." })
+  @Mutation(() => TaskNote, { nullable: true, description: "Changes a task note's title, body (whole-task note) or brief (note on items)." })
   async editTaskNote(@Arg('input') input: EditTaskNoteInput, @Ctx() ctx: Context): Promise<TaskNote> {
     return toTaskNote(await ctx.services.taskNotes.editTaskNote(ctx.caller, input));
   }
 
-  @Mutation(() => Task, { description: 'Deletes a task note; returns its task.' })
+  @Mutation(() => Task, { nullable: true, description: 'Deletes a task note; returns its task.' })
   async deleteTaskNote(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Task> {
     return toTask(await ctx.services.taskNotes.deleteTaskNote(ctx.caller, id));
   }

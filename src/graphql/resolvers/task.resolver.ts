@@ -1,8 +1,9 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { pageInMemory } from '../../domain/paging.js';
 import { deriveTaskState, progressOf, taskStatus } from '../../domain/states.js';
 import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
+import { PageArgs } from '../inputs/page.args.js';
 import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
 import { refsIn, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
@@ -35,34 +36,34 @@ export class TaskResolver {
     return row ? toItem(row) : null;
   }
 
-  @Mutation(() => CreateTaskPayload, { description: 'Opens a task: title, goal, domain and its items (a list, or one label per line).' })
+  @Mutation(() => CreateTaskPayload, { nullable: true, description: 'Opens a task: title, goal, domain and its items (a list, or one label per line).' })
   async createTask(@Arg('input') input: CreateTaskInput, @Ctx() ctx: Context): Promise<CreateTaskPayload> {
     const { task, items } = await ctx.services.tasks.createTask(ctx.caller, input);
     return { task: toTask(task), items: items.map(toItem) };
   }
 
-  @Mutation(() => Task, { description: 'Corrects a task in place: title, goal or domain.' })
+  @Mutation(() => Task, { nullable: true, description: 'Corrects a task in place: title, goal or domain.' })
   async editTask(@Arg('input') input: EditTaskInput, @Ctx() ctx: Context): Promise<Task> {
     return toTask(await ctx.services.tasks.editTask(ctx.caller, input));
   }
 
-  @Mutation(() => Item, { description: "Changes an item's state or label, comments on it, or links memories to it." })
+  @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, or links memories to it." })
   async updateItem(@Arg('input') input: UpdateItemInput, @Ctx() ctx: Context): Promise<Item> {
     return toItem(await ctx.services.tasks.updateItem(ctx.caller, input));
   }
 
-  @Mutation(() => Task, { description: 'A delete stands alone: no other change in the same call. No other item\'s id or number is reused.' })
+  @Mutation(() => Task, { nullable: true, description: 'A delete stands alone: no other change in the same call. No other item\'s id or number is reused.' })
   async deleteItem(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Task> {
     return toTask(await ctx.services.tasks.deleteItem(ctx.caller, id));
   }
 
-  @Mutation(() => ItemsPayload, { description: 'Appends (or inserts) items; reopens a closed task.' })
+  @Mutation(() => ItemsPayload, { nullable: true, description: 'Appends (or inserts) items; reopens a closed task.' })
   async addItems(@Arg('input') input: AddItemsInput, @Ctx() ctx: Context): Promise<ItemsPayload> {
     const { task, items } = await ctx.services.tasks.addItems(ctx.caller, input);
     return { task: toTask(task), items: items.map(toItem) };
   }
 
-  @Mutation(() => Task, { description: 'Moves an item after another (first when after is null); ids stay, numbers follow.' })
+  @Mutation(() => Task, { nullable: true, description: 'Moves an item after another (first when after is null); ids stay, numbers follow.' })
   async moveItem(@Arg('input') input: MoveItemInput, @Ctx() ctx: Context): Promise<Task> {
     return toTask(await ctx.services.tasks.moveItem(ctx.caller, input));
   }
@@ -96,8 +97,7 @@ export class TaskResolver {
   async items(
     @Root() task: Task,
     @Ctx() ctx: Context,
-    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+    @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('includeDeleted', () => Boolean, { nullable: true, defaultValue: false, description: 'Also list deleted items.' }) includeDeleted: boolean | null = false,
   ): Promise<ItemConnection> {
     const all = await ctx.loaders.taskItems.load(task.taskId);
@@ -115,8 +115,7 @@ export class TaskResolver {
   async history(
     @Root() task: Task,
     @Ctx() ctx: Context,
-    @Arg('first', () => Int, { nullable: true, description: 'Page size, 1..200 (default 50).' }) first?: number | null,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' }) after?: string | null,
+    @Args(() => PageArgs) { first, after }: PageArgs,
   ): Promise<TaskEventConnection> {
     return toConnection(await ctx.services.taskReader.history(task.taskId, first, after), toTaskEvent);
   }

@@ -1,5 +1,5 @@
 import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 
 /**
  * One keyset page of `query` ordered by its rows' id: the total count, then
@@ -15,7 +15,7 @@ export async function keysetPage<T extends { id: number }>(
   after: string | null | undefined,
 ): Promise<Page<T>> {
   const size = pageSize(first);
-  const key = decodeCursor(after, 1, ['id']);
+  const key = decodeCursor(after, ROW_CURSOR);
   const totalCount = await query.clone().getCount();
   if (key) query.andWhere(`${column} ${direction === 'ASC' ? '>' : '<'} :keysetAfter`, { keysetAfter: Number(key[0]) });
   const rows = await query.orderBy(column, direction).limit(size + 1).getMany();
@@ -47,7 +47,7 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
 ): Promise<Page<T>[]> {
   const { entity, table, owner, ownerOf } = rowsOf;
   const size = pageSize(first);
-  const key = decodeCursor(after, 1, ['id']);
+  const key = decodeCursor(after, ROW_CURSOR);
   if (ownerIds.length === 0) return [];
   const ids = [...new Set(ownerIds)];
   const narrow = only ? ` AND ${only}` : '';

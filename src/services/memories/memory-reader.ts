@@ -1,7 +1,7 @@
 import { In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { cleanDomain, inScope } from '../../domain/domains.js';
 import { searchWords } from '../../domain/search-words.js';
-import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { SEARCH_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { keysetPage } from '../kernel/keyset-page.js';
 import { TASK_OPENING_STATES, type MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
@@ -42,6 +42,12 @@ export function openTasksIn(manager: EntityManager, domains: readonly string[], 
   return query.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(limit).getMany();
 }
 
+/** mustRead lists the most recently updated open tasks, this many at most. */
+export const MUST_READ_MAX = 200;
+
+/** Query.domains lists this many paths at most (the first in path order); narrow with `under` for the rest. */
+export const DOMAINS_LISTED_MAX = 1000;
+
 export interface DomainCounts {
   path: string;
   openTasks: number;
@@ -78,7 +84,7 @@ export class MemoryReader {
 
   /** Open tasks of a scope, most recently updated first (the 200 most recent). */
   async mustRead(domain: string): Promise<MemoryEntity[]> {
-    return openTasksIn(this.reader(), [cleanDomain(domain)], 200);
+    return openTasksIn(this.reader(), [cleanDomain(domain)], MUST_READ_MAX);
   }
 
   /**
@@ -109,14 +115,14 @@ export class MemoryReader {
         totals.set(path, counts);
       }
     }
-    return [...totals.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return [...totals.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).slice(0, DOMAINS_LISTED_MAX);
   }
 
   /** Full-text search, best match first; the cursor is the last hit's (rank, id). */
   async search(args: { query: string; domain?: string | null; kind?: MemoryKind | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
     const words = searchWords(args.query);
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, 2, ['number', 'id']);
+    const key = decodeCursor(args.after, SEARCH_CURSOR);
     const domain = args.domain === null || args.domain === undefined ? null : cleanDomain(args.domain);
     if (words.length === 0) return pageFrom([], size, () => [], 0);
     const { hits, total } = await this.searchIndex.search(this.reader(), {

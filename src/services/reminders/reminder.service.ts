@@ -9,7 +9,7 @@ import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
 const SETTINGS_KEY = 'reminders';
 /** A reminder lists at most this many tasks, most recently updated first. */
-const REMINDER_TASKS_MAX = 20;
+export const REMINDER_TASKS_MAX = 20;
 
 export interface Reminder {
   text: string;

@@ -1,6 +1,7 @@
 import type { ChangeAction } from '../../domain/history.js';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain/errors.js';
+import { checkHelperCount } from '../../domain/session-limits.js';
 import { DEFAULT_PLAN_RULES, mergePlanRules, whyNotFinished, type PlanRulesChange } from '../../domain/plan-rules.js';
 import { noPlan } from '../../domain/plan-steps.js';
 import { ItemEntity, SessionEntity } from '../../db/entities/index.js';
@@ -34,6 +35,9 @@ export class SessionService {
             `No session has id "${input.parentId}". Pass the id startSession returned for the parent session, or leave parentId out.`,
           );
         }
+        // Session.children lists every helper, so their number has a bound the query check can count on.
+        const helpers = await uow.manager.countBy(SessionEntity, { parentId: parent.id });
+        checkHelperCount(parent.id, helpers);
         parentId = parent.id;
       }
       const session = uow.manager.create(SessionEntity, {

@@ -1,5 +1,5 @@
 import { In, type EntityManager } from 'typeorm';
-import { decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 import { keysetPage, keysetPagesByOwner } from '../kernel/keyset-page.js';
 
@@ -41,7 +41,7 @@ export class TaskNoteReader {
    */
   async notePagesOfItems(itemIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>[]> {
     const size = pageSize(first);
-    const key = decodeCursor(after, 1, ['id']);
+    const key = decodeCursor(after, ROW_CURSOR);
     if (itemIds.length === 0) return [];
     const ids = [...new Set(itemIds)];
     const counts: { itemId: number; total: number | string }[] = await this.reader()

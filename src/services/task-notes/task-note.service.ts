@@ -1,4 +1,4 @@
-import { cleanBrief, taskNoteShape, type BriefIn } from '../../domain/briefs.js';
+import { checkBriefItemCount, cleanBrief, taskNoteShape, type BriefIn } from '../../domain/briefs.js';
 import { DomainError } from '../../domain/errors.js';
 import { cleanFreeText, cleanLabel } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
@@ -121,6 +121,7 @@ export class TaskNoteService {
       const item = liveItem(aggregate, raw, 'A brief is on items of its own task.');
       if (!chosen.includes(item.id)) chosen.push(item.id);
     }
+    checkBriefItemCount(chosen.length);
     return chosen;
   }
 }

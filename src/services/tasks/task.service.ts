@@ -8,7 +8,7 @@ import { checkPlanResize, checkStepNote } from '../../domain/plan-rules.js';
 import { checkStepStart } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
-import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
+import { checkLinkCount, parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
 import { checkedComment, insertComment } from '../comments/comment-store.js';
 import { createOnce } from '../kernel/idempotency.js';
@@ -154,9 +154,10 @@ export class TaskService {
         Object.assign(item, change);
       }
       if (comment) await insertComment(uow, aggregate, comment, item.id);
-      for (const memory of related) {
+      if (related.length) {
+        // One statement for the call's links (at most 100), not one per link.
         await uow.manager.createQueryBuilder().insert().into(ItemLinkEntity)
-          .values({ itemId: item.id, memoryId: memory.id, createdAt: uow.now }).orIgnore().execute();
+          .values(related.map((memory) => ({ itemId: item.id, memoryId: memory.id, createdAt: uow.now }))).orIgnore().execute();
       }
       // Asking for what the item already is (its state, its label, memories already linked) is accepted
       // and records nothing, so a retried call answers like the first one.
@@ -238,7 +239,9 @@ export class TaskService {
       throw new DomainError('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}. Link notes or tasks by the ids createNote or createTask returned.`);
     }
     const linked = new Set((await manager.findBy(ItemLinkEntity, { itemId })).map((link) => link.memoryId));
-    return rows.filter((row) => !linked.has(row.id));
+    const fresh = rows.filter((row) => !linked.has(row.id));
+    checkLinkCount(String(itemId), linked.size, new Set(fresh.map((row) => row.id)).size);
+    return fresh;
   }
 
   /** The first call's result, for an idempotent retry. */

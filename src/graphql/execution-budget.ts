@@ -1,0 +1,98 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, defaultFieldResolver, getNamedType, isLeafType, isObjectType, type GraphQLSchema } from 'graphql';
+import type { Context } from './context.js';
+
+/** Characters of text one answer may hold (about 32 MB); past it, execution stops. */
+export const RESPONSE_BUDGET_CHARS = 32 * 1024 * 1024;
+/**
+ * Time a query may spend resolving fields; past it, execution stops. Not for
+ * mutations: their root fields run one after another, each a transaction
+ * bounded by its own limits, and stopping one midway would not undo the others.
+ */
+export const TIME_BUDGET_MS = 10_000;
+/** What each field adds to an answer besides its text: its name, quotes and punctuation. */
+const FIELD_OVERHEAD = 16;
+
+/** Where one request stands against its budgets; made per request in the context. */
+export interface ExecutionBudget {
+  chars: number;
+  deadline: number;
+  /** Set once a budget is spent: every field resolved after it fails at once, so execution winds down. */
+  exceeded: GraphQLError | null;
+}
+
+export function newBudget(): ExecutionBudget {
+  return { chars: 0, deadline: Infinity, exceeded: null };
+}
+
+function overBudget(kind: 'size' | 'time'): GraphQLError {
+  const what = kind === 'size'
+    ? `The answer would be over ${RESPONSE_BUDGET_CHARS / 1024 / 1024} MB`
+    : `The query ran for over ${TIME_BUDGET_MS / 1000} s`;
+  return new GraphQLError(
+    `${what}, so it was stopped and nothing of it is sent. Ask for less at once: smaller pages (first), fewer nested lists, ` +
+      'or fewer text fields, and follow pageInfo.endCursor for the rest. A mutation in the same request was recorded all the same; read it back with a smaller query.',
+    { extensions: { code: 'TOO_LARGE', budget: kind } },
+  );
+}
+
+function charge(budget: ExecutionBudget, value: unknown): void {
+  let chars = FIELD_OVERHEAD;
+  if (typeof value === 'string') chars += value.length;
+  else if (Array.isArray(value)) for (const entry of value) chars += typeof entry === 'string' ? entry.length + 3 : 8;
+  budget.chars += chars;
+  if (budget.chars > RESPONSE_BUDGET_CHARS) budget.exceeded = overBudget('size');
+  else if (Date.now() > budget.deadline) budget.exceeded = overBudget('time');
+  if (budget.exceeded) throw budget.exceeded;
+}
+
+/**
+ * Wraps every field of the schema so an answer is counted while it is built:
+ * the text it holds and the time it took. Once either budget is spent the
+ * field fails, and so does every field after it, so execution stops building
+ * the answer instead of running the process out of memory; the plugin below
+ * then sends one TOO_LARGE error in place of what was built. The estimate
+ * refuses most such queries before they run; this holds for what it cannot
+ * see (long texts, many links or citations).
+ */
+export function budgetedSchema(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !isObjectType(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve ?? defaultFieldResolver;
+      const leaf = isLeafType(getNamedType(field.type));
+      field.resolve = (source, args, context: Context, info) => {
+        const { budget } = context;
+        if (budget.exceeded) throw budget.exceeded;
+        const result = resolve(source, args, context, info);
+        // Only a leaf holds text; an object's size is the sum of its fields, counted as they resolve.
+        if (result instanceof Promise) return leaf ? result.then((value) => (charge(budget, value), value)) : result;
+        charge(budget, leaf ? result : undefined);
+        return result;
+      };
+    }
+  }
+}
+
+/**
+ * Starts a query's clock when it starts to run. A query stopped by a budget answers one TOO_LARGE error and no data: what
+ * was built is dropped, not sent. A mutation keeps the answers of the fields
+ * that finished, with the error at the path of the one that did not (root
+ * mutation fields are nullable), since what it recorded stays recorded.
+ */
+export function executionBudget(): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async executionDidStart({ contextValue, operation }) {
+          if (operation.operation !== 'mutation') contextValue.budget.deadline = Date.now() + TIME_BUDGET_MS;
+        },
+        async willSendResponse({ response, contextValue, operation }) {
+          const exceeded = contextValue.budget.exceeded;
+          if (!exceeded || response.body.kind !== 'single' || operation?.operation === 'mutation') return;
+          response.body.singleResult = { data: null, errors: [{ message: exceeded.message, extensions: { code: 'TOO_LARGE' } }] };
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { getNamedType, getNullableType, isLeafType, isListType, isObjectType, isInterfaceType, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { BRIEF_DEPENDS_ON_MAX, BRIEF_ITEMS_MAX } from '../domain/briefs.js';
+import { ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX } from '../domain/text-rules.js';
+import { PAGE_SIZE_DEFAULT } from '../domain/paging.js';
+import { MAX_ITEMS_CEILING } from '../domain/plan-rules.js';
+import { REFS_PER_TEXT_MAX } from '../domain/refs.js';
+import { HELPERS_PER_SESSION_MAX } from '../domain/session-limits.js';
+import { LINKS_PER_ITEM_MAX } from '../domain/task-rules.js';
+import { DOMAINS_LISTED_MAX, MUST_READ_MAX } from '../services/memories/memory-reader.js';
+import { REMINDER_TASKS_MAX } from '../services/reminders/reminder.service.js';
+
+/**
+ * An estimate of the fields a query resolves: each field once per parent row
+ * it is asked of, a list's fields once per row the list can hold at most.
+ * Measured on this machine: about 4 µs and 100 bytes per field resolved, so
+ * 1,000,000 fields is about 4 s of one process's time; a query that could
+ * cost more is refused before it runs.
+ */
+export const MAX_COST = 1_000_000;
+
+/** A task note's refs: what its texts cite (at most REFS_PER_TEXT_MAX in all) and the items it waits for. */
+const NOTE_REFS = REFS_PER_TEXT_MAX + BRIEF_DEPENDS_ON_MAX;
+
+/**
+ * The most rows each list that is not a connection can hold, from the limits
+ * that bound it. Every list field of the schema is here (a test checks it),
+ * so a new list cannot fall back to a guess.
+ */
+export const LIST_BOUNDS: Record<string, number> = {
+  // A history row holds the list after the change: the task's live items.
+  'TaskEvent.items': ITEMS_PER_TASK_MAX,
+  // At most three changes per item after (renamed, state, moved) and one per item removed; only a plan's list
+  // (MAX_ITEMS_CEILING steps) is rewritten whole, a task's changes at most ITEMS_PER_CALL_MAX items at once.
+  'TaskEvent.changes': Math.max(4 * MAX_ITEMS_CEILING, 2 * ITEMS_PER_CALL_MAX),
+  'Task.inProgress': ITEMS_PER_TASK_MAX,
+  'Task.goalRefs': REFS_PER_TEXT_MAX,
+  'Item.related': LINKS_PER_ITEM_MAX,
+  // Each once, from every brief on the item; a brief waits only for the task's live items.
+  'Item.dependsOn': ITEMS_PER_TASK_MAX,
+  'Brief.dependsOn': BRIEF_DEPENDS_ON_MAX,
+  'TaskNote.items': BRIEF_ITEMS_MAX,
+  'Comment.refs': REFS_PER_TEXT_MAX,
+  'TaskNote.refs': NOTE_REFS,
+  // Per row of the page: the connection multiplies its fields by its page size.
+  'CommentConnection.refs': REFS_PER_TEXT_MAX,
+  'TaskNoteConnection.refs': NOTE_REFS,
+  'Session.children': HELPERS_PER_SESSION_MAX,
+  'Reminder.tasks': REMINDER_TASKS_MAX,
+  'Query.mustRead': MUST_READ_MAX,
+  'Query.domains': DOMAINS_LISTED_MAX,
+  'CreateTaskPayload.items': ITEMS_PER_CALL_MAX,
+  'ItemsPayload.items': ITEMS_PER_CALL_MAX,
+};
+
+const isConnection = (typeName: string) => typeName.endsWith('Connection');
+
+/**
+ * A field costs itself plus its children once per row: a connection's
+ * children once per row of its page (first, 50 by default; its pageInfo and
+ * totalCount are counted per row too, which overstates them a little), a
+ * list's once per row it can hold, a connection's nodes and edges once (the
+ * connection already counted the page).
+ */
+const estimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  const named = getNamedType(field.type);
+  if (isConnection(named.name)) return 1 + ((args.first as number | undefined) ?? PAGE_SIZE_DEFAULT) * childComplexity;
+  if (!isListType(getNullableType(field.type)) || isLeafType(named) || field.name.startsWith('__')) return 1 + childComplexity;
+  if (isConnection(type.name) && (field.name === 'nodes' || field.name === 'edges')) return 1 + childComplexity;
+  const bound = LIST_BOUNDS[`${type.name}.${field.name}`];
+  // Introspection lists (types, fields) have no entry: their size does not grow with the data.
+  return 1 + (bound ?? 1) * childComplexity;
+};
+
+/** The estimated cost of the operation `operationName` of `document`. Throws a GraphQLError when its node count alone is too many. */
+export function queryCost(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): number {
+  return getComplexity({ schema, query: document, variables, estimators: [estimator], maxQueryNodes: 20_000 });
+}
+
+/** List fields of object types (introspection left out) with no bound in LIST_BOUNDS: a test keeps this empty. */
+export function listsWithoutBound(schema: GraphQLSchema): string[] {
+  const missing: string[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
+    for (const field of Object.values(type.getFields())) {
+      const named = getNamedType(field.type);
+      if (!isListType(getNullableType(field.type)) || isLeafType(named)) continue;
+      if (isConnection(type.name) && (field.name === 'nodes' || field.name === 'edges')) continue;
+      if (!(`${type.name}.${field.name}` in LIST_BOUNDS)) missing.push(`${type.name}.${field.name}`);
+    }
+  }
+  return missing;
+}
