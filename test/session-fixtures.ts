@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { TestServer } from './harness.js';
 import { databaseState } from './nothing-recorded.js';
 
-export const RULE_FIELDS = 'rules { oneActive noteRequiredFor minItems maxItems maxTextLength }';
+export const RULE_FIELDS = 'rules { oneActive noteRequiredFor minItems maxItems maxTextLength maxNoteLength planOnce }';
 export const STEP_FIELDS = 'id number text state note added deleted';
 export const PLAN_FIELDS = `id title domain version state goal items(first: 200) { nodes { ${STEP_FIELDS} } } session { id }`;
 export const PAYLOAD_FIELDS = `message rendered plan { ${PLAN_FIELDS} }`;
@@ -40,7 +40,7 @@ export interface HistoryRow {
 }
 
 /** Starts a session (optionally a helper, optionally with rules) and returns its id. */
-export async function startSession(server: TestServer, input?: { parentId?: string; rules?: Record<string, unknown> }): Promise<string> {
+export async function startSession(server: TestServer, input?: { parentId?: string; preset?: string; rules?: Record<string, unknown> }): Promise<string> {
   const data = await server.ok(START_SESSION, { input });
   return data.startSession.id;
 }

@@ -2,7 +2,7 @@ import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanDomain, cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, splitItemsText } from '../../domain/labels.js';
 import { insertAfter, moveAfter } from '../../domain/ordering.js';
-import { checkPlanResize, checkStepNote } from '../../domain/plan-rules.js';
+import { checkPlanNotLocked, checkPlanResize, checkStepNote, keptNote } from '../../domain/plan-rules.js';
 import { checkStepStart } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
@@ -136,6 +136,7 @@ export class TaskService {
           if (aggregate.items.some((other) => !other.deleted && other !== item && other.text === text)) {
             throw new DomainError('DUPLICATE_TEXT', `"${text}" is already a live item of this task. Give this item a label that tells them apart.`);
           }
+          if (aggregate.rules) checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'rename');
           change.text = text;
           actions.push('ITEM_RENAMED');
         }
@@ -152,7 +153,7 @@ export class TaskService {
         }
         change.state = input.state;
         // The note is the reason given with the latest state change; a change without one clears an old reason that no longer applies.
-        change.note = comment || null;
+        change.note = aggregate.rules ? keptNote(comment, aggregate.rules) : comment || null;
         actions.unshift('ITEM_STATE');
       }
       const related = await this.linkable(uow.manager, item.id, input.related ?? []);
@@ -186,7 +187,10 @@ export class TaskService {
       if (!found) throw itemNotFound(id);
       const aggregate = await loadTaskForChange(uow, found.taskId);
       const item = liveItem(aggregate, id);
-      if (aggregate.rules) checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);
+      if (aggregate.rules) {
+        checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'delete');
+        checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);
+      }
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
       item.deleted = true;
       await this.recorded(uow, aggregate, 'ITEM_DELETED');
@@ -221,6 +225,7 @@ export class TaskService {
       if (!found) throw itemNotFound(input.id);
       const aggregate = await loadTaskForChange(uow, found.taskId);
       const item = liveItem(aggregate, input.id);
+      if (aggregate.rules) checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'move');
       let after: string | null = null;
       if (input.after !== null && input.after !== undefined) {
         after = String(liveItem(aggregate, input.after).id);
