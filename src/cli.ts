@@ -6,9 +6,13 @@ import { loadConfig } from './config.js';
 import { Database } from './db/database.js';
 import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
 import { createSchema, printSortedSchema } from './graphql/schema.js';
+import { createLogger } from './logger.js';
+import { relayStdio, serveStdio } from './mcp/stdio.js';
+import { ToolRefusal } from './mcp/tool-result.js';
+import { parseToolSets } from './mcp/tool-sets.js';
 import { createServices } from './services/index.js';
 
-/** Operator commands: migrate, seed, schema, remind. */
+/** Operator and agent commands: migrate, seed, schema, remind, mcp. */
 const program = new Command('taskbase').description('taskbase operator commands');
 
 program
@@ -92,6 +96,40 @@ async function remindOverHttp(url: string, sessionId: string): Promise<PrintedRe
   if (error) throw new DomainError(error.extensions?.code ?? 'BAD_USER_INPUT', error.message);
   return body.data?.endTurn ?? null;
 }
+
+program
+  .command('mcp')
+  .description('serve the MCP tools over stdio (nothing but MCP on stdout; logs go to stderr)')
+  .option('--tools <sets>', 'comma-separated: whole-list, step-ops, plan-and-finish, knowledge-base (default whole-list,knowledge-base)')
+  .option('--session <id>', 'join this started session instead of starting one')
+  .option('--parent <id>', "start a helper's session under this one")
+  .option('--url <graphql-url>', 'use a running server (e.g. http://127.0.0.1:4000/graphql), with TASKBASE_TOKEN as its bearer token, instead of opening DATABASE_URL')
+  .option('--one-active', 'turn the one-active rule on for the session it starts')
+  .action(async (options: { tools?: string; session?: string; parent?: string; url?: string; oneActive?: boolean }) => {
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel, 'stderr');
+    let selection;
+    try {
+      selection = parseToolSets(options.tools);
+    } catch (error) {
+      throw new Error(error instanceof ToolRefusal ? error.message : String(error));
+    }
+    const stdio = {
+      selection,
+      tools: options.tools ?? null,
+      session: { sessionId: options.session ?? null, parentId: options.parent ?? null, oneActive: options.oneActive ?? false },
+    };
+    if (options.url) {
+      await relayStdio(options.url, process.env.TASKBASE_TOKEN, logger, stdio);
+      return;
+    }
+    const db = await Database.open(config.databaseUrl);
+    try {
+      await serveStdio(createServices(db), logger, stdio);
+    } finally {
+      await db.close();
+    }
+  });
 
 try {
   await program.parseAsync(process.argv);

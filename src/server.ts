@@ -11,6 +11,7 @@ import { createContext, type Context } from './graphql/context.js';
 import { createErrorFormatter } from './graphql/errors.js';
 import { requestLimits } from './graphql/request-limits.js';
 import { createSchema } from './graphql/schema.js';
+import { mcpHttp } from './mcp/http.js';
 import type { Services } from './services/index.js';
 
 export interface RunningServer {
@@ -64,6 +65,10 @@ export async function startServer(config: Config, services: Services, logger: Lo
     }),
   );
 
+  // MCP Streamable HTTP (api/mcp.md): the same tokens and body limit as /graphql.
+  const mcp = mcpHttp(services, logger);
+  app.all('/mcp', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), mcp.handler);
+
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
     const status = typeof error?.status === 'number' ? error.status : 500;
     if (error?.type === 'entity.too.large') {
@@ -91,6 +96,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
     port,
     http: httpServer,
     stop: async () => {
+      await mcp.close();
       await apollo.stop();
     },
   };
