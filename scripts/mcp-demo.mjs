@@ -29,14 +29,6 @@ console.log(`listTools: ${(await all.listTools()).tools.map((tool) => tool.name)
 await call(all, 'todo_write', { todos: [{ content: 'Read the failing test', status: 'completed' }, { content: 'Fix the parser', status: 'in_progress' }, { content: 'Run the suite', status: 'pending' }] });
 await call(all, 'todo_write', { todos: [{ content: 'Fix the parser', status: 'in_progress' }, { content: 'Fix the parser ', status: 'pending' }] });
 
-const { uid, items } = await call(all, 'task', {
-  title: 'Move billing webhooks to the idempotent handler', goal: 'Every billing webhook is deduplicated by event id.',
-  items: 'Key charge.succeeded by event id\nCover refunds and disputes', domain: 'acme/checkout/billing',
-});
-await call(all, 'task_item', { uid, item: items[0], state: 'done', comment: 'Handler keys off the event id.' });
-await call(all, 'task_comment', { uid, body: `Refunds reuse the handler of [[#${items[0]}]].`, item: items[1] });
-await call(all, 'task_item', { uid, item: items[1], state: 'done', comment: 'Refund and dispute events replayed twice: one row each.' });
-await call(all, 'get_memory', { uid });
 await all.close();
 
 const steps = await connect('step-ops');
@@ -56,3 +48,14 @@ await call(finish, 'update_task', { task_id: 4, status: 'done' });
 await call(finish, 'update_task', { task_id: 3, status: 'dropped', note: 'The suite needs the staging database, which is down.' });
 await call(finish, 'finish', {});
 await finish.close();
+
+const kb = await connect('knowledge-base');
+const { uid, items } = await call(kb, 'task', {
+  title: 'Move billing webhooks to the idempotent handler', goal: 'Every billing webhook is deduplicated by event id.',
+  items: 'Key charge.succeeded by event id\nCover refunds and disputes', domain: 'acme/checkout/billing',
+});
+await call(kb, 'task_item', { uid, item: items[0], state: 'done', comment: 'Handler keys off the event id.' });
+await call(kb, 'task_comment', { uid, body: `Refunds reuse the handler of [[#${items[0]}]].`, item: items[1] });
+await call(kb, 'task_item', { uid, item: items[1], state: 'done', comment: 'Refund and dispute events replayed twice: one row each.' });
+await call(kb, 'get_memory', { uid });
+await kb.close();

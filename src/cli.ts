@@ -7,9 +7,6 @@ import { Database } from './db/database.js';
 import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
 import { createSchema, printSortedSchema } from './graphql/schema.js';
 import { createLogger } from './logger.js';
-import { relayStdio, serveStdio } from './mcp/stdio.js';
-import { ToolRefusal } from './mcp/tool-result.js';
-import { parseToolSets } from './mcp/tool-sets.js';
 import { createServices } from './services/index.js';
 
 /** Operator and agent commands: migrate, seed, schema, remind, mcp. */
@@ -106,6 +103,10 @@ program
   .option('--url <graphql-url>', 'use a running server (e.g. http://127.0.0.1:4000/graphql), with TASKBASE_TOKEN as its bearer token, instead of opening DATABASE_URL')
   .option('--one-active', 'turn the one-active rule on for the session it starts')
   .action(async (options: { tools?: string; session?: string; parent?: string; url?: string; oneActive?: boolean }) => {
+    // Loaded here, not at the top: the other commands (a stop hook's remind) should not pay for the MCP SDK on every run.
+    const [{ relayStdio, serveStdio }, { ToolRefusal }, { parseToolSets }] = await Promise.all([
+      import('./mcp/stdio.js'), import('./mcp/tool-result.js'), import('./mcp/tool-sets.js'),
+    ]);
     const config = loadConfig();
     const logger = createLogger(config.logLevel, 'stderr');
     let selection;

@@ -107,4 +107,25 @@ describe('the rules hold beyond this set', () => {
     expect(drop.code).toBe('NOTE_REQUIRED');
     await mcp.close();
   });
+
+  it('another set joined to the session cannot rewrite the list or settle a step without its note either', async () => {
+    const mcp = await planned();
+    const sessionId = (await mcp.sessionId())!;
+    const whole = await connectMcp(server, { tools: 'whole-list', sessionId });
+    const rewrite = await refusedByTool(server, whole, 'todo_write', { todos: [{ content: 'Reproduce the crash', status: 'completed' }] });
+    expect(rewrite).toContain('written once');
+    const steps = await connectMcp(server, { tools: 'step-ops', sessionId });
+    expect(await refusedByTool(server, steps, 'todo', { op: 'set', tasks: ['Start over'] })).toContain('written once');
+    expect(await refusedByTool(server, steps, 'todo', { index: 2, status: 'dropped' })).toContain('validation_required');
+    for (const client of [mcp, whole, steps]) await client.close();
+  });
+
+  it('a step-ops session joined by the whole-list tool still needs the validation to complete a step', async () => {
+    const steps = await connectMcp(server, { tools: 'step-ops' });
+    await steps.ok('todo', { tasks: ['Read the code'] });
+    const whole = await connectMcp(server, { tools: 'whole-list', sessionId: (await steps.sessionId())! });
+    const text = await refusedByTool(server, whole, 'todo_write', { todos: [{ content: 'Read the code', status: 'completed' }] });
+    expect(text).toContain('step 1 "Read the code" DONE needs a note');
+    for (const client of [steps, whole]) await client.close();
+  });
 });

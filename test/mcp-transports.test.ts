@@ -62,7 +62,10 @@ const stepsOf = (session: { plan: { items: { nodes: { text: string; state: strin
   (session.plan?.items.nodes ?? []).map((step) => `${step.text}:${step.state}`);
 
 describe('stdio', () => {
-  it('serves the tools on its own database, with nothing but MCP on stdout', async () => {
+  // Each spawned CLI loads the whole server, which takes seconds on a busy machine: these tests get more time.
+  const SPAWNS = { timeout: 120_000 };
+
+  it('serves the tools on its own database, with nothing but MCP on stdout', SPAWNS, async () => {
     const { file, databaseUrl } = await testDatabase();
     const agent = await stdioAgent(['--tools', 'step-ops'], { DATABASE_URL: databaseUrl });
     expect((await agent.client.listTools()).tools.map((tool) => tool.name)).toEqual(['todo']);
@@ -81,11 +84,10 @@ describe('stdio', () => {
     }
   });
 
-  it('two processes on one database through --url keep separate plans, and a helper (--parent) keeps its own', async () => {
+  it('two processes on one database through --url keep separate plans, and a helper (--parent) keeps its own', SPAWNS, async () => {
     const env = { TASKBASE_TOKEN: WRITE };
     const url = `${origin}/graphql`;
-    const first = await stdioAgent(['--url', url, '--tools', 'whole-list'], env);
-    const second = await stdioAgent(['--url', url, '--tools', 'whole-list'], env);
+    const [first, second] = await Promise.all([stdioAgent(['--url', url, '--tools', 'whole-list'], env), stdioAgent(['--url', url, '--tools', 'whole-list'], env)]);
     const a = await first.call('todo_write', { todos: [{ content: 'Plan of the first', status: 'in_progress' }] });
     const b = await second.call('todo_write', { todos: [{ content: 'Plan of the second', status: 'pending' }] });
     expect(textOf(a)).toBe('Updated todo list: 0 pending, 1 in progress, 0 completed.');
@@ -107,7 +109,7 @@ describe('stdio', () => {
     }
   });
 
-  it('refuses to start with two plan sets', async () => {
+  it('refuses to start with two plan sets', SPAWNS, async () => {
     await expect(stdioAgent(['--tools', 'whole-list,step-ops'], { DATABASE_URL: (await testDatabase()).databaseUrl })).rejects.toThrow();
   });
 });
@@ -134,8 +136,11 @@ describe('Streamable HTTP at /mcp', () => {
       expect(textOf(result)).toMatch(/^Error: .*may only read/);
     }
     expect((await reader.call('search', { query: 'anything' })).isError).toBeFalsy();
-    expect(await databaseState(server)).toEqual(before);
     await reader.client.close();
+    const planReader = await httpAgent('?tools=plan-and-finish', { authorization: `Bearer ${READ}` });
+    expect(textOf(await planReader.call('plan_tasks', { tasks: ['Read it', 'Change it'] }))).toMatch(/^Error: .*may only read/);
+    await planReader.client.close();
+    expect(await databaseState(server)).toEqual(before);
   });
 
   it('keeps two HTTP sessions apart, each one agent session with the preset of its set', async () => {

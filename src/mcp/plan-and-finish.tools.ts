@@ -37,8 +37,12 @@ const NOTHING_WRITTEN = 'call plan_tasks first: nothing has been written down ye
 
 /** plan-and-finish: plan_tasks, update_task, add_task and finish (api/mcp.md). */
 export function registerPlanAndFinishTools(server: McpServer, ctx: ToolContext): void {
+  // Every tool of this set records, so a read-only connection is refused before anything else.
   const run = (work: (sessionId: string) => Promise<ReturnType<typeof reply>>) =>
-    guarded(ctx.logger, async () => work(await requireSessionId(ctx)), (error) => translate(ctx, error));
+    guarded(ctx.logger, async () => {
+      requireWrite(ctx);
+      return work(await requireSessionId(ctx));
+    }, (error) => translate(ctx, error));
 
   server.registerTool(
     'plan_tasks',

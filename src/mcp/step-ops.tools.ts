@@ -73,13 +73,13 @@ export function registerStepOpsTools(server: McpServer, ctx: ToolContext): void 
 
 async function runTodo(ctx: ToolContext, args: TodoArgs) {
   const op = inferOp(args);
+  if (op !== 'view') requireWrite(ctx);
   const sessionId = await requireSessionId(ctx);
   if (op === 'view') {
     const plan = await readPlan(ctx, sessionId);
     if (!plan) return answer(NO_PLAN_TEXT, { sessionId, op, message: NO_PLAN_TEXT, steps: [] });
     return reply(sessionId, op, `Plan of ${plan.steps.length} steps.`, plan);
   }
-  requireWrite(ctx);
   const caller = await callerOf(ctx);
   const plans = ctx.services.plans;
   let result: PlanResult;
