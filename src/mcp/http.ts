@@ -14,7 +14,17 @@ interface Connection {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   access: Access;
+  /** When a request last named it (ms). */
+  seen: number;
 }
+
+/**
+ * An MCP session no request has named for this long is closed: clients
+ * often go away without DELETE, and each open one holds a server in memory.
+ * A client that comes back gets 404 and initializes again, as the transport
+ * spec has it; its taskbase session and plan are kept (x-session-id joins it).
+ */
+const IDLE_MS = 30 * 60_000;
 
 function header(req: Request, name: string): string | null {
   const value = req.headers[name];
@@ -35,6 +45,15 @@ function rpcError(res: Response, status: number, message: string): void {
  */
 export function mcpHttp(services: Services, logger: Logger): { handler: RequestHandler; close(): Promise<void> } {
   const connections = new Map<string, Connection>();
+  const sweeper = setInterval(() => {
+    const cutoff = Date.now() - IDLE_MS;
+    for (const [id, connection] of connections) {
+      if (connection.seen >= cutoff) continue;
+      connections.delete(id);
+      void connection.transport.close();
+    }
+  }, 60_000);
+  sweeper.unref();
 
   const open = (req: Request, access: Access, stateless: boolean) => {
     const selection = parseToolSets(typeof req.query.tools === 'string' ? req.query.tools : null);
@@ -58,6 +77,7 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
         const connection = connections.get(sessionId);
         if (!connection) return rpcError(res, 404, 'No MCP session has this mcp-session-id (it ended, or the server restarted). Initialize a new one.');
         // A session opened with a write token is not written through by a read-only one.
+        connection.seen = Date.now();
         if (connection.access === 'write' && access === 'read') return rpcError(res, 403, 'This bearer token may only read; the MCP session was opened with one that may write.');
         return await connection.transport.handleRequest(req, res, req.body);
       }
@@ -66,7 +86,7 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
         const server = open(req, access, false);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void connections.set(id, { transport, server, access }),
+          onsessioninitialized: (id) => void connections.set(id, { transport, server, access, seen: Date.now() }),
         });
         transport.onclose = () => {
           if (transport.sessionId) connections.delete(transport.sessionId);
@@ -92,6 +112,7 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
   return {
     handler,
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([...connections.values()].map((connection) => connection.transport.close()));
       connections.clear();
     },
