@@ -32,8 +32,9 @@ describe('plan_tasks', () => {
   it('refuses fewer than 2, more than 20, and a task over 160 characters, recording nothing', async () => {
     const mcp = await connectMcp(server, { tools: 'plan-and-finish' });
     await mcp.sessionId();
-    expect(await refusedByTool(server, mcp, 'plan_tasks', { tasks: ['Only one', ' '] })).toContain('2 to 20');
-    expect(await refusedByTool(server, mcp, 'plan_tasks', { tasks: Array.from({ length: 21 }, (_, i) => `Task ${i + 1}`) })).toContain('21 tasks');
+    expect(await refusedByTool(server, mcp, 'plan_tasks', { tasks: ['Only one', ' '] })).toContain('give at least 2 tasks (got 1)');
+    expect(await refusedByTool(server, mcp, 'plan_tasks', { tasks: Array.from({ length: 21 }, (_, i) => `Task ${i + 1}`) }))
+      .toContain('21 tasks is too many; the limit is 20.');
     const long = await refusedByTool(server, mcp, 'plan_tasks', { tasks: ['Short', 'x'.repeat(161)] });
     expect(long).toContain('task 2 is 161 characters');
     expect(long).toContain('160');

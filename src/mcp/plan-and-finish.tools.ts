@@ -146,10 +146,15 @@ async function translate(ctx: ToolContext, error: DomainError): Promise<string |
   switch (error.code) {
     case 'PLAN_LOCKED':
       return `the list is written once, and it already is. Move a task with update_task, or add one the work turned out to need with add_task.${list}`;
-    case 'PLAN_SIZE':
-      return plan
-        ? `there are already ${plan.steps.length} tasks, the most this list may hold. Finish or drop one before adding another.${list}`
-        : `${error.message.replace(/steps?/g, (word) => word.replace('step', 'task'))} If the work really is one step, write it as two: doing it, and checking it.`;
+    case 'PLAN_SIZE': {
+      if (plan) return `there are already ${plan.steps.length} tasks, the most this list may hold. Finish or drop one before adding another.${list}`;
+      const [session] = sessionId ? await ctx.services.sessionReader.sessionsByIds([sessionId]) : [null];
+      const sent = Number(/would have (\d+)/.exec(error.message)?.[1] ?? 0);
+      const { minItems, maxItems } = session?.rules ?? { minItems: 2, maxItems: 20 };
+      return sent < minItems
+        ? `give at least ${minItems} tasks (got ${sent}). If the work really is one step, write it as two: doing it, and how you will check it.`
+        : `${sent} tasks is too many; the limit is ${maxItems}. Group the small steps: each task should be something you could report on.`;
+    }
     case 'TEXT_TOO_LONG':
       return `${error.message.replace(/^step (\d+)/, 'task $1').replace('plans allow', 'tasks allow')}`.replace(/Shorten it.*$/, `Keep each task to ${rules?.maxTextLength ?? 160} characters; the detail belongs in the work.`);
     case 'NOTE_REQUIRED': {
