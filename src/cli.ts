@@ -11,8 +11,9 @@ import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
 // `remind` through a running server starts in a fraction of the time.
 const openDatabase = async (): Promise<Database> => (await import('./db/database.js')).Database.open(loadConfig().databaseUrl);
 const servicesOf = async (db: Database) => (await import('./services/index.js')).createServices(db);
+import { createLogger } from './logger.js';
 
-/** Operator commands: migrate, seed, schema, remind. */
+/** Operator and agent commands: migrate, seed, schema, remind, mcp. */
 const program = new Command('taskbase').description('taskbase operator commands');
 
 program
@@ -101,6 +102,44 @@ async function remindOverHttp(url: string, sessionId: string): Promise<PrintedRe
   if (error) throw new DomainError(error.extensions?.code ?? 'BAD_USER_INPUT', error.message);
   return body.data?.endTurn ?? null;
 }
+
+program
+  .command('mcp')
+  .description('serve the MCP tools over stdio (nothing but MCP on stdout; logs go to stderr)')
+  .option('--tools <sets>', 'comma-separated: whole-list, step-ops, plan-and-finish, knowledge-base (default whole-list,knowledge-base)')
+  .option('--session <id>', 'join this started session instead of starting one')
+  .option('--parent <id>', "start a helper's session under this one")
+  .option('--url <graphql-url>', 'use a running server (e.g. http://127.0.0.1:4000/graphql), with TASKBASE_TOKEN as its bearer token, instead of opening DATABASE_URL')
+  .option('--one-active', 'turn the one-active rule on for the session it starts')
+  .action(async (options: { tools?: string; session?: string; parent?: string; url?: string; oneActive?: boolean }) => {
+    // Loaded here, not at the top: the other commands (a stop hook's remind) should not pay for the MCP SDK on every run.
+    const [{ relayStdio, serveStdio }, { ToolRefusal }, { parseToolSets }] = await Promise.all([
+      import('./mcp/stdio.js'), import('./mcp/tool-result.js'), import('./mcp/tool-sets.js'),
+    ]);
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel, 'stderr');
+    let selection;
+    try {
+      selection = parseToolSets(options.tools);
+    } catch (error) {
+      throw new Error(error instanceof ToolRefusal ? error.message : String(error));
+    }
+    const stdio = {
+      selection,
+      tools: options.tools ?? null,
+      session: { sessionId: options.session ?? null, parentId: options.parent ?? null, oneActive: options.oneActive ?? false },
+    };
+    if (options.url) {
+      await relayStdio(options.url, process.env.TASKBASE_TOKEN, logger, stdio);
+      return;
+    }
+    const db = await openDatabase();
+    try {
+      await serveStdio(await servicesOf(db), logger, stdio);
+    } finally {
+      await db.close();
+    }
+  });
 
 try {
   await program.parseAsync(process.argv);

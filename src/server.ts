@@ -16,6 +16,7 @@ import { readOnlyAccess } from './graphql/read-only-access.js';
 import { requestLimits } from './graphql/request-limits.js';
 import { createSchema } from './graphql/schema.js';
 import { landingPage } from './landing-page.js';
+import { mcpHttp } from './mcp/http.js';
 import type { Services } from './services/index.js';
 
 export interface RunningServer {
@@ -80,6 +81,10 @@ export async function startServer(config: Config, services: Services, logger: Lo
     }),
   );
 
+  // MCP Streamable HTTP (api/mcp.md): the same tokens and body limit as /graphql.
+  const mcp = mcpHttp(services, logger);
+  app.all('/mcp', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), mcp.handler);
+
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
     const status = typeof error?.status === 'number' ? error.status : 500;
     if (error?.type === 'entity.too.large') {
@@ -107,6 +112,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
     port,
     http: httpServer,
     stop: async () => {
+      await mcp.close();
       await apollo.stop();
     },
   };

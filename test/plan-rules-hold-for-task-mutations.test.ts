@@ -24,7 +24,7 @@ async function planWith(rules: Record<string, unknown>, entries: [string, string
 
 describe('a plan changed through the task mutations', () => {
   it('still needs a note for the states the rules name', async () => {
-    const { plan, ids } = await planWith({}, [['Run the tests', 'IN_PROGRESS'], ['Ship it', 'PENDING']]);
+    const { plan, ids } = await planWith({ noteRequiredFor: ['DONE'] }, [['Run the tests', 'IN_PROGRESS'], ['Ship it', 'PENDING']]);
     const refused = await server.refused(UPDATE_ITEM, { input: { id: ids[0], state: 'DONE' } });
     expect(refused.code).toBe('NOTE_REQUIRED');
     const accepted = await server.ok(UPDATE_ITEM, { input: { id: ids[0], state: 'DONE', comment: 'ran npm test: 40 passed' } });

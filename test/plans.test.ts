@@ -284,7 +284,7 @@ describe('updateStep', () => {
   });
 
   it('refuses a settled state in noteRequiredFor without a note, naming the state', async () => {
-    const { session } = await planned();
+    const { session } = await planned({ noteRequiredFor: ['DONE', 'FAILED', 'BLOCKED', 'DROPPED'] });
     for (const state of ['DONE', 'FAILED', 'BLOCKED', 'DROPPED']) {
       const message = await refusedAndNothingRecorded(server, 'NOTE_REQUIRED', UPDATE_STEP, { input: { step: 1, state, note: '   ' } }, { session });
       expect(message).toContain(`marking a step ${state} needs a note`);

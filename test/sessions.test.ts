@@ -19,12 +19,12 @@ afterAll(async () => { await server?.close(); });
 const UPDATE_ITEM = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state } }`;
 
 describe('startSession', () => {
-  it('makes a session with a server-made id and the default rules', async () => {
+  it('makes a session with a server-made id and the WHOLE_LIST rules', async () => {
     const { startSession: session } = await server.ok(START_SESSION, {});
     expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(session).toMatchObject({
       turn: 0, finishedAt: null, statusLine: 'planning', domains: [], parent: null, children: [], plan: null, standingPlan: null,
-      rules: { oneActive: false, noteRequiredFor: ['DONE', 'FAILED', 'BLOCKED', 'DROPPED'], minItems: 0, maxItems: 50, maxTextLength: 160 },
+      rules: { oneActive: false, noteRequiredFor: [], minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: 20000, planOnce: false },
     });
     expect(new Date(session.createdAt).getTime()).not.toBeNaN();
     const other = await startSession(server);
@@ -33,14 +33,21 @@ describe('startSession', () => {
 
   it('merges the rules given onto the defaults', async () => {
     const { startSession: session } = await server.ok(START_SESSION, { input: { rules: { oneActive: true, maxItems: 7 } } });
-    expect(session.rules).toEqual({ oneActive: true, noteRequiredFor: ['DONE', 'FAILED', 'BLOCKED', 'DROPPED'], minItems: 0, maxItems: 7, maxTextLength: 160 });
+    expect(session.rules).toEqual({ oneActive: true, noteRequiredFor: [], minItems: 0, maxItems: 7, maxTextLength: 160, maxNoteLength: 20000, planOnce: false });
+  });
+
+  it('starts from a preset, the rules given beside it overriding it field by field', async () => {
+    const stepOps = (await server.ok(START_SESSION, { input: { preset: 'STEP_OPS' } })).startSession;
+    expect(stepOps.rules).toEqual({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: 20000, planOnce: false });
+    const finish = (await server.ok(START_SESSION, { input: { preset: 'PLAN_AND_FINISH', rules: { oneActive: true, maxItems: 12 } } })).startSession;
+    expect(finish.rules).toEqual({ oneActive: true, noteRequiredFor: ['BLOCKED', 'DROPPED'], minItems: 2, maxItems: 12, maxTextLength: 160, maxNoteLength: 400, planOnce: true });
   });
 
   it('refuses rules out of range, and a parent that does not exist', async () => {
     const bad = await server.refused(START_SESSION, { input: { rules: { minItems: 5, maxItems: 2 } } });
     expect(bad.code).toBe('BAD_USER_INPUT');
     expect(bad.message).toContain('minItems 5 and maxItems 2');
-    expect((await server.refused(START_SESSION, { input: { rules: { noteRequiredFor: ['PENDING'] } } })).code).toBe('BAD_USER_INPUT');
+    expect((await server.refused(START_SESSION, { input: { rules: { maxNoteLength: 0 } } })).code).toBe('BAD_USER_INPUT');
     const orphan = await server.refused(START_SESSION, { input: { parentId: 'no-such-session' } });
     expect(orphan.code).toBe('NOT_FOUND');
     expect(orphan.message).toContain('"no-such-session"');
@@ -55,7 +62,7 @@ describe('setPlanRules', () => {
   it('changes only the fields given', async () => {
     const session = await startSession(server, { rules: { maxItems: 9 } });
     const data = await server.ok(SET_PLAN_RULES, { rules: { noteRequiredFor: ['DONE'], minItems: 1 } }, { session });
-    expect(data.setPlanRules.rules).toEqual({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 1, maxItems: 9, maxTextLength: 160 });
+    expect(data.setPlanRules.rules).toEqual({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 1, maxItems: 9, maxTextLength: 160, maxNoteLength: 20000, planOnce: false });
     expect((await readSession(server, session)).rules).toEqual(data.setPlanRules.rules);
   });
 

@@ -48,6 +48,8 @@ export const ERROR_CODES = [
   'TOO_MANY_IN_PROGRESS',
   /** finishSession while steps are still open. */
   'PLAN_OPEN',
+  /** The session's rules have planOnce and the call would rewrite its written plan. */
+  'PLAN_LOCKED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -112,6 +112,8 @@ function longestIncreasing(sequence: readonly number[]): Set<number> {
 export interface TodoIn {
   content: string;
   status: ItemState;
+  /** The validation or reason, for a state the session's rules ask a note for. */
+  note?: string | null;
 }
 
 /** One item of the list a whole-list write will record. */
@@ -120,6 +122,8 @@ export interface PlannedTodo {
   id: string | null;
   text: string;
   state: ItemState;
+  /** The note sent with it, if any (untrimmed; the plan rules keep it). */
+  note?: string | null;
 }
 
 /**
@@ -156,7 +160,7 @@ export function planWholeList(
     const text = texts[index]!;
     const id = idByText.get(text) ?? null;
     if (id !== null) keptIds.add(id);
-    return { id, text, state: todo.status };
+    return { id, text, state: todo.status, note: todo.note };
   });
   const removedIds = existing.filter((item) => !keptIds.has(item.id)).map((item) => item.id);
   return { next, removedIds };

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { refusal } from '../../test/fixtures/refusal.js';
 import {
   DEFAULT_PLAN_RULES,
+  PRESET_RULES,
   checkPlan,
+  checkPlanNotLocked,
+  checkRulesChange,
+  checkTodoNotes,
+  keptNote,
+  startingRules,
+  withRuleDefaults,
   checkPlanResize,
   checkPlanSize,
   checkStepNote,
@@ -29,23 +36,36 @@ function steps(count: number, state: ItemState = 'PENDING'): PlanStep[] {
 
 const rules = (change: Partial<PlanRules> = {}): PlanRules => ({ ...DEFAULT_PLAN_RULES, ...change });
 
-describe('DEFAULT_PLAN_RULES', () => {
-  it('are the published defaults', () => {
-    expect(DEFAULT_PLAN_RULES).toEqual({
-      oneActive: false,
-      noteRequiredFor: ['DONE', 'FAILED', 'BLOCKED', 'DROPPED'],
-      minItems: 0,
-      maxItems: 50,
-      maxTextLength: 160,
+describe('presets', () => {
+  it('are the published presets, WHOLE_LIST the default', () => {
+    const common = { oneActive: false, minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: 20_000, planOnce: false };
+    expect(PRESET_RULES.WHOLE_LIST).toEqual({ ...common, noteRequiredFor: [] });
+    expect(PRESET_RULES.STEP_OPS).toEqual({ ...common, noteRequiredFor: ['DONE'] });
+    expect(PRESET_RULES.PLAN_AND_FINISH).toEqual({
+      oneActive: false, noteRequiredFor: ['BLOCKED', 'DROPPED'], minItems: 2, maxItems: 20, maxTextLength: 160, maxNoteLength: 400, planOnce: true,
     });
+    expect(DEFAULT_PLAN_RULES).toBe(PRESET_RULES.WHOLE_LIST);
   });
 
   it('cannot be changed by a caller', () => {
     expect(() => {
       (DEFAULT_PLAN_RULES as { maxItems: number }).maxItems = 3;
     }).toThrow(TypeError);
-    expect(() => DEFAULT_PLAN_RULES.noteRequiredFor.push('PENDING')).toThrow(TypeError);
+    expect(() => PRESET_RULES.STEP_OPS.noteRequiredFor.push('PENDING')).toThrow(TypeError);
     expect(DEFAULT_PLAN_RULES.maxItems).toBe(50);
+  });
+
+  it('start a session from the preset, rules given beside it overriding field by field', () => {
+    expect(startingRules(null, null)).toEqual(PRESET_RULES.WHOLE_LIST);
+    expect(startingRules('PLAN_AND_FINISH', { oneActive: true, maxNoteLength: 100 })).toEqual({
+      ...PRESET_RULES.PLAN_AND_FINISH, oneActive: true, maxNoteLength: 100,
+    });
+    expect(startingRules('STEP_OPS', { noteRequiredFor: ['DONE', 'IN_PROGRESS'] }).noteRequiredFor).toEqual(['DONE', 'IN_PROGRESS']);
+  });
+
+  it('fill rules a stored session lacks from the defaults', () => {
+    const stored = { oneActive: true, noteRequiredFor: ['DONE'], minItems: 0, maxItems: 9, maxTextLength: 160 } as Partial<PlanRules>;
+    expect(withRuleDefaults(stored)).toEqual({ ...stored, maxNoteLength: 20_000, planOnce: false });
   });
 });
 
@@ -62,7 +82,7 @@ describe('mergePlanRules', () => {
   it('returns a copy that shares no array with the base', () => {
     const merged = mergePlanRules(DEFAULT_PLAN_RULES, {});
     merged.noteRequiredFor.push('DONE');
-    expect(DEFAULT_PLAN_RULES.noteRequiredFor).toHaveLength(4);
+    expect(DEFAULT_PLAN_RULES.noteRequiredFor).toHaveLength(0);
   });
 
   it('deduplicates noteRequiredFor, keeping first appearance', () => {
@@ -74,11 +94,17 @@ describe('mergePlanRules', () => {
     expect(mergePlanRules(DEFAULT_PLAN_RULES, { noteRequiredFor: [] }).noteRequiredFor).toEqual([]);
   });
 
-  it.each(['PENDING', 'IN_PROGRESS'] as const)('refuses %s in noteRequiredFor', (state) => {
-    const error = refusal(() => mergePlanRules(DEFAULT_PLAN_RULES, { noteRequiredFor: ['DONE', state] }));
-    expect(error.code).toBe('BAD_USER_INPUT');
-    expect(error.message).toContain(state);
-    expect(error.message).toContain('DONE, FAILED, BLOCKED, DROPPED');
+  it.each(['PENDING', 'IN_PROGRESS'] as const)('accepts %s in noteRequiredFor: a session may ask why a step moved there', (state) => {
+    expect(mergePlanRules(DEFAULT_PLAN_RULES, { noteRequiredFor: ['DONE', state] }).noteRequiredFor).toEqual(['DONE', state]);
+  });
+
+  it('accepts maxNoteLength from 1 to 20,000 and refuses outside it', () => {
+    expect(mergePlanRules(DEFAULT_PLAN_RULES, { maxNoteLength: 1 }).maxNoteLength).toBe(1);
+    for (const maxNoteLength of [0, 20_001, 2.5]) {
+      const error = refusal(() => mergePlanRules(DEFAULT_PLAN_RULES, { maxNoteLength }));
+      expect(error.code).toBe('BAD_USER_INPUT');
+      expect(error.message).toContain('maxNoteLength');
+    }
   });
 
   it('refuses a state that does not exist', () => {
@@ -185,10 +211,19 @@ describe('checkPlan', () => {
 });
 
 describe('checkStepNote', () => {
+  const all = rules({ noteRequiredFor: ['DONE', 'FAILED', 'BLOCKED', 'DROPPED'] });
+
   it('accepts a note for a state that needs one, and no note for one that does not', () => {
-    expect(() => checkStepNote('DONE', 'ran npm test: 38 passed', DEFAULT_PLAN_RULES)).not.toThrow();
-    expect(() => checkStepNote('IN_PROGRESS', null, DEFAULT_PLAN_RULES)).not.toThrow();
-    expect(() => checkStepNote('PENDING', undefined, DEFAULT_PLAN_RULES)).not.toThrow();
+    expect(() => checkStepNote('DONE', 'ran npm test: 38 passed', all)).not.toThrow();
+    expect(() => checkStepNote('IN_PROGRESS', null, all)).not.toThrow();
+    expect(() => checkStepNote('PENDING', undefined, all)).not.toThrow();
+    expect(() => checkStepNote('DONE', null, DEFAULT_PLAN_RULES)).not.toThrow();
+  });
+
+  it('asks for a note on IN_PROGRESS when the rules name it, naming the step', () => {
+    const error = refusal(() => checkStepNote('IN_PROGRESS', ' ', rules({ noteRequiredFor: ['IN_PROGRESS'] }), 'step 2 "Build"'));
+    expect(error.code).toBe('NOTE_REQUIRED');
+    expect(error.message).toContain('step 2 "Build" IN_PROGRESS');
   });
 
   it('needs no note for a state the rules leave out', () => {
@@ -202,7 +237,7 @@ describe('checkStepNote', () => {
     ['DROPPED', 'why'],
   ] as const)('refuses %s without a note, naming the state and asking for %s', (state, ask) => {
     for (const note of [null, undefined, '', '  \n ']) {
-      const error = refusal(() => checkStepNote(state, note, DEFAULT_PLAN_RULES));
+      const error = refusal(() => checkStepNote(state, note, all));
       expect(error.code).toBe('NOTE_REQUIRED');
       expect(error.message).toContain(state);
       expect(error.message).toContain(ask);
@@ -351,5 +386,63 @@ describe('checkPlanResize', () => {
     expect(refusal(() => checkPlanResize(2, 1, rules)).code).toBe('PLAN_SIZE');
     expect(() => checkPlanResize(5, 4, rules)).not.toThrow();
     expect(() => checkPlanResize(0, 1, rules)).not.toThrow();
+  });
+});
+
+describe('checkTodoNotes', () => {
+  const stepOps = PRESET_RULES.STEP_OPS;
+
+  it('asks a note of an entry whose state moves into one that needs it, new entries included', () => {
+    const previous = new Map([['1', 'IN_PROGRESS' as ItemState]]);
+    expect(refusal(() => checkTodoNotes([{ id: '1', text: 'Build', state: 'DONE', note: null }], previous, stepOps)).code).toBe('NOTE_REQUIRED');
+    const fresh = refusal(() => checkTodoNotes([{ id: null, text: 'Ship', state: 'DONE' }], new Map(), stepOps));
+    expect(fresh.message).toContain('step 1 "Ship" DONE');
+  });
+
+  it('needs nothing new of an entry that keeps its recorded state, or that carries its note', () => {
+    const previous = new Map([['1', 'DONE' as ItemState]]);
+    expect(() => checkTodoNotes([{ id: '1', text: 'Build', state: 'DONE', note: null }], previous, stepOps)).not.toThrow();
+    expect(() => checkTodoNotes([{ id: null, text: 'Ship', state: 'DONE', note: 'deployed, /healthz 200' }], previous, stepOps)).not.toThrow();
+  });
+});
+
+describe('keptNote', () => {
+  it('trims, keeps the first maxNoteLength characters, and makes an empty note null', () => {
+    expect(keptNote('  ran it  ', DEFAULT_PLAN_RULES)).toBe('ran it');
+    expect(keptNote('x'.repeat(450), PRESET_RULES.PLAN_AND_FINISH)).toBe('x'.repeat(400));
+    expect(keptNote('🙂'.repeat(5), rules({ maxNoteLength: 3 }))).toBe('🙂🙂🙂');
+    expect(keptNote('   ', DEFAULT_PLAN_RULES)).toBeNull();
+    expect(keptNote(null, DEFAULT_PLAN_RULES)).toBeNull();
+  });
+});
+
+describe('checkPlanNotLocked', () => {
+  const once = PRESET_RULES.PLAN_AND_FINISH;
+
+  it.each(['writeTodos', 'setPlan', 'clearPlan', 'rename', 'move', 'delete'] as const)('refuses the session\'s %s of a written plan, pointing to addSteps and updateStep', (rewrite) => {
+    const error = refusal(() => checkPlanNotLocked(once, true, true, rewrite));
+    expect(error.code).toBe('PLAN_LOCKED');
+    expect(error.message).toContain('updateStep');
+    expect(error.message).toContain('addSteps');
+  });
+
+  it('lets the first write through, a caller without a session edit, and rules without planOnce do anything', () => {
+    expect(() => checkPlanNotLocked(once, false, true, 'writeTodos')).not.toThrow();
+    expect(() => checkPlanNotLocked(once, true, false, 'rename')).not.toThrow();
+    expect(() => checkPlanNotLocked(DEFAULT_PLAN_RULES, true, true, 'setPlan')).not.toThrow();
+  });
+});
+
+describe('checkRulesChange', () => {
+  const once = PRESET_RULES.PLAN_AND_FINISH;
+
+  it('refuses loosening a planOnce session: planOnce off, or a state no longer needing its note', () => {
+    expect(refusal(() => checkRulesChange(once, { ...once, planOnce: false })).code).toBe('PLAN_LOCKED');
+    expect(refusal(() => checkRulesChange(once, { ...once, noteRequiredFor: ['BLOCKED'] })).message).toContain('DROPPED');
+  });
+
+  it('accepts tightening it, and any change without planOnce', () => {
+    expect(() => checkRulesChange(once, { ...once, noteRequiredFor: ['BLOCKED', 'DROPPED', 'DONE'], oneActive: true })).not.toThrow();
+    expect(() => checkRulesChange(DEFAULT_PLAN_RULES, { ...DEFAULT_PLAN_RULES, planOnce: true })).not.toThrow();
   });
 });

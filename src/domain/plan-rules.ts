@@ -18,35 +18,67 @@ export interface PlanRules {
   minItems: number;
   maxItems: number;
   maxTextLength: number;
+  /** A note longer than this is kept to its first maxNoteLength characters. */
+  maxNoteLength: number;
+  /** Once the plan is first written, the session may add steps and move them, never rewrite, rename, reorder, delete or clear them. */
+  planOnce: boolean;
 }
+
+/** The rules of the three agent to-do tools (../reference/), a session's starting point. */
+export const PLAN_PRESETS = ['WHOLE_LIST', 'STEP_OPS', 'PLAN_AND_FINISH'] as const;
+export type PlanPreset = (typeof PLAN_PRESETS)[number];
 
 /** A change of some rules; a field left out or null keeps its value. */
 export type PlanRulesChange = { [K in keyof PlanRules]?: PlanRules[K] | null };
 
-/** The largest plan any rules may allow, and the longest step text. */
+/** The largest plan any rules may allow, and the longest step text and note. */
 /** A plan is written whole (writeTodos, setPlan) in one call, so it holds at most what one call may send. */
 export const MAX_ITEMS_CEILING = 100;
 const MAX_TEXT_CEILING = 1000;
+/** The longest free text anywhere (errors.md "Limits"), so the longest note any rules may keep. */
+const MAX_NOTE_CEILING = 20_000;
+
+/** Frozen rules: shared by every session, so a caller that mutated them would change the rules of all the others. */
+function frozenRules(rules: PlanRules): PlanRules {
+  return Object.freeze({ ...rules, noteRequiredFor: Object.freeze([...rules.noteRequiredFor]) as ItemState[] });
+}
 
 /**
- * Rules of a new session. Frozen: it is shared by every session, so a caller
- * that mutated it would change the defaults of all the others.
+ * Each preset's rules (errors.md "Session plans"): the whole list asks for no
+ * notes; step operations ask what was checked for DONE; plan-and-finish is
+ * written once, 2 to 20 steps, and asks the reason for BLOCKED and DROPPED,
+ * kept to 400 characters.
  */
-export const DEFAULT_PLAN_RULES: PlanRules = Object.freeze({
-  oneActive: false,
-  noteRequiredFor: Object.freeze<ItemState[]>(['DONE', 'FAILED', 'BLOCKED', 'DROPPED']) as ItemState[],
-  minItems: 0,
-  maxItems: 50,
-  maxTextLength: 160,
+export const PRESET_RULES: Readonly<Record<PlanPreset, PlanRules>> = Object.freeze({
+  WHOLE_LIST: frozenRules({ oneActive: false, noteRequiredFor: [], minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: MAX_NOTE_CEILING, planOnce: false }),
+  STEP_OPS: frozenRules({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: MAX_NOTE_CEILING, planOnce: false }),
+  PLAN_AND_FINISH: frozenRules({ oneActive: false, noteRequiredFor: ['BLOCKED', 'DROPPED'], minItems: 2, maxItems: 20, maxTextLength: 160, maxNoteLength: 400, planOnce: true }),
 });
+
+/** Rules of a session started without a preset: WHOLE_LIST's. */
+export const DEFAULT_PLAN_RULES: PlanRules = PRESET_RULES.WHOLE_LIST;
+
+/**
+ * Rules as stored, with any field a session recorded before the field existed
+ * filled from the defaults (so older sessions read as WHOLE_LIST there).
+ */
+export function withRuleDefaults(stored: Partial<PlanRules>): PlanRules {
+  return { ...DEFAULT_PLAN_RULES, ...stored, noteRequiredFor: [...(stored.noteRequiredFor ?? DEFAULT_PLAN_RULES.noteRequiredFor)] };
+}
+
+/** A session's starting rules: the preset's (WHOLE_LIST when none), then the rules given beside it, field by field. */
+export function startingRules(preset: PlanPreset | null | undefined, change: PlanRulesChange | null | undefined): PlanRules {
+  return mergePlanRules(PRESET_RULES[preset ?? 'WHOLE_LIST'], change ?? {});
+}
 
 /**
  * Merges a partial change onto `base` and validates the result:
- * 0 <= minItems <= maxItems <= 100, 1 <= maxTextLength <= 1000, and
- * noteRequiredFor (deduplicated, first appearance kept) holds settled states
- * only, since a note is asked for when a step settles. A field that is
- * undefined or null keeps its value (GraphQL sends null for "not given").
- * Refuses with BAD_USER_INPUT. Returns a new object; `base` is not touched.
+ * 0 <= minItems <= maxItems <= 100, 1 <= maxTextLength <= 1000,
+ * 1 <= maxNoteLength <= 20,000, and noteRequiredFor (deduplicated, first
+ * appearance kept) holds item states (any of them: a session may ask why a
+ * step was started, too). A field that is undefined or null keeps its value
+ * (GraphQL sends null for "not given"). Refuses with BAD_USER_INPUT. Returns
+ * a new object; `base` is not touched.
  */
 export function mergePlanRules(base: PlanRules, change: PlanRulesChange): PlanRules {
   const merged: PlanRules = {
@@ -55,8 +87,10 @@ export function mergePlanRules(base: PlanRules, change: PlanRulesChange): PlanRu
     minItems: change.minItems ?? base.minItems,
     maxItems: change.maxItems ?? base.maxItems,
     maxTextLength: change.maxTextLength ?? base.maxTextLength,
+    maxNoteLength: change.maxNoteLength ?? base.maxNoteLength,
+    planOnce: change.planOnce ?? base.planOnce,
   };
-  const { minItems, maxItems, maxTextLength } = merged;
+  const { minItems, maxItems, maxTextLength, maxNoteLength } = merged;
   if (![minItems, maxItems].every(Number.isInteger) || minItems < 0 || minItems > maxItems || maxItems > MAX_ITEMS_CEILING) {
     throw new DomainError(
       'BAD_USER_INPUT',
@@ -70,15 +104,38 @@ export function mergePlanRules(base: PlanRules, change: PlanRulesChange): PlanRu
       `maxTextLength must be a whole number from 1 to ${MAX_TEXT_CEILING} (got ${maxTextLength}).`,
     );
   }
-  const refused = merged.noteRequiredFor.filter((state) => !ITEM_STATES.includes(state) || isActive(state));
+  if (!Number.isInteger(maxNoteLength) || maxNoteLength < 1 || maxNoteLength > MAX_NOTE_CEILING) {
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `maxNoteLength must be a whole number from 1 to ${MAX_NOTE_CEILING} (got ${maxNoteLength}).`,
+    );
+  }
+  const refused = merged.noteRequiredFor.filter((state) => !ITEM_STATES.includes(state));
   if (refused.length > 0) {
     throw new DomainError(
       'BAD_USER_INPUT',
-      `noteRequiredFor may hold only settled states (DONE, FAILED, BLOCKED, DROPPED); ${refused.join(', ')} ` +
-        `${refused.length === 1 ? 'is' : 'are'} not. A note is asked for when a step settles, so list only those.`,
+      `noteRequiredFor may hold only item states (${ITEM_STATES.join(', ')}); ${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not.`,
     );
   }
   return merged;
+}
+
+/**
+ * setPlanRules under planOnce: the session cannot loosen the rules that hold
+ * it to its own plan (turn planOnce off, or stop a state needing its note),
+ * or the checklist could be skipped by changing the checklist's rules.
+ * PLAN_LOCKED; tightening them is accepted.
+ */
+export function checkRulesChange(current: PlanRules, next: PlanRules): void {
+  if (!current.planOnce) return;
+  const dropped = current.noteRequiredFor.filter((state) => !next.noteRequiredFor.includes(state));
+  if (next.planOnce && dropped.length === 0) return;
+  const what = next.planOnce ? `stop ${dropped.join(', ')} needing a note` : 'turn planOnce off';
+  throw new DomainError(
+    'PLAN_LOCKED',
+    `this session's plan is written once and held to its rules, so setPlanRules may not ${what}. ` +
+      'Work the plan with updateStep (with the note its rules ask for) and addSteps.',
+  );
 }
 
 /** One step of a plan, as it is checked, rendered and summed up. */
@@ -177,16 +234,69 @@ const NOTE_ASKS: Record<ItemState, string> = {
 };
 
 /**
- * updateStep: NOTE_REQUIRED when `state` is in rules.noteRequiredFor and the
- * note is empty once trimmed. The note is the record of what was verified,
- * so "done" cannot quietly mean "moved on".
+ * NOTE_REQUIRED when `state` is in rules.noteRequiredFor and the note is
+ * empty once trimmed: every mutation that moves a plan step into a new state
+ * calls it (updateStep, writeTodos, updateItem). The note is the record of
+ * what was verified, so "done" cannot quietly mean "moved on". `step`, when
+ * given, names the step in the message.
  */
-export function checkStepNote(state: ItemState, note: string | null | undefined, rules: PlanRules): void {
+export function checkStepNote(state: ItemState, note: string | null | undefined, rules: PlanRules, step?: string): void {
   if (!rules.noteRequiredFor.includes(state)) return;
   if ((note ?? '').trim() !== '') return;
   throw new DomainError(
     'NOTE_REQUIRED',
-    `marking a step ${state} needs a note saying ${NOTE_ASKS[state]}. Send the update again with that note.`,
+    `marking ${step ?? 'a step'} ${state} needs a note saying ${NOTE_ASKS[state]}. Send the update again with that note.`,
+  );
+}
+
+/**
+ * writeTodos: every entry whose state differs from the state its item has
+ * (a new entry has none) is a step moved into that state, so it needs its
+ * note as updateStep would (checkStepNote). `previous` is each kept item's
+ * recorded state by id; `next` is the list as it will be recorded.
+ */
+export function checkTodoNotes(
+  next: readonly { id: string | null; text: string; state: ItemState; note?: string | null }[],
+  previous: ReadonlyMap<string, ItemState>,
+  rules: PlanRules,
+): void {
+  next.forEach((todo, index) => {
+    const was = todo.id === null ? undefined : previous.get(todo.id);
+    if (was === todo.state) return;
+    checkStepNote(todo.state, todo.note, rules, `step ${index + 1} "${todo.text}"`);
+  });
+}
+
+/** A step's note as it is kept: trimmed, then its first maxNoteLength characters; null when empty. */
+export function keptNote(note: string | null | undefined, rules: PlanRules): string | null {
+  const trimmed = (note ?? '').trim();
+  if (trimmed === '') return null;
+  return Array.from(trimmed).slice(0, rules.maxNoteLength).join('').trim();
+}
+
+/** What the session did that planOnce forbids once the plan is written. */
+export type PlanRewrite = 'writeTodos' | 'setPlan' | 'clearPlan' | 'rename' | 'move' | 'delete';
+
+const REWRITE_WORDS: Record<PlanRewrite, string> = {
+  writeTodos: 'rewrite it with writeTodos',
+  setPlan: 'replace it with setPlan',
+  clearPlan: 'clear it',
+  rename: 'rename its steps',
+  move: 'reorder its steps',
+  delete: 'delete its steps',
+};
+
+/**
+ * planOnce: PLAN_LOCKED when the session's plan is already written and the
+ * session itself tries to rewrite it. A caller with no session (a person at
+ * the dashboard) is not held by it: `bySession` is false for that caller.
+ */
+export function checkPlanNotLocked(rules: PlanRules, planWritten: boolean, bySession: boolean, rewrite: PlanRewrite): void {
+  if (!rules.planOnce || !planWritten || !bySession) return;
+  throw new DomainError(
+    'PLAN_LOCKED',
+    `this session's plan is written once, so the session may not ${REWRITE_WORDS[rewrite]}. ` +
+      'Use updateStep to change a step\'s state (with a note where the rules ask for one), or addSteps if the work turned out to need a step you did not plan.',
   );
 }
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { PlanRules } from '../../domain/plan-rules.js';
+import { withRuleDefaults, type PlanRules } from '../../domain/plan-rules.js';
 
 /** An agent's chat. Its plan is a task row (planTaskId) with no domain. */
 @Entity('sessions')
@@ -11,7 +11,8 @@ export class SessionEntity {
   @Column({ type: 'varchar', length: 64, nullable: true })
   parentId: string | null;
 
-  @Column({ type: 'simple-json' })
+  /** Read with defaults for rules added after a session was stored, so an older session still has every rule. */
+  @Column({ type: 'simple-json', transformer: { from: (stored: PlanRules | null) => (stored ? withRuleDefaults(stored) : stored), to: (rules: PlanRules) => rules } })
   rules: PlanRules;
 
   @Column({ type: 'integer', nullable: true })

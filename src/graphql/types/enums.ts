@@ -63,3 +63,22 @@ registerEnumType(MemoryStatusEnum, {
     ARCHIVED: { description: 'A closed task, or a note archived with archiveMemory.' },
   },
 });
+
+/** Mirrors PLAN_PRESETS in src/domain/plan-rules.ts. */
+export enum PlanPresetEnum {
+  WHOLE_LIST = 'WHOLE_LIST',
+  STEP_OPS = 'STEP_OPS',
+  PLAN_AND_FINISH = 'PLAN_AND_FINISH',
+}
+
+registerEnumType(PlanPresetEnum, {
+  name: 'PlanPreset',
+  description: 'The rules of one of the three agent to-do tools (../reference/): a starting point for a session\'s rules.',
+  valuesConfig: {
+    WHOLE_LIST: { description: 'The whole list written each time (whole-list-todo.md): no notes required, 0 to 50 steps. The default.' },
+    STEP_OPS: { description: 'Steps worked one by one (step-todo-manual.md): DONE needs a validation.' },
+    PLAN_AND_FINISH: {
+      description: 'Written once, then worked (plan-and-finish-tasklist.py.txt): 2 to 20 steps, BLOCKED and DROPPED need a reason, notes kept to 400 characters, planOnce.',
+    },
+  },
+});

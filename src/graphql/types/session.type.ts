@@ -6,7 +6,8 @@ import { Task } from './memory.type.js';
   description:
     "How a session's plan is checked. Checked when an update is sent, against what that update changes; a plan recorded under other rules is kept as it is. " +
     'Text and size rules judge writeTodos and setPlan (the whole list), addSteps and addItems (the new steps, and maxItems), deleteItem (minItems) and ' +
-    'renames; updateStep changes neither text nor size, so it is judged by oneActive and noteRequiredFor. ' +
+    'renames; updateStep changes neither text nor size, so it is judged by oneActive and noteRequiredFor. noteRequiredFor holds whichever mutation ' +
+    'moves a step (updateStep, writeTodos with TodoInput.note, updateItem with comment); planOnce refuses the session\'s rewrites (PLAN_LOCKED). ' +
     'Without x-session-id a caller (the dashboard) may steer any plan through the task mutations, under the same rules; with one, only its own.',
 })
 export class PlanRules {
@@ -14,7 +15,9 @@ export class PlanRules {
   oneActive: boolean;
 
   @Field(() => [ItemStateEnum], {
-    description: 'States that need a note (validation or reason) when an item is moved into them. Checked by updateStep only: writeTodos carries no notes.',
+    description:
+      'States that need a note (validation or reason) when an item is moved into them, by any mutation: updateStep.note, TodoInput.note, updateItem.comment. ' +
+      'A step that keeps its recorded state needs nothing new.',
   })
   noteRequiredFor: ItemStateEnum[];
 
@@ -26,6 +29,16 @@ export class PlanRules {
 
   @Field(() => Int, { description: 'Longest step text, in characters once trimmed.' })
   maxTextLength: number;
+
+  @Field(() => Int, { description: 'Notes longer than this are kept to their first maxNoteLength characters.' })
+  maxNoteLength: number;
+
+  @Field({
+    description:
+      'Once the plan is first written, the session may add steps and change their states, never rewrite, rename, reorder, delete or clear them ' +
+      '(PLAN_LOCKED). A caller with no session (the dashboard) may still edit; every change is in the history.',
+  })
+  planOnce: boolean;
 }
 
 @ObjectType({

@@ -3,7 +3,9 @@ import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/text-rules.js';
 import { orderWithRemoved, planWholeList, type TodoIn } from '../../domain/list-diff.js';
-import { checkPlan, checkStepNote, planMessage, renderPlan, stepIndex, type PlanStep } from '../../domain/plan-rules.js';
+import {
+  checkPlan, checkPlanNotLocked, checkStepNote, checkTodoNotes, keptNote, planMessage, renderPlan, stepIndex, type PlanStep,
+} from '../../domain/plan-rules.js';
 import {
   checkAddedSteps, checkStepsPerCall, checkStepStart, noPlan, planClearedMessage, planSetMessage, stepsAddedMessage,
   stepUpdatedMessage,
@@ -81,22 +83,30 @@ export class PlanService {
   async writeTodos(caller: Caller, todos: readonly TodoIn[]): Promise<PlanResult> {
     return this.writer.run(caller, async (uow) => {
       const open = await this.open(uow);
+      const { rules } = open.session;
+      checkPlanNotLocked(rules, open.aggregate !== null, true, 'writeTodos');
       checkStepsPerCall(todos.length);
-      checkPlan(todos.map((todo) => ({ text: todo.content, state: todo.status, note: null, added: false })), open.session.rules);
+      checkPlan(todos.map((todo) => ({ text: todo.content, state: todo.status, note: null, added: false })), rules);
+      const { next, removedIds } = planWholeList(open.aggregate?.before ?? [], todos);
+      const byId = new Map((open.aggregate?.items ?? []).map((item) => [String(item.id), item]));
+      checkTodoNotes(next, new Map([...byId].map(([id, item]) => [id, item.state])), rules);
       const aggregate = open.aggregate ?? (await this.createPlan(uow, open.session));
-      const { next, removedIds } = planWholeList(aggregate.before, todos);
       await this.markDeleted(uow, aggregate, removedIds);
-      const byId = new Map(aggregate.items.map((item) => [String(item.id), item]));
       for (const todo of next) {
         const item = todo.id === null ? undefined : byId.get(todo.id);
-        if (!item || item.state === todo.state) continue;
-        Object.assign(item, { state: todo.state, note: null, updatedAt: uow.now });
-        await uow.manager.update(ItemEntity, { id: item.id }, { state: item.state, note: null, updatedAt: uow.now });
+        if (!item) continue;
+        // A state change takes the note sent with it (none clears the old reason); a note sent with the same state replaces the note.
+        const note = keptNote(todo.note, rules);
+        if (item.state === todo.state && (note === null || note === item.note)) continue;
+        const change = { state: todo.state, note: item.state === todo.state ? note ?? item.note : note, updatedAt: uow.now };
+        Object.assign(item, change);
+        await uow.manager.update(ItemEntity, { id: item.id }, change);
       }
       const fresh = next.filter((todo) => todo.id === null);
       const base = aggregate.items.length;
       const created = await insertItems(
-        uow, aggregate.task.id, fresh.map((todo, index) => ({ text: todo.text, state: todo.state, position: base + index, added: open.current })),
+        uow, aggregate.task.id,
+        fresh.map((todo, index) => ({ text: todo.text, state: todo.state, note: keptNote(todo.note, rules), position: base + index, added: open.current })),
       );
       const createdIds = new Map(fresh.map((todo, index) => [todo, String(created[index]!.id)]));
       const live = next.map((todo) => todo.id ?? createdIds.get(todo)!);
@@ -110,6 +120,7 @@ export class PlanService {
   async setPlan(caller: Caller, steps: readonly string[]): Promise<PlanResult> {
     return this.writer.run(caller, async (uow) => {
       const open = await this.open(uow);
+      checkPlanNotLocked(open.session.rules, open.aggregate !== null, true, 'setPlan');
       checkStepsPerCall(steps.length);
       const fresh: PlanStep[] = steps.map((text) => ({ text: text.trim(), state: 'PENDING', note: null, added: false }));
       checkPlan(fresh, open.session.rules);
@@ -157,9 +168,9 @@ export class PlanService {
       const aggregate = open.aggregate;
       const live = liveSteps(aggregate);
       const index = byStep ? stepIndex(input.step!, live.length) : live.indexOf(await this.stepById(uow, open, input.id!));
-      const note = input.note === null || input.note === undefined ? '' : cleanFreeText(input.note, 'note');
-      if (note) checkFreeText(note, 'note', citableIds(aggregate));
       const { rules } = open.session;
+      const note = input.note === null || input.note === undefined ? '' : keptNote(cleanFreeText(input.note, 'note'), rules) ?? '';
+      if (note) checkFreeText(note, 'note', citableIds(aggregate));
       const item = live[index]!;
       // Resending the state a step has, with no note or the note it has, is accepted and records nothing.
       if (input.state === item.state && (!note || note === item.note)) {
@@ -183,6 +194,7 @@ export class PlanService {
     return this.writer.run(caller, async (uow) => {
       const open = await this.open(uow);
       const { session, aggregate } = open;
+      checkPlanNotLocked(session.rules, aggregate !== null, true, 'clearPlan');
       uow.emit({ entity: 'SESSION', id: session.id, action: 'PLAN_CLEARED' });
       if (!open.current || !aggregate) return { session, plan: null, message: planClearedMessage(null), rendered: NO_PLAN_RENDERED };
       const live = liveSteps(aggregate);

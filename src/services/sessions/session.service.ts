@@ -2,7 +2,7 @@ import type { ChangeAction } from '../../domain/history.js';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain/errors.js';
 import { checkHelperCount } from '../../domain/session-limits.js';
-import { DEFAULT_PLAN_RULES, mergePlanRules, whyNotFinished, type PlanRulesChange } from '../../domain/plan-rules.js';
+import { checkRulesChange, mergePlanRules, startingRules, whyNotFinished, type PlanPreset, type PlanRulesChange } from '../../domain/plan-rules.js';
 import { noPlan } from '../../domain/plan-steps.js';
 import { ItemEntity, SessionEntity } from '../../db/entities/index.js';
 import { currentPlanIds, loadCallingSession } from './session-store.js';
@@ -10,6 +10,8 @@ import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface StartSessionInput {
   parentId?: string | null;
+  /** The rules to start from; WHOLE_LIST when none. */
+  preset?: PlanPreset | null;
   rules?: PlanRulesChange | null;
 }
 
@@ -21,8 +23,8 @@ export class SessionService {
   constructor(private readonly writer: Writer) {}
 
   /**
-   * A new session with a server-made id; rules are merged onto the defaults. NOT_FOUND for an unknown parent.
-   * With auth on it belongs to the calling token: only that token may change it.
+   * A new session with a server-made id; its rules are the preset's (WHOLE_LIST by default) with the given rules over them.
+   * NOT_FOUND for an unknown parent. With auth on it belongs to the calling token: only that token may change it.
    */
   async startSession(caller: Caller, input: StartSessionInput = {}): Promise<SessionEntity> {
     return this.writer.run(caller, async (uow) => {
@@ -41,7 +43,7 @@ export class SessionService {
         parentId = parent.id;
       }
       const session = uow.manager.create(SessionEntity, {
-        id: randomUUID(), parentId, rules: mergePlanRules(DEFAULT_PLAN_RULES, input.rules ?? {}), planTaskId: null,
+        id: randomUUID(), parentId, rules: startingRules(input.preset, input.rules), planTaskId: null,
         planStanding: false, turn: 0, finishedAt: null, lastRemindedAt: null, createdAt: uow.now,
         owner: caller.principal ?? null,
       });
@@ -53,9 +55,11 @@ export class SessionService {
 
   /** Changes the calling session's rules; they apply from its next plan update on, the recorded plan is kept as it is. */
   async setPlanRules(caller: Caller, rules: PlanRulesChange): Promise<SessionEntity> {
-    return this.change(caller, 'RULES_CHANGED', async (_uow, session) => ({
-      rules: mergePlanRules(session.rules, rules),
-    }));
+    return this.change(caller, 'RULES_CHANGED', async (_uow, session) => {
+      const next = mergePlanRules(session.rules, rules);
+      checkRulesChange(session.rules, next);
+      return { rules: next };
+    });
   }
 
   /**

@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/errors.js';
 import { cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, sameLabel, splitItemsText } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { moveAfter } from '../../domain/ordering.js';
-import { checkPlanResize, checkStepNote } from '../../domain/plan-rules.js';
+import { checkPlanNotLocked, checkPlanResize, checkStepNote, keptNote } from '../../domain/plan-rules.js';
 import { checkStepStart } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
@@ -128,6 +128,7 @@ export class TaskService {
           if (aggregate.items.some((other) => !other.deleted && other !== item && sameLabel(other.text, text))) {
             throw new DomainError('DUPLICATE_TEXT', `"${text}" is already a live item of this task. Give this item a label that tells them apart.`);
           }
+          if (aggregate.rules) checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'rename');
           change.text = text;
           actions.push('ITEM_RENAMED');
         }
@@ -142,7 +143,7 @@ export class TaskService {
         }
         change.state = input.state;
         // The note is the reason given with the latest state change; a change without one clears an old reason that no longer applies.
-        change.note = comment || null;
+        change.note = aggregate.rules ? keptNote(comment, aggregate.rules) : comment || null;
         actions.unshift('ITEM_STATE');
       }
       const related = await this.linkable(uow.manager, item.id, input.related ?? []);
@@ -173,7 +174,10 @@ export class TaskService {
   async deleteItem(caller: Caller, id: string): Promise<MemoryEntity> {
     return this.writer.run(caller, async (uow) => {
       const { aggregate, item } = await loadItemForChange(uow, id);
-      if (aggregate.rules) checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);
+      if (aggregate.rules) {
+        checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'delete');
+        checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);
+      }
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
       Object.assign(item, { deleted: true, updatedAt: uow.now });
       await purgeDeletedSteps(uow, aggregate);
@@ -201,6 +205,7 @@ export class TaskService {
   async moveItem(caller: Caller, input: { id: string; after?: string | null }): Promise<MemoryEntity> {
     return this.writer.run(caller, async (uow) => {
       const { aggregate, item } = await loadItemForChange(uow, input.id);
+      if (aggregate.rules) checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'move');
       let after: string | null = null;
       if (input.after !== null && input.after !== undefined) {
         after = String(liveItem(aggregate, input.after).id);

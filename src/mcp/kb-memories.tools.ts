@@ -1,0 +1,165 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { MemoryKind } from '../services/memories/memory-kind.js';
+import { itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
+import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
+import { answer, guarded, ToolRefusal } from './tool-result.js';
+
+const ENTRY = z.object({
+  uid: z.string(), type: z.string(), title: z.string(), domain: z.string(), status: z.string(), progress: z.string().optional(),
+});
+const MEMORY = z.object({
+  uid: z.string(), type: z.string(), title: z.string(), domain: z.string(), status: z.string(),
+  body: z.string().optional(), goal: z.string().optional(), state: z.string().optional(),
+  progress: z.record(z.string(), z.number()).optional(),
+});
+
+/** A domain named in a read is recorded on the session for reminders; a read-only connection records nothing. */
+async function named(ctx: ToolContext, domain: string | undefined): Promise<void> {
+  if (ctx.access === 'write' && domain !== undefined) await ctx.services.sessionDomains.named(await callerOf(ctx), domain);
+}
+
+function entries<T extends { line: string }>(list: T[]) {
+  return list.map(({ line: _line, ...entry }) => entry);
+}
+
+/** knowledge-base, the memory tools: get_memory, edit_memory, remember, list_by_domain, must_read, search (api/mcp.md). */
+export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void {
+  const run = (work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work);
+
+  /** A memory as get_memory and edit_memory answer: a task's goal, state, status and counts; a note's body. */
+  async function describe(uid: string) {
+    const memory = await loadMemory(ctx, uid);
+    if (memory.kind === 'NOTE') {
+      const status = memory.archived ? 'archived' : 'active';
+      const data = { uid: String(memory.id), type: 'note', title: memory.title, domain: memory.domain ?? '', status, body: memory.body };
+      return answer(`Note ${memory.id} "${memory.title}" (${memory.domain}, ${status}):\n${memory.body}`, data);
+    }
+    const loaded = await loadTask(ctx, uid);
+    const summary = taskSummary(loaded);
+    const doing = summary.in_progress.length ? `\nIn progress:\n${summary.in_progress.map((item) => `  ${itemLine(item)}`).join('\n')}` : '';
+    const { progress } = summary;
+    const counts = `${progress.done} done, ${progress.inProgress} doing, ${progress.pending} todo, ${progress.dropped} dropped` +
+      (progress.blocked ? `, ${progress.blocked} blocked` : '') + (progress.failed ? `, ${progress.failed} failed` : '');
+    return answer(`${summaryText(summary)}\nStatus: ${summary.status}. Items: ${counts} (${progress.total} in all).${doing}`, {
+      uid: summary.uid, type: 'task', title: summary.title, domain: summary.domain, status: summary.status,
+      goal: summary.goal, state: summary.state, progress: { ...progress },
+    });
+  }
+
+  server.registerTool(
+    'get_memory',
+    {
+      title: 'Read a memory',
+      description: 'Read a memory by uid: for a task, its goal, state, status and counts (read its items, notes and comments with task_read); for a note, its body.\nExample: {"uid": "12"}',
+      inputSchema: { uid: z.string() },
+      outputSchema: MEMORY.shape,
+    },
+    async ({ uid }) => run(() => describe(uid)),
+  );
+
+  server.registerTool(
+    'edit_memory',
+    {
+      title: 'Correct a memory in place',
+      description: 'Correct a task or a note where it stands instead of filing it again: title, domain, and a task\'s goal or a note\'s body.\nExample: {"uid": "12", "goal": "Every billing and refund webhook is deduplicated by event id."}',
+      inputSchema: { uid: z.string(), title: z.string().optional(), goal: z.string().optional(), body: z.string().optional(), domain: z.string().optional() },
+      outputSchema: MEMORY.shape,
+    },
+    async ({ uid, title, goal, body, domain }) =>
+      run(async () => {
+        const memory = await loadMemory(ctx, uid);
+        if (memory.kind === 'TASK' && body !== undefined) throw new ToolRefusal('a task has a goal, not a body: send goal (and title or domain) to change it.');
+        if (memory.kind === 'NOTE' && goal !== undefined) throw new ToolRefusal('a note has a body, not a goal: send body (and title or domain) to change it.');
+        requireWrite(ctx);
+        const caller = await callerOf(ctx);
+        if (memory.kind === 'TASK') await ctx.services.tasks.editTask(caller, { id: uid, title: title ?? null, goal: goal ?? null, domain: domain ?? null });
+        else await ctx.services.notes.editNote(caller, { id: uid, title: title ?? null, body: body ?? null, domain: domain ?? null });
+        return describe(uid);
+      }),
+  );
+
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember a note',
+      description: 'Keep a note (a plain memory) in a domain, for later sessions and search; link it to an item with task_item related.\nExample: {"title": "Provider retries webhooks for 72h", "body": "Events can arrive up to three days late.", "domain": "acme/checkout/billing"}',
+      inputSchema: { title: z.string(), body: z.string(), domain: z.string() },
+      outputSchema: { uid: z.string() },
+    },
+    async ({ title, body, domain }) =>
+      run(async () => {
+        requireWrite(ctx);
+        const note = await ctx.services.notes.createNote(await callerOf(ctx), { title, body, domain });
+        return answer(`Remembered note ${note.id} "${note.title}" in ${note.domain}.`, { uid: String(note.id) });
+      }),
+  );
+
+  server.registerTool(
+    'list_by_domain',
+    {
+      title: 'List a scope',
+      description: 'List the memories of a domain and below, newest first (the first 50): type "task" or "note", status "active" or "archived" (closed tasks are archived).\nExample: {"domain": "acme/checkout", "type": "task", "status": "archived"}',
+      inputSchema: {
+        domain: z.string(), type: z.string().optional().describe('task or note'), status: z.string().optional().describe('active or archived'),
+      },
+      outputSchema: { memories: z.array(ENTRY), total: z.number().int() },
+    },
+    async ({ domain, type, status }) =>
+      run(async () => {
+        const kind = type === undefined ? null : ({ task: 'TASK', note: 'NOTE' } as Record<string, MemoryKind>)[type];
+        if (kind === undefined) throw new ToolRefusal(`type must be task or note (got "${type}").`);
+        const state = status === undefined ? null : ({ active: 'ACTIVE', archived: 'ARCHIVED' } as const)[status as 'active'];
+        if (state === undefined) throw new ToolRefusal(`status must be active or archived (got "${status}").`);
+        const page = await ctx.services.memoryReader.memories({ domain, kind, status: state, first: 50 });
+        await named(ctx, domain);
+        const list = await Promise.all(page.nodes.map((memory) => memoryEntry(ctx, memory)));
+        const text = list.length ? list.map((entry) => entry.line).join('\n') : `(nothing in ${domain})`;
+        return answer(`${page.totalCount} in ${domain}:\n${text}`, { memories: entries(list), total: page.totalCount });
+      }),
+  );
+
+  server.registerTool(
+    'must_read',
+    {
+      title: 'Open tasks of a scope',
+      description: 'The open tasks of a domain and below, most recently updated first, each with its progress (done/total) and the items in progress. Read it when you start work in a domain.\nExample: {"domain": "acme/checkout", "type": "task"}',
+      inputSchema: { domain: z.string(), type: z.string().optional().describe('task (the only kind it lists)') },
+      outputSchema: { tasks: z.array(z.object({ uid: z.string(), title: z.string(), domain: z.string(), progress: z.string(), in_progress: z.array(z.string()) })) },
+    },
+    async ({ domain, type }) =>
+      run(async () => {
+        if (type !== undefined && type !== 'task') throw new ToolRefusal(`must_read lists tasks only: send type "task" or leave it out (got "${type}").`);
+        const rows = await ctx.services.memoryReader.mustRead(domain);
+        await named(ctx, domain);
+        const tasks = await Promise.all(rows.map(async (row) => taskSummary(await loadTask(ctx, String(row.id)))));
+        const lines = tasks.map((task) => {
+          const doing = task.in_progress.map((item) => `\n    doing: ${item.text} (id ${item.id})`).join('');
+          return `${task.uid} ${task.title} (${task.domain}) ${task.progress.done}/${task.progress.total}${doing}`;
+        });
+        return answer(tasks.length ? `Open tasks in ${domain}:\n${lines.join('\n')}` : `No open tasks in ${domain}.`, {
+          tasks: tasks.map((task) => ({
+            uid: task.uid, title: task.title, domain: task.domain, progress: `${task.progress.done}/${task.progress.total}`,
+            in_progress: task.in_progress.map((item) => item.text),
+          })),
+        });
+      }),
+  );
+
+  server.registerTool(
+    'search',
+    {
+      title: 'Search memories',
+      description: 'Search notes and tasks (title, goal, item labels) by words, best first (the first 20); task notes are never returned. Any characters are safe.\nExample: {"query": "webhook idempotent", "domain": "acme/checkout"}',
+      inputSchema: { query: z.string(), domain: z.string().optional() },
+      outputSchema: { memories: z.array(ENTRY), total: z.number().int() },
+    },
+    async ({ query, domain }) =>
+      run(async () => {
+        const page = await ctx.services.memoryReader.search({ query, domain: domain ?? null, first: 20 });
+        await named(ctx, domain);
+        const list = await Promise.all(page.nodes.map((memory) => memoryEntry(ctx, memory)));
+        return answer(list.length ? list.map((entry) => entry.line).join('\n') : `Nothing matches "${query}".`, { memories: entries(list), total: page.totalCount });
+      }),
+  );
+}

@@ -1,0 +1,107 @@
+import type { ItemEntity, MemoryEntity } from '../db/entities/index.js';
+import type { Page } from '../domain/paging.js';
+import { deriveTaskState, progressOf, taskStatus } from '../domain/states.js';
+import type { ToolContext } from './tool-context.js';
+import { kbState, rendered, targetsOf } from './kb-text.js';
+import { ToolRefusal } from './tool-result.js';
+
+/** A knowledge-base task and all its items (deleted ones too, in list order). */
+export interface LoadedTask {
+  task: MemoryEntity;
+  all: ItemEntity[];
+  live: ItemEntity[];
+}
+
+function noTask(uid: string): ToolRefusal {
+  return new ToolRefusal(`no task has uid "${uid}". Use the uid task returned, or find it with search or must_read.`);
+}
+
+/** A memory by uid; a session's plan is not one (its plan tools show it). */
+export async function loadMemory(ctx: ToolContext, uid: string): Promise<MemoryEntity> {
+  const [memory] = await ctx.services.taskReader.memoriesByIds([uid]);
+  if (!memory || memory.sessionId) throw new ToolRefusal(`no memory has uid "${uid}". Use a uid task or remember returned, or find it with search.`);
+  return memory;
+}
+
+export async function loadTask(ctx: ToolContext, uid: string): Promise<LoadedTask> {
+  const [task] = await ctx.services.taskReader.memoriesByIds([uid]);
+  if (!task || task.sessionId) throw noTask(uid);
+  if (task.kind !== 'TASK') throw new ToolRefusal(`memory ${uid} is a note, not a task: read it with get_memory, change it with edit_memory.`);
+  const [all] = await ctx.services.taskReader.itemsOfTasks([task.id]);
+  return { task, all: all!, live: all!.filter((item) => !item.deleted) };
+}
+
+/** An item of this task, refused when it is another task's (a mixed-up id must not change the wrong list). */
+export function itemOf(loaded: LoadedTask, item: string): ItemEntity {
+  const found = loaded.all.find((candidate) => String(candidate.id) === item.trim());
+  if (!found) {
+    throw new ToolRefusal(`item "${item}" is not an item of task ${loaded.task.id}. Read the task's items (task_read with collection "items") for their ids.`);
+  }
+  return found;
+}
+
+/** A task as the tools describe it: state, status and counts, the goal rendered. */
+export function taskSummary(loaded: LoadedTask) {
+  const { task, all, live } = loaded;
+  const state = deriveTaskState(all);
+  const targets = targetsOf(all);
+  return {
+    uid: String(task.id),
+    title: task.title,
+    domain: task.domain ?? '',
+    goal: rendered(task.goal, targets),
+    state: state.toLowerCase(),
+    status: taskStatus(state).toLowerCase(),
+    progress: progressOf(all),
+    in_progress: live.filter((item) => item.state === 'IN_PROGRESS').map((item) => itemView(loaded, item)),
+  };
+}
+
+/** One item: id, its place now, label, state in the tools' words, latest note. */
+export function itemView(loaded: LoadedTask, item: ItemEntity) {
+  const number = item.deleted ? null : loaded.live.indexOf(item) + 1;
+  const note = item.note === null ? null : rendered(item.note, targetsOf(loaded.all));
+  return { id: String(item.id), number, text: item.text, state: kbState(item.state), note, deleted: item.deleted };
+}
+
+export function itemLine(view: ReturnType<typeof itemView>): string {
+  const place = view.number === null ? 'deleted' : `#${view.number}`;
+  return `${place} [${view.state}] ${view.text} (id ${view.id})${view.note ? ` - ${view.note.replace(/\s*[\r\n]+\s*/g, ' ')}` : ''}`;
+}
+
+export function summaryText(summary: ReturnType<typeof taskSummary>): string {
+  const { progress } = summary;
+  return `Task ${summary.uid} "${summary.title}" (${summary.domain}): ${summary.state}, ${progress.done}/${progress.total} done. Goal: ${summary.goal}`;
+}
+
+/** A memory in a listing: one line and its data. */
+export async function memoryEntry(ctx: ToolContext, memory: MemoryEntity) {
+  if (memory.kind === 'NOTE') {
+    const status = memory.archived ? 'archived' : 'active';
+    return { uid: String(memory.id), type: 'note', title: memory.title, domain: memory.domain ?? '', status, line: `${memory.id} [note, ${status}] ${memory.title} (${memory.domain})` };
+  }
+  const summary = taskSummary(await loadTask(ctx, String(memory.id)));
+  return {
+    uid: summary.uid, type: 'task', title: summary.title, domain: summary.domain, status: summary.status,
+    progress: `${summary.progress.done}/${summary.progress.total}`,
+    line: `${summary.uid} [task, ${summary.state} ${summary.progress.done}/${summary.progress.total}] ${summary.title} (${summary.domain})`,
+  };
+}
+
+/**
+ * The page at `offset` of a keyset-paged list, for tools whose callers page
+ * by offset (task_read's next_offset): walks the keyset pages up to it, so a
+ * page costs what its offset costs, never more than a read of the list.
+ */
+export async function pageAtOffset<T>(fetch: (first: number, after: string | null) => Promise<Page<T>>, offset: number, size: number) {
+  let after: string | null = null;
+  let skipped = 0;
+  while (skipped < offset) {
+    const step: Page<T> = await fetch(Math.min(200, offset - skipped), after);
+    skipped += step.nodes.length;
+    after = step.endCursor;
+    if (!step.hasNextPage) return { nodes: [] as T[], more: false, total: step.totalCount };
+  }
+  const page = await fetch(size, after);
+  return { nodes: page.nodes, more: page.hasNextPage, total: page.totalCount };
+}

@@ -1,0 +1,30 @@
+import type { ItemEntity } from '../db/entities/index.js';
+import type { ItemState } from '../domain/states.js';
+
+/** The five step-ops statuses and the item states they are. */
+export const STEP_STATUSES = {
+  pending: 'PENDING',
+  in_progress: 'IN_PROGRESS',
+  done: 'DONE',
+  failed: 'FAILED',
+  dropped: 'DROPPED',
+} as const satisfies Record<string, ItemState>;
+
+/** What view answers before any plan, word for word (agents match on it). */
+export const NO_PLAN_TEXT = 'No plan set for this session.';
+
+/** An item state as step-ops names it (BLOCKED, set elsewhere, reads "blocked"). */
+export function stepOpsStatus(state: ItemState): string {
+  return state.toLowerCase();
+}
+
+/** The plan, one line a step: "2. [done] Run the tests — validation: ran npm test: 38 passed". */
+export function renderSteps(steps: readonly Pick<ItemEntity, 'text' | 'state' | 'note' | 'added'>[]): string {
+  if (steps.length === 0) return '(the plan has no steps)';
+  return steps
+    .map((step, index) => {
+      const validation = step.note ? ` — validation: ${step.note.replace(/\s*[\r\n]+\s*/g, ' ')}` : '';
+      return `${index + 1}. [${stepOpsStatus(step.state)}] ${step.text}${validation}${step.added ? ' (added)' : ''}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { Access } from '../graphql/context.js';
+import type { PlanPreset } from '../domain/plan-rules.js';
+import type { Services } from '../services/index.js';
+import type { Caller } from '../services/kernel/unit-of-work.js';
+import { ToolRefusal } from './tool-result.js';
+
+/** How an MCP session finds its taskbase session (api/mcp.md "Transports and the session"). */
+export interface SessionOptions {
+  /** Join this started session (--session, x-session-id) instead of starting one. */
+  sessionId?: string | null;
+  /** Start a helper's session under this one (--parent, x-parent-session-id). */
+  parentId?: string | null;
+  /** Turn the one-active rule on for the session started here (--one-active, ?oneActive=1). */
+  oneActive?: boolean;
+  /** The preset of the connection's plan set; WHOLE_LIST when it has none. */
+  preset: PlanPreset | null;
+  /** A stateless HTTP call: no session is started, only x-session-id is used. */
+  stateless?: boolean;
+}
+
+/**
+ * The taskbase session behind one MCP session: joined when named, else
+ * started once (when the MCP session initializes, or at the first tool call,
+ * whichever is first). A read-only connection starts none.
+ */
+export class SessionBinding {
+  private started?: Promise<string | null>;
+
+  constructor(
+    private readonly services: Services,
+    private readonly options: SessionOptions,
+    private readonly access: Access,
+  ) {}
+
+  id(): Promise<string | null> {
+    this.started ??= this.resolve();
+    return this.started;
+  }
+
+  private async resolve(): Promise<string | null> {
+    const { sessionId, parentId, oneActive, preset, stateless } = this.options;
+    if (sessionId) return sessionId;
+    if (stateless || this.access === 'read') return null;
+    const session = await this.services.sessions.startSession(
+      { sessionId: null },
+      { parentId: parentId ?? null, preset: preset ?? 'WHOLE_LIST', rules: oneActive ? { oneActive: true } : null },
+    );
+    return session.id;
+  }
+}
+
+/** What every tool handler gets. */
+export interface ToolContext {
+  services: Services;
+  session: SessionBinding;
+  access: Access;
+  logger: Logger;
+}
+
+/** The caller a service call acts as: the MCP session's taskbase session. */
+export async function callerOf(ctx: ToolContext): Promise<Caller> {
+  return { sessionId: await ctx.session.id() };
+}
+
+/** Refuses a recording tool on a read-only connection, before anything is sent. */
+export function requireWrite(ctx: ToolContext): void {
+  if (ctx.access === 'read') {
+    throw new ToolRefusal('this connection\'s bearer token may only read, so nothing was recorded. Connect with a token that is not ":read" to make changes.');
+  }
+}
