@@ -17,11 +17,12 @@ import { textOf } from './fixtures/mcp.js';
 const CLI = path.resolve('dist/src/cli.js');
 const WRITE = 'secret-writer';
 const READ = 'secret-reader';
+const OTHER = 'secret-other-writer';
 
 let server: TestServer;
 let origin: string;
 beforeAll(async () => {
-  server = await startTestServer({ env: { TASKBASE_TOKENS: `${WRITE},${READ}:read` } });
+  server = await startTestServer({ env: { TASKBASE_TOKENS: `${WRITE},${OTHER},${READ}:read` } });
   origin = server.app.server.url;
 });
 afterAll(async () => { await server?.close(); });
@@ -164,6 +165,27 @@ describe('Streamable HTTP at /mcp', () => {
     const refused = await joined.call('plan_tasks', { tasks: ['Rewrite', 'It all'] });
     expect(textOf(refused)).toMatch(/^Error: the list is written once/);
     for (const agent of [one, two, helper, joined]) await agent.client.close();
+  });
+
+  it('keeps a session to the token that started it: another token can neither join it nor use its MCP session id', async () => {
+    const owner = await httpAgent('?tools=whole-list');
+    const written = await owner.call('todo_write', { todos: [{ content: 'Mine', status: 'in_progress' }] });
+    const sessionId = (written.structuredContent as { sessionId: string }).sessionId;
+    const before = await databaseState(server);
+    const intruder = await httpAgent('?tools=whole-list', { authorization: `Bearer ${OTHER}`, 'x-session-id': sessionId });
+    const refused = await intruder.call('todo_write', { todos: [{ content: 'Theirs', status: 'pending' }] });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^Error: Session .* was started with another bearer token/);
+    const mcpSession = (owner.client.transport as StreamableHTTPClientTransport).sessionId!;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} });
+    const hijack = await fetch(`${origin}/mcp`, {
+      method: 'POST', body,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${OTHER}`, 'mcp-session-id': mcpSession },
+    });
+    expect(hijack.status).toBe(403);
+    expect(await databaseState(server)).toEqual(before);
+    expect(stepsOf(await sessionOf(sessionId))).toEqual(['Mine:IN_PROGRESS']);
+    for (const agent of [owner, intruder]) await agent.client.close();
   });
 
   it('answers a stateless call with no session by the to-do tool\'s refusal, and refuses two plan sets at initialize', async () => {

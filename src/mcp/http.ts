@@ -15,6 +15,8 @@ interface Connection {
   server: McpServer;
   access: Access;
   /** When a request last named it (ms). */
+  /** The bearer token that opened it (null with auth off): only that token may use it. */
+  principal: string | null;
   seen: number;
 }
 
@@ -55,7 +57,7 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
   }, 60_000);
   sweeper.unref();
 
-  const open = (req: Request, access: Access, stateless: boolean) => {
+  const open = (req: Request, access: Access, principal: string | null, stateless: boolean) => {
     const selection = parseToolSets(typeof req.query.tools === 'string' ? req.query.tools : null);
     return createMcpServer(services, logger, {
       selection,
@@ -65,12 +67,14 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
         parentId: header(req, 'x-parent-session-id'),
         oneActive: req.query.oneActive === '1' || req.query.oneActive === 'true',
         stateless,
+        principal,
       },
     }).server;
   };
 
   const handler: RequestHandler = async (req, res) => {
     const access = (res.locals.access ?? 'write') as Access;
+    const principal = (res.locals.principal ?? null) as string | null;
     const sessionId = header(req, 'mcp-session-id');
     try {
       if (sessionId) {
@@ -79,14 +83,16 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
         // A session opened with a write token is not written through by a read-only one.
         connection.seen = Date.now();
         if (connection.access === 'write' && access === 'read') return rpcError(res, 403, 'This bearer token may only read; the MCP session was opened with one that may write.');
+        // An MCP session is its token's, like the taskbase session behind it: another token may not use its id.
+        if (connection.principal !== principal) return rpcError(res, 403, 'This MCP session was opened with another bearer token; use that token, or initialize a session of your own.');
         return await connection.transport.handleRequest(req, res, req.body);
       }
       if (req.method !== 'POST') return rpcError(res, 400, 'Send mcp-session-id to stream or end an MCP session; open one with an initialize POST.');
       if (isInitializeRequest(req.body)) {
-        const server = open(req, access, false);
+        const server = open(req, access, principal, false);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void connections.set(id, { transport, server, access, seen: Date.now() }),
+          onsessioninitialized: (id) => void connections.set(id, { transport, server, access, principal, seen: Date.now() }),
         });
         transport.onclose = () => {
           if (transport.sessionId) connections.delete(transport.sessionId);
@@ -94,7 +100,7 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
         await server.connect(transport);
         return await transport.handleRequest(req, res, req.body);
       }
-      const server = open(req, access, true);
+      const server = open(req, access, principal, true);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();

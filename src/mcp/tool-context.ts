@@ -17,6 +17,12 @@ export interface SessionOptions {
   preset: PlanPreset | null;
   /** A stateless HTTP call: no session is started, only x-session-id is used. */
   stateless?: boolean;
+  /**
+   * The bearer token's principal (src/auth.ts principalOf) over HTTP with auth
+   * on; null otherwise. The session started here belongs to it, and a session
+   * joined by id must be its own, as over GraphQL.
+   */
+  principal?: string | null;
 }
 
 /**
@@ -33,6 +39,11 @@ export class SessionBinding {
     private readonly access: Access,
   ) {}
 
+  /** Who the calling token is (null with auth off): what every service call acts as, beside the session. */
+  get principal(): string | null {
+    return this.options.principal ?? null;
+  }
+
   id(): Promise<string | null> {
     this.started ??= this.resolve();
     return this.started;
@@ -43,7 +54,7 @@ export class SessionBinding {
     if (sessionId) return sessionId;
     if (stateless || this.access === 'read') return null;
     const session = await this.services.sessions.startSession(
-      { sessionId: null },
+      { sessionId: null, principal: this.principal },
       { parentId: parentId ?? null, preset: preset ?? 'WHOLE_LIST', rules: oneActive ? { oneActive: true } : null },
     );
     return session.id;
@@ -60,7 +71,7 @@ export interface ToolContext {
 
 /** The caller a service call acts as: the MCP session's taskbase session. */
 export async function callerOf(ctx: ToolContext): Promise<Caller> {
-  return { sessionId: await ctx.session.id() };
+  return { sessionId: await ctx.session.id(), principal: ctx.session.principal };
 }
 
 /** Refuses a recording tool on a read-only connection, before anything is sent. */
