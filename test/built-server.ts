@@ -35,8 +35,11 @@ export interface BuiltServer {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the built server on a free port and waits for GET /healthz 200 (failing with its output if it never answers). */
-export async function startBuiltServer(databaseUrl: string, cwd: string): Promise<BuiltServer> {
+/**
+ * Starts the built server on a free port and waits for GET /healthz 200 (failing with its output if it never
+ * answers within `readyWithinMs`; tests that start several at once on a busy machine give it longer).
+ */
+export async function startBuiltServer(databaseUrl: string, cwd: string, readyWithinMs = 20_000): Promise<BuiltServer> {
   expect(fs.existsSync(entry), `${path.relative(root, entry)} is missing: run \`npm run build\` (npm test builds before running the tests)`).toBe(true);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -53,12 +56,12 @@ export async function startBuiltServer(databaseUrl: string, cwd: string): Promis
       ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
       : new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + readyWithinMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`the built server exited (code ${child.exitCode}, signal ${child.signalCode}) before /healthz answered:\n${output}`);
     }
-    if (Date.now() > deadline) throw new Error(`/healthz did not answer 200 within 20 s:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`/healthz did not answer 200 within ${readyWithinMs / 1000} s:\n${output}`);
     try {
       if ((await fetch(`${base}/healthz`)).status === 200) break;
     } catch {

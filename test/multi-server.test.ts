@@ -26,8 +26,8 @@ beforeAll(async () => {
   // The servers run outside the working tree, so nothing they might write lands in it.
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-multi-'));
   // All at once on a fresh database, as a deployment starts them: one applies the migrations, the others wait and find them applied.
-  servers = await Promise.all(Array.from({ length: SERVER_COUNT }, () => startBuiltServer(databaseUrl, workDir)));
-}, 60_000);
+  servers = await Promise.all(Array.from({ length: SERVER_COUNT }, () => startBuiltServer(databaseUrl, workDir, 90_000)));
+}, 120_000);
 
 afterAll(async () => {
   for (const server of servers) {
