@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Database, type OpenOptions } from './db/database.js';
+import { PostgresChangeFeed } from './db/pg-change-feed.js';
 import { createLogger } from './logger.js';
+import { LocalChangeFeed, type ChangeFeed } from './services/kernel/change-feed.js';
 import { startServer, type RunningServer } from './server.js';
 import { createServices, type ServiceOptions, type Services } from './services/index.js';
 
@@ -18,10 +20,14 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   const logger = createLogger(config.logLevel);
   const db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery });
   const services = createServices(db, options);
+  // On PostgreSQL every server process hears every other's changes (LISTEN/NOTIFY); on SQLite there is one process.
+  const feed: ChangeFeed = db.kind === 'postgres' ? new PostgresChangeFeed(config.databaseUrl, services.bus, logger) : new LocalChangeFeed(services.bus);
   let server: RunningServer;
   try {
-    server = await startServer(config, services, logger);
+    await feed.ready();
+    server = await startServer(config, services, logger, feed);
   } catch (error) {
+    await feed.close();
     await db.close();
     throw error;
   }
@@ -31,6 +37,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     logger,
     close: async () => {
       await server.stop();
+      await feed.close();
       await db.close();
     },
   };

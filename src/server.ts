@@ -11,7 +11,10 @@ import { createContext, type Context } from './graphql/context.js';
 import { createErrorFormatter } from './graphql/errors.js';
 import { requestLimits } from './graphql/request-limits.js';
 import { createSchema } from './graphql/schema.js';
+import { serveLiveChanges } from './graphql/subscriptions/live.js';
+import { createChangePubSub } from './graphql/subscriptions/topics.js';
 import type { Services } from './services/index.js';
+import { LocalChangeFeed, type ChangeFeed } from './services/kernel/change-feed.js';
 
 export interface RunningServer {
   url: string;
@@ -31,19 +34,26 @@ function httpErrorBody(message: string, code: string) {
  * limit, request limits checked before execution, and error bodies that
  * never carry a stack.
  */
-export async function startServer(config: Config, services: Services, logger: Logger): Promise<RunningServer> {
+export async function startServer(
+  config: Config, services: Services, logger: Logger, feed: ChangeFeed = new LocalChangeFeed(services.bus),
+): Promise<RunningServer> {
   const tokens = tokenTable(config.tokens);
   logger.info({ auth: tokens.size > 0 ? `${tokens.size} bearer token(s)` : 'off' }, 'authentication');
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
+  const pubSub = createChangePubSub();
+  const schema = await createSchema(pubSub);
   const apollo = new ApolloServer<Context>({
-    schema: await createSchema(),
+    schema,
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
+    // main.ts drains and closes on SIGINT/SIGTERM; Apollo's own handler would race it (its second stop() never resolves).
+    stopOnTerminationSignals: false,
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), requestLimits()],
   });
   await apollo.start();
+  const stopLive = serveLiveChanges({ httpServer, schema, pubSub, feed, services, tokens, logger });
 
   app.get('/healthz', async (_req, res) => {
     try {
@@ -91,6 +101,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
     port,
     http: httpServer,
     stop: async () => {
+      await stopLive();
       await apollo.stop();
     },
   };

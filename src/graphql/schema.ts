@@ -3,6 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
 import { FreshAfterMutation } from './fresh-after-mutation.js';
+import { ChangeResolver, MemoryChangeResolver, SessionChangeResolver, TaskChangeResolver } from './resolvers/change.resolver.js';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
 import { PlanResolver } from './resolvers/plan.resolver.js';
@@ -11,18 +12,25 @@ import { SessionResolver, TaskSessionResolver } from './resolvers/session.resolv
 import { ItemKnowledgeResolver, TaskKnowledgeResolver } from './resolvers/task-knowledge.resolver.js';
 import { BriefResolver, TaskNoteConnectionResolver, TaskNoteResolver } from './resolvers/task-note.resolver.js';
 import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
+import { createChangePubSub, type ChangePubSub } from './subscriptions/topics.js';
 
 /** Every resolver class; the schema is built from these. */
 export const RESOLVERS = [
   TaskResolver, ItemResolver, TaskKnowledgeResolver, ItemKnowledgeResolver, TaskNoteResolver, TaskNoteConnectionResolver,
   BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver, ReminderResolver,
   SessionResolver, TaskSessionResolver, PlanResolver,
+  ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver,
 ] as const;
 
-/** The code-first schema. Inputs are checked by the domain rules, so class-validator is off. */
-export async function createSchema(): Promise<GraphQLSchema> {
+/**
+ * The code-first schema. Inputs are checked by the domain rules, so
+ * class-validator is off. Subscriptions read `pubSub` (the server's, fed by
+ * the change bridge); printing the schema needs none of its own.
+ */
+export async function createSchema(pubSub: ChangePubSub = createChangePubSub()): Promise<GraphQLSchema> {
   const schema = await buildSchema({
     resolvers: [...RESOLVERS],
+    pubSub,
     scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
     validate: false,
     globalMiddlewares: [FreshAfterMutation],
@@ -31,6 +39,8 @@ export async function createSchema(): Promise<GraphQLSchema> {
   schema.getQueryType()!.description = 'Reads: tasks, items and notes by id, memories by domain, search, sessions and settings.';
   schema.getMutationType()!.description =
     'Changes. Each is one transaction: a refused call (an error with extensions.code) records nothing. The calling agent session is the x-session-id header.';
+  schema.getSubscriptionType()!.description =
+    'Live changes, over WebSocket (graphql-ws protocol) on the same /graphql path and with the same bearer token (connectionParams.authorization or the Authorization header). Each payload names what changed; ask for its task, memory or session field to read it as it now stands, or refetch.';
   return schema;
 }
 

@@ -1,4 +1,4 @@
-import { In, type EntityManager } from 'typeorm';
+import { In, IsNull, Not, type EntityManager } from 'typeorm';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
 import { clearedPlanIds } from './session-store.js';
 
@@ -37,5 +37,14 @@ export class SessionReader {
   async plansCleared(taskIds: readonly number[]): Promise<boolean[]> {
     const cleared = await clearedPlanIds(this.reader(), taskIds);
     return taskIds.map((taskId) => cleared.has(taskId));
+  }
+
+  /** Top-level sessions, the ones still working (not finished) first, newest first within each; at most `limit`. */
+  async recent(limit: number): Promise<SessionEntity[]> {
+    const order = { createdAt: 'DESC', id: 'DESC' } as const;
+    const active = await this.reader().find(SessionEntity, { where: { parentId: IsNull(), finishedAt: IsNull() }, order, take: limit });
+    if (active.length >= limit) return active;
+    const finished = await this.reader().find(SessionEntity, { where: { parentId: IsNull(), finishedAt: Not(IsNull()) }, order, take: limit - active.length });
+    return [...active, ...finished];
   }
 }
