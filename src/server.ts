@@ -6,6 +6,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import http from 'node:http';
 import type { Logger } from 'pino';
 import { bearerAuth, tokenTable } from './auth.js';
+import { serveDashboard } from './dashboard.js';
 import type { Config } from './config.js';
 import { createContext, type Context } from './graphql/context.js';
 import { createErrorFormatter } from './graphql/errors.js';
@@ -73,6 +74,8 @@ export async function startServer(
       context: async ({ req, res }) => createContext(services, req.headers['x-session-id'], res.locals.access),
     }),
   );
+
+  serveDashboard(app);
 
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
     const status = typeof error?.status === 'number' ? error.status : 500;

@@ -3,6 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
 import { FreshAfterMutation } from './fresh-after-mutation.js';
+import { AccessResolver } from './resolvers/access.resolver.js';
 import { ChangeResolver, MemoryChangeResolver, SessionChangeResolver, TaskChangeResolver } from './resolvers/change.resolver.js';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
@@ -19,7 +20,7 @@ export const RESOLVERS = [
   TaskResolver, ItemResolver, TaskKnowledgeResolver, ItemKnowledgeResolver, TaskNoteResolver, TaskNoteConnectionResolver,
   BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver, ReminderResolver,
   SessionResolver, TaskSessionResolver, PlanResolver,
-  ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver,
+  ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver, AccessResolver,
 ] as const;
 
 /**
