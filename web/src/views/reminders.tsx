@@ -32,7 +32,8 @@ export function RemindersView() {
       <p class="crumbs">Maintenance</p>
       <h2 id="reminders-heading">Reminders</h2>
       <p>At the end of a turn, a session that named domains with open tasks is asked to update them — at most once per interval.</p>
-      <form onSubmit={save}>
+      {/* noValidate: the server's own refusal, beside the button, says what to send instead. */}
+      <form onSubmit={save} noValidate>
         <label class="inline"><input type="checkbox" checked={enabled} disabled={!writable} onChange={(event) => setEnabled(event.currentTarget.checked)} /> Send reminders</label>
         <label><span>Interval (minutes, 1–1440)</span>
           <input type="number" min={1} max={1440} step={1} value={interval} disabled={!writable} onInput={(event) => setInterval(event.currentTarget.value)} />
