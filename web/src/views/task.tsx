@@ -385,7 +385,7 @@ export function History({ history, title = 'History', rowTitle }: { history: { t
   return (
     <section class="history" aria-label={title}>
       <h3>{title} <span class="muted">({history.totalCount})</span></h3>
-      <ol reversed>
+      <ol reversed start={rows.length}>
         {rows.map((event) => (
           <li>
             <details>
