@@ -199,6 +199,22 @@ describe('live', () => {
   });
 });
 
+describe('a dropped connection', () => {
+  it('reconnects and refetches, so a change made while it was down shows', async () => {
+    const task = await newTask();
+    const sockets: { destroy(): void }[] = [];
+    server.app.server.http.on('upgrade', (_request, socket) => sockets.push(socket));
+    const page = await openTask(task.id);
+    await whenLive(page);
+    for (const socket of sockets.splice(0)) socket.destroy();
+    await page.locator('[data-live="live"]').waitFor({ state: 'detached' });
+    await server.ok(UPDATE_ITEM, { input: { id: task.items[0].id, state: 'DONE', comment: 'while offline' } });
+    await whenLive(page);
+    await page.locator(`#item-${task.items[0].id} .note-line`, { hasText: 'while offline' }).waitFor({ timeout: 5000 });
+    expect(await page.getByRole('combobox', { name: 'Key charge.succeeded by event id' }).inputValue()).toBe('DONE');
+  });
+});
+
 describe('Maintenance → Reminders', () => {
   it('turns reminders off and changes the interval; a refusal shows beside the button', async () => {
     const page = await openPage(browser, `${base()}/#/maintenance/reminders`);
