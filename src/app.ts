@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Database, type OpenOptions } from './db/database.js';
 import { claimSqliteFile } from './db/sqlite-owner.js';
+import { PostgresChangeFeed } from './db/pg-change-feed.js';
 import { createLogger } from './logger.js';
+import { LocalChangeFeed, type ChangeFeed } from './services/kernel/change-feed.js';
 import { startServer, type RunningServer } from './server.js';
 import { createServices, type ServiceOptions, type Services } from './services/index.js';
 
@@ -27,10 +29,14 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     throw error;
   }
   const services = createServices(db, options);
+  // On PostgreSQL every server process hears every other's changes (LISTEN/NOTIFY); on SQLite there is one process.
+  const feed: ChangeFeed = db.kind === 'postgres' ? new PostgresChangeFeed(config.databaseUrl, services.bus, logger) : new LocalChangeFeed(services.bus);
   let server: RunningServer;
   try {
-    server = await startServer(config, services, logger);
+    await feed.ready();
+    server = await startServer(config, services, logger, feed);
   } catch (error) {
+    await feed.close();
     await db.close();
     owner?.release();
     throw error;
@@ -50,6 +56,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     logger,
     close: async () => {
       await server.stop();
+      await feed.close();
       await db.close();
       owner?.release();
     },

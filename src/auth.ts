@@ -27,6 +27,13 @@ export function tokenTable(entries: readonly string[]): Map<string, Access> {
   return table;
 }
 
+/** What an Authorization value ("Bearer <token>") allows; undefined when it names no known token. Write for all when auth is off. */
+export function accessOf(table: Map<string, Access>, authorization: string | undefined): Access | undefined {
+  if (table.size === 0) return 'write';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return match ? table.get(digest(match[1])) : undefined;
+}
+
 function digest(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
@@ -53,7 +60,7 @@ export function bearerAuth(table: Map<string, Access>): RequestHandler {
       return next();
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    const access = match ? table.get(digest(match[1])) : undefined;
+    const access = accessOf(table, req.headers.authorization);
     if (!access) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       res.status(401).json({

@@ -7,6 +7,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import http from 'node:http';
 import type { Logger } from 'pino';
 import { bearerAuth, tokenTable } from './auth.js';
+import { serveDashboard } from './dashboard.js';
 import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
 import { createContext, type Context } from './graphql/context.js';
@@ -17,7 +18,10 @@ import { requestLimits } from './graphql/request-limits.js';
 import { createSchema } from './graphql/schema.js';
 import { landingPage } from './landing-page.js';
 import { mcpHttp } from './mcp/http.js';
+import { serveLiveChanges } from './graphql/subscriptions/live.js';
+import { createChangePubSub } from './graphql/subscriptions/topics.js';
 import type { Services } from './services/index.js';
+import { LocalChangeFeed, type ChangeFeed } from './services/kernel/change-feed.js';
 
 export interface RunningServer {
   url: string;
@@ -37,17 +41,23 @@ function httpErrorBody(message: string, code: string) {
  * limit, request limits checked before execution, and error bodies that
  * never carry a stack.
  */
-export async function startServer(config: Config, services: Services, logger: Logger): Promise<RunningServer> {
+export async function startServer(
+  config: Config, services: Services, logger: Logger, feed: ChangeFeed = new LocalChangeFeed(services.bus),
+): Promise<RunningServer> {
   const tokens = tokenTable(config.tokens);
   logger.info({ auth: tokens.size > 0 ? `${tokens.size} bearer token(s)` : 'off' }, 'authentication');
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(httpServerOptions(config.connections), app);
   limitConnections(httpServer, config.connections);
+  const pubSub = createChangePubSub();
+  const schema = await createSchema(pubSub);
   const apollo = new ApolloServer<Context>({
-    schema: await createSchema(),
+    schema,
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
+    // main.ts drains and closes on SIGINT/SIGTERM; Apollo's own handler would race it (its second stop() never resolves).
+    stopOnTerminationSignals: false,
     // Automatic persisted queries are off: no client of this API sends them, and their cache is per process (a hash
     // registered on one server misses on another). Any persistedQuery extension is PERSISTED_QUERY_NOT_SUPPORTED.
     persistedQueries: false,
@@ -59,6 +69,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
     ],
   });
   await apollo.start();
+  const stopLive = serveLiveChanges({ httpServer, schema, pubSub, feed, services, tokens, logger });
 
   app.get('/healthz', async (_req, res) => {
     try {
@@ -84,6 +95,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
   // MCP Streamable HTTP (api/mcp.md): the same tokens and body limit as /graphql.
   const mcp = mcpHttp(services, logger);
   app.all('/mcp', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), mcp.handler);
+  serveDashboard(app);
 
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
     const status = typeof error?.status === 'number' ? error.status : 500;
@@ -113,6 +125,7 @@ export async function startServer(config: Config, services: Services, logger: Lo
     http: httpServer,
     stop: async () => {
       await mcp.close();
+      await stopLive();
       await apollo.stop();
     },
   };

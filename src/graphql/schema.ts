@@ -4,6 +4,8 @@ import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
 import { budgetedSchema } from './execution-budget.js';
 import { freshAfterMutation } from './fresh-after-mutation.js';
+import { AccessResolver } from './resolvers/access.resolver.js';
+import { ChangeResolver, MemoryChangeResolver, SessionChangeResolver, TaskChangeResolver } from './resolvers/change.resolver.js';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
 import { PlanResolver } from './resolvers/plan.resolver.js';
@@ -12,18 +14,25 @@ import { SessionResolver, TaskSessionResolver } from './resolvers/session.resolv
 import { ItemKnowledgeResolver, TaskKnowledgeResolver } from './resolvers/task-knowledge.resolver.js';
 import { BriefResolver, TaskNoteConnectionResolver, TaskNoteResolver } from './resolvers/task-note.resolver.js';
 import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
+import { createChangePubSub, type ChangePubSub } from './subscriptions/topics.js';
 
 /** Every resolver class; the schema is built from these. */
 export const RESOLVERS = [
   TaskResolver, ItemResolver, TaskKnowledgeResolver, ItemKnowledgeResolver, TaskNoteResolver, TaskNoteConnectionResolver,
   BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver, ReminderResolver,
   SessionResolver, TaskSessionResolver, PlanResolver,
+  ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver, AccessResolver,
 ] as const;
 
-/** The code-first schema. Inputs are checked by the domain rules, so class-validator is off. */
-export async function createSchema(): Promise<GraphQLSchema> {
+/**
+ * The code-first schema. Inputs are checked by the domain rules, so
+ * class-validator is off. Subscriptions read `pubSub` (the server's, fed by
+ * the change bridge); printing the schema needs none of its own.
+ */
+export async function createSchema(pubSub: ChangePubSub = createChangePubSub()): Promise<GraphQLSchema> {
   const schema = await buildSchema({
     resolvers: [...RESOLVERS],
+    pubSub,
     scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
     validate: false,
   });
@@ -36,6 +45,8 @@ export async function createSchema(): Promise<GraphQLSchema> {
     'Every field is nullable: in a request with several mutations, run in order, a refused one answers null with an error whose path names it, ' +
     'and the others answer (and record) as they would alone. Everything that can be refused in a mutation\'s answer (first, after) is checked ' +
     'before anything runs, so an answer never says refused for a change that was recorded; after is not taken inside a mutation\'s answer.';
+  schema.getSubscriptionType()!.description =
+    'Live changes, over WebSocket (graphql-ws protocol) on the same /graphql path and with the same bearer token (connectionParams.authorization or the Authorization header). Each payload names what changed; ask for its task, memory or session field to read it as it now stands, or refetch.';
   return schema;
 }
 

@@ -1,4 +1,5 @@
-import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { DomainError } from '../../domain/errors.js';
 import { statusLine } from '../../domain/plan-rules.js';
 import type { Context } from '../context.js';
 import { PlanRulesInput, StartSessionInput } from '../inputs/session.inputs.js';
@@ -21,6 +22,18 @@ export class SessionResolver {
   async session(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Session | null> {
     const row = await ctx.loaders.session.load(id);
     return row ? toSession(row) : null;
+  }
+
+  @Query(() => [Session], {
+    description: 'Recent top-level sessions (helpers are under their parent\'s children): the ones not finished first, newest first within each.',
+  })
+  async recentSessions(
+    @Ctx() ctx: Context,
+    @Arg('first', () => Int, { nullable: true, description: 'How many, 1..100 (default 20).' }) first?: number | null,
+  ): Promise<Session[]> {
+    const limit = first ?? 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new DomainError('BAD_USER_INPUT', `first must be 1..100; got ${limit}. Ask for at most 100 recent sessions.`);
+    return (await ctx.services.sessionReader.recent(limit)).map(toSession);
   }
 
   @Mutation(() => Session, {

@@ -1,4 +1,4 @@
-import { In, type EntityManager } from 'typeorm';
+import { In, IsNull, Not, type EntityManager } from 'typeorm';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
 import { currentPlanIds } from './session-store.js';
 
@@ -36,5 +36,14 @@ export class SessionReader {
   /** For each session's plan task id: that id while it is the current plan, else null (session-store.ts currentPlanIds). */
   async currentPlans(planTaskIds: readonly number[]): Promise<(number | null)[]> {
     return currentPlanIds(this.reader(), planTaskIds);
+  }
+
+  /** Top-level sessions, the ones still working (not finished) first, newest first within each; at most `limit`. */
+  async recent(limit: number): Promise<SessionEntity[]> {
+    const order = { createdAt: 'DESC', id: 'DESC' } as const;
+    const active = await this.reader().find(SessionEntity, { where: { parentId: IsNull(), finishedAt: IsNull() }, order, take: limit });
+    if (active.length >= limit) return active;
+    const finished = await this.reader().find(SessionEntity, { where: { parentId: IsNull(), finishedAt: Not(IsNull()) }, order, take: limit - active.length });
+    return [...active, ...finished];
   }
 }

@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import { MemoryEntity, SessionEntity } from '../../db/entities/index.js';
+import type { Services } from '../../services/index.js';
+import type { ChangeFeed } from '../../services/kernel/change-feed.js';
+import type { ChangeEvent } from '../../services/kernel/changes.js';
+import { TOPIC, type ChangePubSub } from './topics.js';
+
+/**
+ * Feeds the subscription topics from the change feed. What a filter needs
+ * (a memory's domain, a session's parent) is read here once per change, so
+ * a hundred open dashboards cost one lookup, not a hundred.
+ */
+export function bridgeChanges(feed: ChangeFeed, pubSub: ChangePubSub, services: Services, logger: Logger): () => void {
+  const publish = async (event: ChangeEvent) => {
+    switch (event.entity) {
+      case 'TASK':
+      case 'NOTE': {
+        const row = await services.db.reader.findOne(MemoryEntity, { where: { id: Number(event.id) }, select: { id: true, kind: true, domain: true } });
+        if (!row) return;
+        const change = { ...event, kind: row.kind, domain: row.domain };
+        if (row.kind === 'TASK') pubSub.publish(TOPIC.TASK, event.id, change);
+        pubSub.publish(TOPIC.MEMORY, change);
+        return;
+      }
+      case 'SESSION': {
+        const row = await services.db.reader.findOne(SessionEntity, { where: { id: event.id }, select: { id: true, parentId: true } });
+        pubSub.publish(TOPIC.SESSION, { ...event, parentId: row?.parentId ?? null });
+        return;
+      }
+      case 'SETTINGS':
+        pubSub.publish(TOPIC.SETTINGS, event);
+        return;
+      default: {
+        const unknown: never = event.entity;
+        logger.warn({ entity: unknown }, 'change of an unknown kind');
+      }
+    }
+  };
+  return feed.subscribe((event) => {
+    publish(event).catch((error) => logger.warn({ err: error, event }, 'could not publish a change to subscribers'));
+  });
+}

@@ -1,0 +1,21 @@
+import type { Server } from 'node:http';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { Services } from '../../services/index.js';
+import type { ChangeFeed } from '../../services/kernel/change-feed.js';
+import type { Access } from '../context.js';
+import { bridgeChanges } from './change-bridge.js';
+import type { ChangePubSub } from './topics.js';
+import { attachSubscriptions } from './ws-server.js';
+
+/** Live updates: the change feed into the topics, and the topics out over WebSocket. Returns what stops both. */
+export function serveLiveChanges(
+  options: { httpServer: Server; schema: GraphQLSchema; pubSub: ChangePubSub; feed: ChangeFeed; services: Services; tokens: Map<string, Access>; logger: Logger },
+): () => Promise<void> {
+  const unbridge = bridgeChanges(options.feed, options.pubSub, options.services, options.logger);
+  const closeSockets = attachSubscriptions(options.httpServer, options.schema, options.services, options.tokens, options.logger);
+  return async () => {
+    unbridge();
+    await closeSockets();
+  };
+}

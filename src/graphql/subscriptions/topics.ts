@@ -1,0 +1,40 @@
+import { createPubSub, type PubSub } from '@graphql-yoga/subscription';
+import type { ChangeEvent } from '../../services/kernel/changes.js';
+
+/** A change to a task or note, with where it lives (looked up once per change, not per subscriber). */
+export interface MemoryChangeEvent extends ChangeEvent {
+  kind: 'TASK' | 'NOTE';
+  domain: string | null;
+}
+
+/** A change to a session, with its parent (so a parent's view hears its helpers). */
+export interface SessionChangeEvent extends ChangeEvent {
+  parentId: string | null;
+}
+
+/**
+ * The subscription topics and what each carries: the publisher (the change
+ * bridge) and the @Subscription resolvers agree on these types, so a topic
+ * cannot be published with the wrong payload.
+ */
+// A type, not an interface: createPubSub needs its keys indexable, and an index signature would let any topic name through.
+export type ChangeTopics = {
+  /** Routed by task id: a subscriber hears only its task. */
+  TASK_CHANGED: [taskId: string, change: MemoryChangeEvent];
+  MEMORY_CHANGED: [change: MemoryChangeEvent];
+  SESSION_CHANGED: [change: SessionChangeEvent];
+  SETTINGS_CHANGED: [change: ChangeEvent];
+};
+
+export const TOPIC = {
+  TASK: 'TASK_CHANGED',
+  MEMORY: 'MEMORY_CHANGED',
+  SESSION: 'SESSION_CHANGED',
+  SETTINGS: 'SETTINGS_CHANGED',
+} as const satisfies Record<string, keyof ChangeTopics>;
+
+export type ChangePubSub = PubSub<ChangeTopics>;
+
+export function createChangePubSub(): ChangePubSub {
+  return createPubSub<ChangeTopics>();
+}

@@ -1,0 +1,54 @@
+import { signal } from './signal';
+
+/** The bearer token, asked once and kept in this browser. */
+const TOKEN_KEY = 'taskbase.token';
+export const token = signal<string | null>(localStorage.getItem(TOKEN_KEY));
+export const needToken = signal(false);
+export const canWrite = signal(true);
+
+export function saveToken(value: string): void {
+  localStorage.setItem(TOKEN_KEY, value);
+  token.set(value);
+  needToken.set(false);
+}
+
+/** A refusal from the server: its code and its message, shown beside the control that caused it. */
+export class ApiError extends Error {
+  constructor(message: string, readonly code: string) {
+    super(message);
+  }
+}
+
+export function authorization(): string | undefined {
+  return token.get() ? `Bearer ${token.get()}` : undefined;
+}
+
+/** One GraphQL operation over POST /graphql; the only place the dashboard talks to the server over HTTP. */
+export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const auth = authorization();
+  if (auth) headers.authorization = auth;
+  let response: Response;
+  try {
+    response = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+  } catch {
+    throw new ApiError('The server cannot be reached. Check that taskbase is running, then retry.', 'NETWORK');
+  }
+  const body = (await response.json().catch(() => ({}))) as { data?: T; errors?: { message: string; extensions?: { code?: string } }[] };
+  if (response.status === 401) needToken.set(true);
+  if (body.errors?.length) {
+    const [first] = body.errors;
+    throw new ApiError(first.message, first.extensions?.code ?? 'ERROR');
+  }
+  return body.data as T;
+}
+
+/** Whether this token may change anything; read-only tokens see no edit controls. */
+export async function checkAccess(): Promise<void> {
+  try {
+    const data = await gql<{ access: 'WRITE' | 'READ' }>('{ access }');
+    canWrite.set(data.access === 'WRITE');
+  } catch {
+    // 401: the token form shows; anything else: the views say so when they load.
+  }
+}

@@ -1,0 +1,104 @@
+import { createClient, type Client } from 'graphql-ws';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { authorization, gql, needToken, token } from './api';
+import { signal } from './signal';
+
+/** "live", "connecting" or "offline": shown in the header. */
+export const liveStatus = signal<'live' | 'connecting' | 'offline'>('connecting');
+/** Bumped on every (re)connect: every open view refetches, so nothing missed while offline stays missed. */
+const reconnects = signal(0);
+
+let client: Client | null = null;
+
+function liveClient(): Client {
+  if (client) return client;
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
+  let first = true;
+  client = createClient({
+    url,
+    connectionParams: () => {
+      const auth = authorization();
+      return auth ? { authorization: auth } : {};
+    },
+    lazy: false,
+    keepAlive: 10_000,
+    retryAttempts: Infinity,
+    retryWait: async (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** retries, 5000))),
+    shouldRetry: (event) => (event as CloseEvent)?.code !== 4401,
+    on: {
+      connecting: () => liveStatus.set('connecting'),
+      connected: () => {
+        liveStatus.set('live');
+        if (!first) reconnects.set(reconnects.get() + 1);
+        first = false;
+      },
+      closed: (event) => {
+        liveStatus.set('offline');
+        if ((event as CloseEvent)?.code === 4401) needToken.set(true);
+      },
+    },
+  });
+  return client;
+}
+
+/** A new token: reconnect with it. */
+token.subscribe(() => {
+  const old = client;
+  client = null;
+  void old?.dispose();
+  liveClient();
+});
+
+/** Calls onChange for each event of the subscription while the view is open. */
+export function useSubscription(query: string | null, variables: Record<string, unknown>, onChange: (data: any) => void): void {
+  const handler = useRef(onChange);
+  handler.current = onChange;
+  const key = JSON.stringify(variables);
+  useEffect(() => {
+    if (!query) return;
+    return liveClient().subscribe({ query, variables }, {
+      next: (result) => handler.current(result.data),
+      error: () => undefined,
+      complete: () => undefined,
+    });
+  }, [query, key]);
+}
+
+export interface Loaded<T> {
+  data: T | null;
+  error: string | null;
+  reload(): void;
+}
+
+/**
+ * A view's query: loaded on open, again on each change the view subscribes
+ * to (a burst of changes is one refetch), and again after a reconnect. No
+ * client-side cache: every view asks for exactly what it shows, and a
+ * refetch of one view is a single request.
+ */
+export function useQuery<T = any>(query: string, variables: Record<string, unknown>, live?: { query: string; variables: Record<string, unknown> }): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: string | null }>({ data: null, error: null });
+  const [tick, setTick] = useState(0);
+  const key = JSON.stringify(variables);
+  const timer = useRef<number | undefined>(undefined);
+  const reload = () => {
+    clearTimeout(timer.current);
+    timer.current = window.setTimeout(() => setTick((n) => n + 1), 50);
+  };
+  useEffect(() => reconnects.subscribe(reload), []);
+  useEffect(() => token.subscribe(reload), []);
+  useEffect(() => {
+    let current = true;
+    gql<T>(query, variables).then(
+      (data) => current && setState({ data, error: null }),
+      (error: Error) => current && setState((old) => ({ data: old.data, error: error.message })),
+    );
+    return () => {
+      current = false;
+    };
+  }, [query, key, tick]);
+  useEffect(() => setState({ data: null, error: null }), [query, key]);
+  useSubscription(live?.query ?? null, live?.variables ?? {}, reload);
+  liveClient();
+  return { ...state, reload };
+}

@@ -1,0 +1,175 @@
+import { useEffect, useState } from 'preact/hooks';
+import { canWrite, gql } from '../api';
+import { useQuery } from '../live';
+import { useSignal } from '../signal';
+import { Loading, Progress, Refusal, useAction, when } from '../widgets';
+
+const DOMAINS = '{ domains { path tasks openTasks notes } }';
+const DOMAINS_LIVE = 'subscription { domainChanged { memoryId action } }';
+const TASKS = `query($domain: String!, $status: MemoryStatus, $first: Int!, $after: String) {
+  memories(domain: $domain, kind: TASK, status: $status, first: $first, after: $after) {
+    totalCount pageInfo { hasNextPage endCursor }
+    nodes { id title domain status updatedAt ... on Task { state progress { done total } } }
+  } }`;
+const NOTES = `query($domain: String!) { memories(domain: $domain, kind: NOTE, first: 100) { totalCount nodes { id title domain updatedAt ... on Note { body } } } }`;
+const DOMAIN_LIVE = 'subscription($under: String) { domainChanged(under: $under) { memoryId action } }';
+const EDIT_NOTE = 'mutation($input: EditNoteInput!) { editNote(input: $input) { id title body } }';
+const SEARCH = `query($query: String!) { search(query: $query, first: 50) { totalCount nodes { id kind title domain updatedAt } } }`;
+
+interface Domain { path: string; tasks: number; openTasks: number; notes: number }
+
+/** The domain tree with open/total task counts; the selected domain's tasks and notes beside it. */
+export function DomainsView({ path, archived }: { path: string | null; archived: boolean }) {
+  const domains = useQuery<{ domains: Domain[] }>(DOMAINS, {}, { query: DOMAINS_LIVE, variables: {} });
+  return (
+    <div class="split">
+      <nav aria-label="Domains" class="tree">
+        <h2>Domains</h2>
+        <SearchBox />
+        {!domains.data ? <Loading error={domains.error} /> : (
+          <ul>
+            {domains.data.domains.map((domain) => (
+              <li style={{ paddingLeft: `${(domain.path.split('/').length - 1) * 0.9}rem` }}>
+                <a href={`#/domains/${domain.path}`} aria-current={domain.path === path ? 'page' : undefined}>
+                  {domain.path.split('/').pop()}
+                </a>{' '}
+                <span class="count" title={`${domain.openTasks} open of ${domain.tasks} tasks`}>{domain.openTasks}/{domain.tasks}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </nav>
+      <section class="main">{path ? <DomainTasks path={path} archived={archived} /> : <p class="muted">Choose a domain.</p>}</section>
+    </div>
+  );
+}
+
+function SearchBox() {
+  const [query, setQuery] = useState('');
+  const [results, setResults] = useState<any[] | null>(null);
+  const [run, error] = useAction();
+  const search = (event: Event) => {
+    event.preventDefault();
+    if (!query.trim()) return setResults(null);
+    void run(async () => setResults((await gql(SEARCH, { query })).search.nodes));
+  };
+  return (
+    <form role="search" onSubmit={search} class="search">
+      <label>
+        <span class="sr">Search the knowledge base</span>
+        <input type="search" placeholder="Search…" value={query} onInput={(event) => setQuery(event.currentTarget.value)} />
+      </label>
+      <button type="submit">Search</button>
+      <Refusal error={error} />
+      {results && (
+        <ul class="results" aria-label="Search results">
+          {results.length === 0 && <li class="muted">Nothing found.</li>}
+          {results.map((hit) => (
+            <li><a href={hit.kind === 'TASK' ? `#/task/${hit.id}` : `#/domains/${hit.domain}?note=${hit.id}`}>{hit.title}</a> <span class="muted">{hit.kind.toLowerCase()} · {hit.domain}</span></li>
+          ))}
+        </ul>
+      )}
+    </form>
+  );
+}
+
+function DomainTasks({ path, archived }: { path: string; archived: boolean }) {
+  const live = { query: DOMAIN_LIVE, variables: { under: path } };
+  const tasks = useAllTasks(path, archived ? 'ARCHIVED' : 'ACTIVE', live);
+  const notes = useQuery(NOTES, { domain: path }, live);
+  const shown = tasks.nodes?.length ?? 0;
+  // Marks for the browser test's timing: when the first rows, and all of them, are on screen.
+  useEffect(() => {
+    if (!tasks.nodes) return;
+    if (!performance.getEntriesByName('tasks-first-rows').length) performance.mark('tasks-first-rows');
+    if (tasks.complete && !performance.getEntriesByName('tasks-all-rows').length) requestAnimationFrame(() => performance.mark('tasks-all-rows'));
+  }, [shown, tasks.complete]);
+  return (
+    <>
+      <h2>{path}</h2>
+      <div class="toolbar">
+        <a href={`#/domains/${path}${archived ? '' : '?archived=1'}`} role="button" aria-pressed={archived}>
+          {archived ? 'Showing archived tasks — show open' : 'Show archived tasks'}
+        </a>
+      </div>
+      <h3>{archived ? 'Archived tasks' : 'Tasks'}</h3>
+      {!tasks.nodes ? <Loading error={tasks.error} /> : tasks.nodes.length === 0 ? <p class="muted">No {archived ? 'archived' : 'open'} tasks here.</p> : (
+        <table class="tasks">
+          <thead><tr><th scope="col">Task</th><th scope="col">Progress</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead>
+          <tbody>
+            {tasks.nodes.map((task) => (
+              <tr>
+                <td><a href={`#/task/${task.id}`}>{task.title}</a>{task.domain !== path && <span class="muted"> · {task.domain}</span>}</td>
+                <td><Progress done={task.progress.done} total={task.progress.total} label={`${task.title}: ${task.progress.done} of ${task.progress.total} done`} /></td>
+                <td><span class={`state ${task.state}`}>{task.state.toLowerCase()}</span></td>
+                <td><time dateTime={task.updatedAt}>{when(task.updatedAt)}</time></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3>Notes</h3>
+      {!notes.data ? <Loading error={notes.error} /> : notes.data.memories.nodes.length === 0 ? <p class="muted">No notes here.</p> : (
+        <ul class="notes">{notes.data.memories.nodes.map((note: any) => <NoteCard note={note} />)}</ul>
+      )}
+    </>
+  );
+}
+
+/** Every task of the domain: a small first page paints at once, the rest follow 200 at a time. */
+function useAllTasks(domain: string, status: string, live: { query: string; variables: Record<string, unknown> }) {
+  const first = useQuery(TASKS, { domain, status, first: 50 }, live);
+  const [rest, setRest] = useState<{ key: string; nodes: any[] }>({ key: '', nodes: [] });
+  const page = first.data?.memories;
+  const key = page ? `${domain}|${status}|${page.pageInfo.endCursor}|${page.totalCount}|${page.nodes[0]?.updatedAt}` : '';
+  if (page?.pageInfo.hasNextPage && rest.key !== key) {
+    rest.key = key;
+    void (async () => {
+      const nodes: any[] = [];
+      let after = page.pageInfo.endCursor;
+      for (let i = 0; after && i < 25; i += 1) {
+        const next = (await gql(TASKS, { domain, status, first: 200, after })).memories;
+        nodes.push(...next.nodes);
+        after = next.pageInfo.hasNextPage ? next.pageInfo.endCursor : null;
+      }
+      setRest({ key, nodes });
+    })();
+  }
+  const more = page?.pageInfo.hasNextPage ?? false;
+  const loadedRest = more && rest.key === key && rest.nodes.length > 0;
+  return {
+    nodes: page ? ([...page.nodes, ...(loadedRest ? rest.nodes : [])] as any[]) : null,
+    complete: Boolean(page) && (!more || loadedRest),
+    error: first.error,
+  };
+}
+
+function NoteCard({ note }: { note: any }) {
+  const writable = useSignal(canWrite);
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState(note.title);
+  const [body, setBody] = useState(note.body);
+  const [run, error, busy] = useAction();
+  const save = async (event: Event) => {
+    event.preventDefault();
+    if (await run(() => gql(EDIT_NOTE, { input: { id: note.id, title, body } }))) setEditing(false);
+  };
+  return (
+    <li class="note" id={`note-${note.id}`}>
+      {editing ? (
+        <form onSubmit={save} aria-label={`Edit note ${note.title}`}>
+          <label><span>Title</span><input value={title} onInput={(event) => setTitle(event.currentTarget.value)} /></label>
+          <label><span>Body</span><textarea rows={6} value={body} onInput={(event) => setBody(event.currentTarget.value)} /></label>
+          <button type="submit" disabled={busy}>Save note</button> <button type="button" onClick={() => setEditing(false)}>Cancel</button>
+          <Refusal error={error} />
+        </form>
+      ) : (
+        <details>
+          <summary>{note.title} <span class="muted">· {note.domain} · {when(note.updatedAt)}</span></summary>
+          <p class="body">{note.body}</p>
+          {writable && <button type="button" onClick={() => { setTitle(note.title); setBody(note.body); setEditing(true); }}>Edit note “{note.title}”</button>}
+        </details>
+      )}
+    </li>
+  );
+}

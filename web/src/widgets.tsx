@@ -1,0 +1,48 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError } from './api';
+
+export function Progress({ done, total, label }: { done: number; total: number; label: string }) {
+  return (
+    <span class="progress">
+      <progress max={Math.max(total, 1)} value={done} aria-label={label} />
+      <span>{done}/{total}</span>
+    </span>
+  );
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** A refusal shown beside the control that caused it. */
+export function Refusal({ error }: { error: string | null }) {
+  return error ? <span class="refusal" role="alert">{error}</span> : null;
+}
+
+/** Runs a change and keeps its refusal for the control that asked. */
+export function useAction(): [(work: () => Promise<unknown>) => Promise<boolean>, string | null, boolean] {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      return true;
+    } catch (failure) {
+      setError(failure instanceof ApiError ? failure.message : String(failure));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return [run, error, busy];
+}
+
+export function Loading({ error, children }: { error: string | null; children?: ComponentChildren }) {
+  if (error) return <p class="refusal" role="alert">{error}</p>;
+  return <p class="muted">{children ?? 'Loading…'}</p>;
+}
