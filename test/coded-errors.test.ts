@@ -75,7 +75,7 @@ describe('requests the API does not serve', () => {
   });
 
   it('a subscription sent over HTTP POST is BAD_REQUEST, saying to send a query or mutation', async () => {
-    const answer = await post({ query: 'subscription { reminderSettings { enabled } }' });
+    const answer = await post({ query: 'subscription { reminderSettingsChanged { enabled } }' });
     expect(answer.code).toBe('BAD_REQUEST');
     expect(answer.message).toContain('query or a mutation');
   });

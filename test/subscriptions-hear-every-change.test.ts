@@ -101,6 +101,20 @@ describe('over WebSocket', () => {
     const after = await server.ok('query($id: ID!) { task(id: $id) { items(first: 10) { totalCount } } }', { id: task.id });
     expect(after.task.items.totalCount).toBe(2);
   });
+
+  it('holds a subscription to the same limits as POST /graphql: a page over 200 or an answer too costly is TOO_LARGE', async () => {
+    const task = await newTask();
+    const big = held(subscribe(server.url, 'subscription($id: ID!) { taskChanged(id: $id) { task { items(first: 500) { totalCount } } } }', { id: task.id }));
+    await expect(big.next()).rejects.toThrow(/first/);
+    const costly = held(subscribe(server.url, `subscription($id: ID!) { taskChanged(id: $id) { task {
+      history(first: 200) { nodes { items { id text state } } } h2: history(first: 200) { nodes { items { id text state } } }
+      h3: history(first: 200) { nodes { items { id text state } } } h4: history(first: 200) { nodes { items { id text state } } }
+      h5: history(first: 200) { nodes { items { id text state } } } h6: history(first: 200) { nodes { items { id text state } } }
+      h7: history(first: 200) { nodes { items { id text state } } } h8: history(first: 200) { nodes { items { id text state } } }
+      h9: history(first: 200) { nodes { items { id text state } } } h10: history(first: 200) { nodes { items { id text state } } }
+    } } }`, { id: task.id }));
+    await expect(costly.next()).rejects.toThrow(/could resolve about/);
+  });
 });
 
 describe(onPostgres ? 'across server processes (PostgreSQL: LISTEN/NOTIFY)' : 'one process (SQLite)', () => {

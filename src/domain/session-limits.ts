@@ -3,6 +3,9 @@ import { DomainError } from './errors.js';
 /** Helper sessions one session may start (Session.children lists them all, so the list needs a bound). */
 export const HELPERS_PER_SESSION_MAX = 100;
 
+/** The most sessions Query.recentSessions lists in one call. */
+export const RECENT_SESSIONS_MAX = 100;
+
 /** TOO_LARGE when a session that already has `helpers` helpers would get one more past the limit. */
 export function checkHelperCount(parentId: string, helpers: number): void {
   if (helpers < HELPERS_PER_SESSION_MAX) return;

@@ -5,7 +5,7 @@ import { ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX } from '../domain/text-rules.js'
 import { PAGE_SIZE_DEFAULT } from '../domain/paging.js';
 import { MAX_ITEMS_CEILING } from '../domain/plan-rules.js';
 import { REFS_PER_TEXT_MAX } from '../domain/refs.js';
-import { HELPERS_PER_SESSION_MAX } from '../domain/session-limits.js';
+import { HELPERS_PER_SESSION_MAX, RECENT_SESSIONS_MAX } from '../domain/session-limits.js';
 import { LINKS_PER_ITEM_MAX } from '../domain/task-rules.js';
 import { DOMAINS_LISTED_MAX, MUST_READ_MAX } from '../services/memories/memory-reader.js';
 import { REMINDER_TASKS_MAX } from '../services/reminders/reminder.service.js';
@@ -49,6 +49,7 @@ export const LIST_BOUNDS: Record<string, number> = {
   'Reminder.tasks': REMINDER_TASKS_MAX,
   'Query.mustRead': MUST_READ_MAX,
   'Query.domains': DOMAINS_LISTED_MAX,
+  'Query.recentSessions': RECENT_SESSIONS_MAX,
   'CreateTaskPayload.items': ITEMS_PER_CALL_MAX,
   'ItemsPayload.items': ITEMS_PER_CALL_MAX,
 };

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
   GraphQLError, Kind, getNamedType, getVariableValues, isCompositeType, valueFromAST,
-  type DirectiveNode, type DocumentNode, type FieldNode, type SelectionNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
+  type DirectiveNode, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
 } from 'graphql';
 import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
 import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
@@ -159,6 +159,62 @@ function asRun(node: FieldNode, type: GraphQLCompositeType, parent: GraphQLCompo
 }
 
 /**
+ * The limits every operation is held to before it runs, whichever way it
+ * comes (POST /graphql, or a subscription over WebSocket): page arguments and
+ * cursors anywhere in it, depth, aliases and the estimated fields it could
+ * resolve. Throws the refusal (a GraphQLError with extensions.code).
+ */
+export function checkOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): void {
+  const root = operation.operation === 'mutation' ? schema.getMutationType()
+    : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  if (!root) return;
+  // The variables as execution will see them (defaults applied, types coerced); when they do not coerce, execution says why.
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+  if (coerced.errors) return;
+  const fragments = Object.fromEntries(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === 'FragmentDefinition').map((d) => [d.name.value, d]),
+  );
+  const w: Walk = { schema, variables: coerced.coerced, fragments, mutation: operation.operation === 'mutation', aliases: 0, maxDepth: 0 };
+  let run: SelectionSetNode;
+  try {
+    run = walk(w, [operation.selectionSet], root, 1);
+  } catch (error) {
+    if (isDomainError(error)) throw refusal(error.code, error.message);
+    if (error instanceof RangeError) throw refusal('TOO_LARGE', NESTED_TOO_DEEP);
+    if (!(error instanceof OverLimit)) throw error;
+    run = operation.selectionSet;
+  }
+  if (w.maxDepth > MAX_DEPTH) {
+    throw refusal('TOO_LARGE', `The query nests more than ${MAX_DEPTH} levels deep. Ask for less at once and follow ids in a second query.`);
+  }
+  if (w.aliases > MAX_ALIASES) {
+    throw refusal('TOO_LARGE', `The request uses more than ${MAX_ALIASES} aliases. Split it into several requests.`);
+  }
+  let cost: number;
+  try {
+    // The estimate reads the operation as it runs (fragments spread once, fields merged): a fragment spread twice at
+    // each of 25 levels runs in 25 steps, and the library, reading the document as written, would take 2^25.
+    const asRunDocument: DocumentNode = { kind: Kind.DOCUMENT, definitions: [{ ...operation, selectionSet: run }] };
+    cost = queryCost(schema, asRunDocument, coerced.coerced);
+  } catch {
+    // Only a document too big to count (over 10,000 selections counted) gets here.
+    throw refusal('TOO_LARGE', 'The query has too many fields to check. Split it into several requests.');
+  }
+  if (cost > MAX_COST) {
+    throw refusal(
+      'TOO_LARGE',
+      `The query could resolve about ${cost.toLocaleString('en-US')} fields, over the limit of ${MAX_COST.toLocaleString('en-US')}, counting each list at the most it can hold ` +
+        '(history items 500 per change, related 100 per item). Ask for smaller pages (first), fewer nested lists or fewer fields, and page with after.',
+    );
+  }
+}
+
+/**
  * Refuses, before execution, what the API would refuse anyway or cannot
  * afford: bad arguments anywhere in the operation (as the resolvers would),
  * queries too deep, with too many aliases or too costly (TOO_LARGE), and a
@@ -171,49 +227,9 @@ export function requestLimits(): ApolloServerPlugin<Context> {
         async didResolveOperation({ operation, document, schema, request }) {
           if (!operation) return;
           if (operation.operation === 'subscription') {
-            throw refusal('BAD_REQUEST', 'POST /graphql runs queries and mutations; this server has no subscriptions. Send a query or a mutation.');
+            throw refusal('BAD_REQUEST', 'POST /graphql runs queries and mutations; subscriptions run over a WebSocket on /graphql (graphql-ws). Send a query or a mutation here.');
           }
-          const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-          if (!root) return;
-          // The variables as execution will see them (defaults applied, types coerced); when they do not coerce, execution says why.
-          const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
-          if (coerced.errors) return;
-          const fragments = Object.fromEntries(
-            document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === 'FragmentDefinition').map((d) => [d.name.value, d]),
-          );
-          const w: Walk = { schema, variables: coerced.coerced, fragments, mutation: operation.operation === 'mutation', aliases: 0, maxDepth: 0 };
-          let run: SelectionSetNode;
-          try {
-            run = walk(w, [operation.selectionSet], root, 1);
-          } catch (error) {
-            if (isDomainError(error)) throw refusal(error.code, error.message);
-            if (error instanceof RangeError) throw refusal('TOO_LARGE', NESTED_TOO_DEEP);
-            if (!(error instanceof OverLimit)) throw error;
-            run = operation.selectionSet;
-          }
-          if (w.maxDepth > MAX_DEPTH) {
-            throw refusal('TOO_LARGE', `The query nests more than ${MAX_DEPTH} levels deep. Ask for less at once and follow ids in a second query.`);
-          }
-          if (w.aliases > MAX_ALIASES) {
-            throw refusal('TOO_LARGE', `The request uses more than ${MAX_ALIASES} aliases. Split it into several requests.`);
-          }
-          let cost: number;
-          try {
-            // The estimate reads the operation as it runs (fragments spread once, fields merged): a fragment spread twice at
-            // each of 25 levels runs in 25 steps, and the library, reading the document as written, would take 2^25.
-            const asRunDocument: DocumentNode = { kind: Kind.DOCUMENT, definitions: [{ ...operation, selectionSet: run }] };
-            cost = queryCost(schema, asRunDocument, coerced.coerced);
-          } catch {
-            // Only a document too big to count (over 10,000 selections counted) gets here.
-            throw refusal('TOO_LARGE', 'The query has too many fields to check. Split it into several requests.');
-          }
-          if (cost > MAX_COST) {
-            throw refusal(
-              'TOO_LARGE',
-              `The query could resolve about ${cost.toLocaleString('en-US')} fields, over the limit of ${MAX_COST.toLocaleString('en-US')}, counting each list at the most it can hold ` +
-                '(history items 500 per change, related 100 per item). Ask for smaller pages (first), fewer nested lists or fewer fields, and page with after.',
-            );
-          }
+          checkOperation(schema, document, operation, request.variables ?? {});
         },
       };
     },

@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { RECENT_SESSIONS_MAX } from '../../domain/session-limits.js';
 import { DomainError } from '../../domain/errors.js';
 import { statusLine } from '../../domain/plan-rules.js';
 import type { Context } from '../context.js';
@@ -32,7 +33,9 @@ export class SessionResolver {
     @Arg('first', () => Int, { nullable: true, description: 'How many, 1..100 (default 20).' }) first?: number | null,
   ): Promise<Session[]> {
     const limit = first ?? 20;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new DomainError('BAD_USER_INPUT', `first must be 1..100; got ${limit}. Ask for at most 100 recent sessions.`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > RECENT_SESSIONS_MAX) {
+      throw new DomainError('BAD_USER_INPUT', `first must be 1..${RECENT_SESSIONS_MAX}; got ${limit}. Ask for at most ${RECENT_SESSIONS_MAX} recent sessions.`);
+    }
     return (await ctx.services.sessionReader.recent(limit)).map(toSession);
   }
 

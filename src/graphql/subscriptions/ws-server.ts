@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { GraphQLError, execute, getOperationAST, parse, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { checkOperation } from '../request-limits.js';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
@@ -63,6 +64,15 @@ export function attachSubscriptions(httpServer: Server, schema: GraphQLSchema, s
         const operation = getOperationAST(document, payload.operationName);
         if (operation && operation.operation !== 'subscription') {
           return [new GraphQLError(`Only subscriptions run over WebSocket. Send ${operation.operation} operations to POST /graphql.`, { extensions: { code: 'BAD_REQUEST' } })];
+        }
+        // The same limits as POST /graphql (page arguments, depth, aliases, cost): a subscription's payload is read on every change.
+        if (operation) {
+          try {
+            checkOperation(schema, document, operation, payload.variables ?? {});
+          } catch (error) {
+            if (error instanceof GraphQLError) return [error];
+            throw error;
+          }
         }
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables };
       },
