@@ -16,7 +16,7 @@ export interface App {
 /** Opens the database (migrating it), builds the services and serves HTTP. */
 export async function startApp(config: Config, options: ServiceOptions & OpenOptions = {}): Promise<App> {
   const logger = createLogger(config.logLevel);
-  const db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery });
+  const db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery, onQuery: options.onQuery });
   const services = createServices(db, options);
   let server: RunningServer;
   try {

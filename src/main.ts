@@ -1,4 +1,5 @@
 import { startApp, type App } from './app.js';
+import { benchProbe } from './bench-probe.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 
@@ -6,7 +7,7 @@ import { createLogger } from './logger.js';
 const config = loadConfig();
 let app: App;
 try {
-  app = await startApp(config);
+  app = await startApp(config, benchProbe());
 } catch (error) {
   // An operator's mistake (port taken, bad DATABASE_URL, unwritable folder) is said in one line, then exit 1.
   const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : (error as Error).message;

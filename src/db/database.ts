@@ -5,6 +5,8 @@ import { WriteLock } from './write-lock.js';
 export interface OpenOptions {
   /** Sees every statement of the read connection (tests count them). */
   onReadQuery?: QueryListener;
+  /** Sees every statement of both connections (the bench's statement counter). */
+  onQuery?: QueryListener;
 }
 
 /**
@@ -24,11 +26,14 @@ export class Database {
 
   static async open(url: string, options: OpenOptions = {}): Promise<Database> {
     const kind = databaseKind(url);
-    const writer = createDataSource(url, 'writer');
+    const writer = createDataSource(url, 'writer', options.onQuery);
     await writer.initialize();
     await writer.runMigrations({ transaction: 'each' });
     // A reader of its own on both: on PostgreSQL a separate pool, so writers queued on a hot row's lock cannot starve reads of connections.
-    const reader = createDataSource(url, 'reader', options.onReadQuery);
+    const onRead = options.onReadQuery && options.onQuery
+      ? (sql: string) => { options.onReadQuery!(sql); options.onQuery!(sql); }
+      : options.onReadQuery ?? options.onQuery;
+    const reader = createDataSource(url, 'reader', onRead);
     await reader.initialize();
     return new Database(kind, writer, reader);
   }
