@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SCALES, SEARCH_WORD, leafCount, leafDomain } from './scales.mjs';
+// The server's own rule for a task's state from its counts (the build runs first).
+const { progressOf, taskStateOf } = await import('../dist/src/domain/states.js');
 
 const WORDS = ['ledger', 'webhook', 'refund', 'invoice', 'queue', 'retry', 'cache', 'schema', 'replay', 'audit', 'quota', 'token',
   'billing', 'dispute', 'export', 'import', 'search', 'index', 'backfill', 'rollout', 'canary', 'metric', 'alert', 'budget'];
@@ -28,7 +30,8 @@ function itemState(task, item) {
  * order of `COLUMNS`. A generator, so 2,000,000 items never sit in memory at once.
  */
 export const COLUMNS = {
-  memories: ['id', 'kind', 'title', 'domain', 'body', 'goal', 'archived', 'version', 'sessionId', 'createdAt', 'updatedAt'],
+  memories: ['id', 'kind', 'title', 'domain', 'body', 'goal', 'archived', 'version', 'sessionId', 'createdAt', 'updatedAt',
+    'pendingItems', 'inProgressItems', 'doneItems', 'droppedItems', 'blockedItems', 'failedItems', 'taskState'],
   items: ['id', 'taskId', 'text', 'state', 'position', 'deleted', 'added', 'note', 'createdAt', 'updatedAt'],
   comments: ['id', 'taskId', 'itemId', 'body', 'createdAt'],
   sessions: ['id', 'parentId', 'rules', 'planTaskId', 'planStanding', 'turn', 'finishedAt', 'lastRemindedAt', 'createdAt'],
@@ -59,15 +62,22 @@ export function* rows(scaleName, table) {
   const K = scale.itemsPerTask;
   const label = (t, i) => `Step ${i + 1} ${words(t + i, 3)}${t % 1000 === 7 && i === 3 ? ` ${SEARCH_WORD}` : ''}`;
   const updated = (t) => (t * 7919) % scale.tasks + scale.tasks;
+  // The task row's counts of live items by state, and the state the domain derives from them.
+  const counted = (states) => {
+    const c = progressOf(states.map((state) => ({ state, deleted: false })));
+    return [c.pending, c.inProgress, c.done, c.dropped, c.blocked, c.failed, taskStateOf(c)];
+  };
   if (table === 'memories') {
     for (let t = 0; t < scale.tasks; t += 1) {
-      yield [taskId(t), 'TASK', `Task ${t} ${words(t, 4)}`, leafDomain(scale, t % leaves), '', `Ship the ${words(t, 6)} change.`, false, 1, null, iso(t), iso(updated(t))];
+      const counts = counted(Array.from({ length: K }, (_, i) => itemState(t, i)));
+      yield [taskId(t), 'TASK', `Task ${t} ${words(t, 4)}`, leafDomain(scale, t % leaves), '', `Ship the ${words(t, 6)} change.`, false, 1, null, iso(t), iso(updated(t)), ...counts];
     }
     for (let n = 0; n < scale.notes; n += 1) {
-      yield [noteId(n), 'NOTE', `Note ${n} ${words(n + 5, 3)}`, leafDomain(scale, n % leaves), `Remember ${words(n, 12)}.`, '', false, 1, null, iso(n), iso(n + scale.tasks)];
+      yield [noteId(n), 'NOTE', `Note ${n} ${words(n + 5, 3)}`, leafDomain(scale, n % leaves), `Remember ${words(n, 12)}.`, '', false, 1, null, iso(n), iso(n + scale.tasks), 0, 0, 0, 0, 0, 0, null];
     }
+    const planCounts = counted(Array.from({ length: scale.stepsPerPlan }, () => 'PENDING'));
     for (let p = 0; p < scale.plans; p += 1) {
-      yield [planId(p), 'TASK', 'Plan', null, '', '', false, 1, sessionId(p), iso(p), iso(p)];
+      yield [planId(p), 'TASK', 'Plan', null, '', '', false, 1, sessionId(p), iso(p), iso(p), ...planCounts];
     }
   } else if (table === 'items') {
     for (let t = 0; t < scale.tasks; t += 1) {
@@ -147,6 +157,7 @@ async function loadPostgres(url, scaleName, log) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const TYPES = { id: 'int', taskId: 'int', itemId: 'int', position: 'int', version: 'int', turn: 'int', planTaskId: 'int', memoryId: 'int',
+    pendingItems: 'int', inProgressItems: 'int', doneItems: 'int', droppedItems: 'int', blockedItems: 'int', failedItems: 'int',
     deleted: 'bool', added: 'bool', archived: 'bool', planStanding: 'bool' };
   try {
     for (const table of TABLES) {

@@ -153,7 +153,10 @@ async function updateItem(id, state) {
     if (item.state !== state) {
       await run('UPDATE "items" SET "state" = ?, "note" = NULL, "updatedAt" = ? WHERE "id" = ?', [state, now, id]);
       for (const other of items) if (other.id === item.id) other.state = state;
-      await run('UPDATE "memories" SET "version" = "version" + 1, "updatedAt" = ? WHERE "id" = ? AND "version" = ?', [now, task.id, task.version]);
+      const c = progressOf(items);
+      await run(`UPDATE "memories" SET "version" = "version" + 1, "updatedAt" = ?, "pendingItems" = ?, "inProgressItems" = ?, "doneItems" = ?,
+        "droppedItems" = ?, "blockedItems" = ?, "failedItems" = ?, "taskState" = ? WHERE "id" = ? AND "version" = ?`,
+      [now, c.pending, c.inProgress, c.done, c.dropped, c.blocked, c.failed, stateOf(c), task.id, task.version]);
       const after = items.filter((i) => !truthy(i.deleted)).map((i) => ({ id: String(i.id), text: i.text, state: i.state }));
       const changes = [{ id: String(item.id), from: item.state, to: state }];
       await run('INSERT INTO "task_events" ("taskId", "at", "action", "sessionId", "items", "changes") VALUES (?, ?, ?, NULL, ?, ?)',

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { createDataSource, databaseKind, type DatabaseKind, type QueryListener } from './data-source.js';
+import { rederiveTaskStates } from './task-counts.js';
 import { WriteLock } from './write-lock.js';
 
 export interface OpenOptions {
@@ -29,6 +30,7 @@ export class Database {
     const writer = createDataSource(url, 'writer', options.onQuery);
     await writer.initialize();
     await writer.runMigrations({ transaction: 'each' });
+    await writer.transaction((manager) => rederiveTaskStates(manager));
     // A reader of its own on both: on PostgreSQL a separate pool, so writers queued on a hot row's lock cannot starve reads of connections.
     const onRead = options.onReadQuery && options.onQuery
       ? (sql: string) => { options.onReadQuery!(sql); options.onQuery!(sql); }

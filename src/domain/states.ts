@@ -21,14 +21,20 @@ export interface ItemStateView {
   deleted: boolean;
 }
 
+/** A task's state from its items: the rule is taskStateOf, over their counts. */
+export function deriveTaskState(items: readonly ItemStateView[]): TaskState {
+  return taskStateOf(progressOf(items));
+}
+
 /**
+ * The one rule for a task's state, from its counts of live items by state
+ * (which the task row keeps, so lists read it without the items):
  * OPEN while any live item is PENDING/IN_PROGRESS or there is no live item;
  * COMPLETED once all are settled and one or more is DONE; CANCELLED otherwise.
  */
-export function deriveTaskState(items: readonly ItemStateView[]): TaskState {
-  const live = items.filter((item) => !item.deleted);
-  if (live.length === 0 || live.some((item) => !isSettled(item.state))) return 'OPEN';
-  return live.some((item) => item.state === 'DONE') ? 'COMPLETED' : 'CANCELLED';
+export function taskStateOf(counts: ProgressCounts): TaskState {
+  if (counts.total === 0 || counts.pending + counts.inProgress > 0) return 'OPEN';
+  return counts.done > 0 ? 'COMPLETED' : 'CANCELLED';
 }
 
 /** A closed task is archived like any other memory; reopening it makes it active. */

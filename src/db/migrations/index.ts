@@ -1,4 +1,5 @@
 import { Initial1764460000000 } from './1764460000000-initial.js';
+import { TaskCounts1764470000000 } from './1764470000000-task-counts.js';
 
 /** Every migration, oldest first. */
-export const MIGRATIONS = [Initial1764460000000];
+export const MIGRATIONS = [Initial1764460000000, TaskCounts1764470000000];

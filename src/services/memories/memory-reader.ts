@@ -8,13 +8,12 @@ import type { MemoryKind } from './memory-kind.js';
 import type { SearchIndex } from '../search/search-index.js';
 
 /**
- * A task is ACTIVE while it has an open live item or no live item at all;
- * the same rule as domain/states.ts, in SQL so lists can filter and count
- * on it without loading items. (NOT "deleted" reads the same on SQLite's 0/1
- * and PostgreSQL's booleans.)
+ * A task is ACTIVE while OPEN: the state its row keeps, derived from its
+ * counts of live items by the domain's rule (db/task-counts.ts), so lists
+ * filter and count on it without reading items. (NOT "archived" reads the
+ * same on SQLite's 0/1 and PostgreSQL's booleans.)
  */
-const TASK_IS_OPEN = `(EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted" AND i."state" IN ('PENDING', 'IN_PROGRESS'))
-  OR NOT EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted"))`;
+const TASK_IS_OPEN = `m."taskState" = 'OPEN'`;
 
 const IS_ACTIVE = `(CASE WHEN m."kind" = 'NOTE' THEN NOT m."archived" ELSE ${TASK_IS_OPEN} END)`;
 

@@ -2,7 +2,8 @@ import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanDomain, cleanFreeText, cleanLabel } from '../../domain/labels.js';
 import { checkNoBareReference, parseRefs } from '../../domain/refs.js';
-import { deriveTaskState } from '../../domain/states.js';
+import { taskStateOf } from '../../domain/states.js';
+import { countsOf } from '../../db/task-counts.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { findReplay, remember, replayed } from '../kernel/idempotency.js';
@@ -81,8 +82,7 @@ export class NoteService {
       if (!memory || memory.sessionId) throw memoryNotFound(id);
       uow.touchDomain(memory.domain);
       if (memory.kind === 'TASK') {
-        const items = await uow.manager.findBy(ItemEntity, { taskId: memory.id });
-        if (deriveTaskState(items) === 'OPEN') {
+        if (taskStateOf(countsOf(memory)) === 'OPEN') {
           throw new DomainError(
             'BAD_USER_INPUT',
             `Task ${memory.id} is still open; a task is archived when every item is settled. Mark its remaining items DONE, or DROPPED with a reason.`,

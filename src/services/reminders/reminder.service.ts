@@ -1,8 +1,8 @@
 import { In, type EntityManager } from 'typeorm';
 import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../../domain/reminders.js';
 import { inScope } from '../../domain/labels.js';
-import { progressOf } from '../../domain/states.js';
 import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../../db/entities/index.js';
+import { countsOf } from '../../db/task-counts.js';
 import { openTasksIn } from '../memories/memory-reader.js';
 import { loadCallingSession } from '../sessions/session-store.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
@@ -64,12 +64,14 @@ export class ReminderService {
         .where('id = :id AND ("lastRemindedAt" IS NULL OR "lastRemindedAt" <= :before)', { id: session.id, before: remindedBefore(new Date(uow.now), settings.intervalMinutes) })
         .execute();
       if (!claimed.affected) return null;
-      const items = await uow.manager.find(ItemEntity, { where: { taskId: In(tasks.map((task) => task.id)) }, order: { position: 'ASC' } });
+      // Progress from the counts the task rows keep; of the items, only those in progress are read.
+      const items = await uow.manager.find(ItemEntity, {
+        where: { taskId: In(tasks.map((task) => task.id)), deleted: false, state: 'IN_PROGRESS' }, order: { position: 'ASC', id: 'ASC' },
+      });
       const text = reminderText(
         tasks.map((task) => {
-          const own = items.filter((item) => item.taskId === task.id);
-          const progress = progressOf(own);
-          const inProgress = own.filter((item) => !item.deleted && item.state === 'IN_PROGRESS').map((item) => item.text);
+          const progress = countsOf(task);
+          const inProgress = items.filter((item) => item.taskId === task.id).map((item) => item.text);
           return { id: String(task.id), title: task.title, domain: task.domain ?? '', done: progress.done, total: progress.total, inProgress };
         }),
         // The text names only the domains that hold one of the open tasks listed.
