@@ -33,7 +33,7 @@ export class Database {
     await writer.transaction((manager) => rederiveTaskStates(manager));
     // A reader of its own on both: on PostgreSQL a separate pool, so writers queued on a hot row's lock cannot starve reads of connections.
     const onRead = options.onReadQuery && options.onQuery
-      ? (sql: string) => { options.onReadQuery!(sql); options.onQuery!(sql); }
+      ? (sql: string, parameters?: readonly unknown[]) => { options.onReadQuery!(sql, parameters); options.onQuery!(sql, parameters); }
       : options.onReadQuery ?? options.onQuery;
     const reader = createDataSource(url, 'reader', onRead);
     await reader.initialize();

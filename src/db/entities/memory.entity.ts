@@ -9,7 +9,9 @@ import type { TaskState } from '../../domain/states.js';
  * archiveMemory).
  */
 @Entity('memories')
-@Index('idx_memories_domain', ['domain'])
+@Index('idx_memories_domain_id', ['domain', 'id'])
+@Index('idx_memories_open_tasks', ['taskState', 'domain', 'updatedAt', 'id'])
+@Index('idx_memories_domain_counts', ['domain', 'kind', 'taskState'])
 export class MemoryEntity {
   @PrimaryGeneratedColumn()
   id: number;

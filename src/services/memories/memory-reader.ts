@@ -6,6 +6,7 @@ import type { MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from './memory-kind.js';
 import type { SearchIndex } from '../search/search-index.js';
+import { scopeCondition } from './domain-scope.js';
 
 /**
  * A task is ACTIVE while OPEN: the state its row keeps, derived from its
@@ -22,11 +23,15 @@ function inDomain(query: SelectQueryBuilder<MemoryEntity>, domain: string): void
   inAnyDomain(query, [domain]);
 }
 
-/** Memories in any of `domains` or below them. */
+/** Memories in any of `domains` or below them: index ranges of the domain column. */
 function inAnyDomain(query: SelectQueryBuilder<MemoryEntity>, domains: readonly string[]): void {
-  const clauses = domains.map((_, i) => `m."domain" = :domain${i} OR substr(m."domain", 1, :prefixLength${i}) = :prefix${i}`);
-  const params = Object.fromEntries(domains.flatMap((domain, i) => [[`domain${i}`, domain], [`prefixLength${i}`, domain.length + 1], [`prefix${i}`, `${domain}/`]]));
-  query.andWhere(`(${clauses.join(' OR ')})`, params);
+  const params: Record<string, string> = {};
+  const bind = (value: string) => {
+    const name = `scope${Object.keys(params).length}`;
+    params[name] = value;
+    return `:${name}`;
+  };
+  query.andWhere(`(${domains.map((domain) => scopeCondition('m."domain"', domain, bind)).join(' OR ')})`, params);
 }
 
 /**
