@@ -69,7 +69,10 @@ export class TaskContentReader {
    * first/after, in two statements whatever the number of owners: the counts
    * grouped by owner, and the rows ranked within each owner by a window
    * function so each gets its own first `size + 1`. `only` narrows the rows
-   * (a SQL condition on alias r).
+   * (a SQL condition on alias r). The keyset bound is written `+r."id"` so no
+   * planner reads it as a range of the whole table's ids (SQLite did, without
+   * statistics: a scan of every comment to page one task's); the owner's
+   * index answers instead.
    */
   private async pagesByOwner<T extends { id: number }>(
     rowsOf: { entity: new () => T; table: string; owner: 'itemId' | 'taskId'; ownerOf: (row: T) => number | null },
@@ -94,7 +97,7 @@ export class TaskContentReader {
       .where(
         `c."id" IN (SELECT ranked."id" FROM (
           SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."${owner}" ORDER BY r."id") AS "rn"
-          FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND r."id" > :after${narrow}) ranked
+          FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND +r."id" > :after${narrow}) ranked
         WHERE ranked."rn" <= :limit)`,
         { ids, after: key ? Number(key[0]) : 0, limit: size + 1 },
       )
@@ -148,7 +151,7 @@ export class TaskContentReader {
           .addSelect('ROW_NUMBER() OVER (PARTITION BY ni."itemId" ORDER BY ni."noteId")', 'rn')
           .from(TaskNoteItemEntity, 'ni')
           .where('ni."itemId" IN (:...ids)', { ids })
-          .andWhere('ni."noteId" > :after', { after: key ? Number(key[0]) : 0 }),
+          .andWhere('+ni."noteId" > :after', { after: key ? Number(key[0]) : 0 }),
         'ranked',
       )
       .where('ranked."rn" <= :limit', { limit: size + 1 })
