@@ -73,7 +73,9 @@ export class MemoryReader {
   async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
     const size = pageSize(args.first);
     const key = decodeCursor(args.after, 1, ['id']);
-    const query = this.memories_();
+    // A domain scope never holds a session's plan (a plan has no domain), so no sessionId test is needed:
+    // counting the scope reads the (domain, id) index alone instead of every row in it.
+    const query = this.reader().createQueryBuilder(MemoryEntity, 'm');
     inDomain(query, cleanDomain(args.domain));
     if (args.kind) query.andWhere('m."kind" = :kind', { kind: args.kind });
     if (args.status) query.andWhere(args.status === 'ACTIVE' ? IS_ACTIVE : `NOT ${IS_ACTIVE}`);
