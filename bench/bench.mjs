@@ -137,8 +137,15 @@ try {
       before = now;
     }
     const SAMPLE = 20;
-    for (let i = 0; i < SAMPLE; i += 1) await once(workload);
+    const alone = [];
+    for (let i = 0; i < SAMPLE; i += 1) {
+      const sent = performance.now();
+      await once(workload);
+      alone.push(performance.now() - sent);
+    }
     const after = await proc.probe();
+    // What one request costs with nothing queued before it: the median of those 20 in a row.
+    const aloneP50 = Math.round(alone.sort((a, b) => a - b)[SAMPLE / 2]);
     const statements = (after.statements - before.statements) / SAMPLE;
     const run = (seconds) => autocannon({
       url: workload.kind === 'raw' ? `${rawUrl}${workload.path}` : serverUrl,
@@ -156,11 +163,11 @@ try {
     const peak = await proc.probe();
     results.push({
       name: workload.name, kind: workload.kind, raw: workload.raw ?? null,
-      reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
+      reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, aloneP50,
       requests: result.requests.total, non2xx: result.non2xx, errors: result.errors + result.timeouts,
       statementsPerRequest: statements, peakRssMb: Math.round(peak.maxRssKb / 1024),
     });
-    log(`  ${workload.name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${statements} statements`);
+    log(`  ${workload.name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, alone ${aloneP50} ms, ${statements} statements`);
   }
 } finally {
   await server.stop();

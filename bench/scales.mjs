@@ -5,7 +5,7 @@
  */
 export const SCALES = {
   small: { tasks: 1_000, orgs: 1, teams: 1, areas: 5, itemsPerTask: 20, commentsPerTask: 2, notes: 200, plans: 50, stepsPerPlan: 5 },
-  large: { tasks: 100_000, orgs: 5, teams: 10, areas: 10, itemsPerTask: 20, commentsPerTask: 2, notes: 20_000, plans: 5_000, stepsPerPlan: 5 },
+  large: { tasks: 100_000, orgs: 5, teams: 20, areas: 5, itemsPerTask: 20, commentsPerTask: 2, notes: 20_000, plans: 5_000, stepsPerPlan: 5 },
 };
 
 /** The word planted in 0.1% of tasks (one in every 1,000) for the search workload. */
@@ -23,5 +23,9 @@ export function leafDomain(scale, leaf) {
   return `org${org}/team${team}/area${area}`;
 }
 
-/** Where a workload reads: mustRead over one team (≥ 1,000 tasks), memories over one org. */
+/**
+ * Where a workload reads: mustRead over one team (5 areas of 200 tasks: 1,000
+ * tasks, 700 open, at both scales, so the two runs compare the same work over
+ * 1,000 and 100,000 tasks), memories over one org.
+ */
 export const SCOPES = { mustRead: 'org0/team0', memories: 'org0' };

@@ -39,7 +39,9 @@ function inAnyDomain(query: SelectQueryBuilder<MemoryEntity>, domains: readonly 
  * updated first: what mustRead lists and what a reminder asks about.
  */
 export function openTasksIn(manager: EntityManager, domains: readonly string[], limit: number): Promise<MemoryEntity[]> {
-  const query = manager.createQueryBuilder(MemoryEntity, 'm').where('m."sessionId" IS NULL').andWhere('m."kind" = \'TASK\'').andWhere(TASK_IS_OPEN);
+  // Only tasks have a state and a plan has no domain, so the open-tasks index (state, domain, updatedAt, id)
+  // decides which rows and in what order by itself; rows are read only for the tasks listed.
+  const query = manager.createQueryBuilder(MemoryEntity, 'm').where(TASK_IS_OPEN);
   inAnyDomain(query, domains);
   return query.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(limit).getMany();
 }
