@@ -167,7 +167,7 @@ async function loadPostgres(url, scaleName, log) {
         ? `INSERT INTO "memory_search" ("memoryId", "document")
            SELECT m, setweight(to_tsvector('simple', t), 'A') || setweight(to_tsvector('simple', b), 'B') FROM unnest($1::int[], $2::text[], $3::text[]) AS u(m, t, b)`
         : `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')})
-           SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${TYPES[c] ?? 'text'}[]`).join(', ')})`;
+           SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${(table === 'sessions' && c === 'id' ? null : TYPES[c]) ?? 'text'}[]`).join(', ')})`;
       let count = 0;
       let arrays = columns.map(() => []);
       const flush = async () => {

@@ -54,8 +54,10 @@ export function targets(root) {
   ratio('mustRead', 0.25);
   const p1 = find(large, 'memories page 1 ');
   const deep = large?.results.find((r) => r.name.startsWith('memories page') && !r.name.startsWith('memories page 1 '));
-  // p50 under load when both answered within the run; else one request at a time (what each costs alone).
-  const p50 = (r, other) => (r.requests && other.requests ? [r.p50, 'under load'] : [r.aloneP50 ?? r.p50, 'one at a time']);
+  // p50 under load when both answered enough requests in the run for a median to mean something;
+  // else one request at a time (what each costs alone).
+  const enough = (r) => r.requests >= 100;
+  const p50 = (r, other) => (enough(r) && enough(other) ? [r.p50, 'under load'] : [r.aloneP50 ?? r.p50, 'one at a time']);
   const compare = (a, b) => {
     const [x, how] = p50(a, b);
     const [y] = p50(b, a);
