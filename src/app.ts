@@ -23,7 +23,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   const owner = claimSqliteFile(config.databaseUrl);
   let db: Database;
   try {
-    db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery });
+    db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery, onQuery: options.onQuery });
   } catch (error) {
     owner?.release();
     throw error;

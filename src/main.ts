@@ -1,4 +1,5 @@
 import { startApp, type App } from './app.js';
+import { benchProbe } from './bench-probe.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 
@@ -13,7 +14,7 @@ try {
 }
 let app: App;
 try {
-  app = await startApp(config);
+  app = await startApp(config, benchProbe());
 } catch (error) {
   // An operator's mistake (port taken, bad DATABASE_URL, unwritable folder) is said in one line, then exit 1.
   const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT)` : (error as Error).message;

@@ -73,7 +73,7 @@ export async function testDatabase(file?: string): Promise<{ file: string; datab
 
 /** Starts the real server on a free port over a fresh database (or the one named by `file`). */
 export async function startTestServer(
-  options: { file?: string; clock?: Clock; env?: Record<string, string>; onReadQuery?: (sql: string) => void } = {},
+  options: { file?: string; clock?: Clock; env?: Record<string, string>; onReadQuery?: (sql: string, parameters?: readonly unknown[]) => void } = {},
 ): Promise<TestServer> {
   const { file, databaseUrl } = await testDatabase(options.file);
   const config = { ...loadConfig({ NODE_ENV: 'test', ...options.env }), port: 0, databaseUrl };

@@ -60,6 +60,11 @@ describe('a crash during writes', () => {
     await second.exited();
     const raw = new Sqlite(file, { readonly: true });
     expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+    // The task row's kept counts survived the crash with its items: they equal a recount.
+    const kept = raw.prepare('SELECT "pendingItems", "doneItems", "taskState" FROM "memories" WHERE "id" = ?').get(Number(taskId));
+    const recount = raw.prepare(`SELECT SUM("state" = 'PENDING') AS "pendingItems", SUM("state" = 'DONE') AS "doneItems" FROM "items" WHERE "taskId" = ? AND NOT "deleted"`).get(Number(taskId)) as Record<string, number>;
+    expect(kept).toEqual({ ...recount, taskState: 'OPEN' });
+    expect(recount.pendingItems).toBe(labels.length);
     raw.close();
   });
 });

@@ -8,14 +8,14 @@ import { databaseKind, sqlitePath } from './database-url.js';
 
 export { databaseKind, sqlitePath, type DatabaseKind } from './database-url.js';
 
-/** Counts or logs each statement; used by tests that check a query's SQL cost. */
-export type QueryListener = (sql: string) => void;
+/** Counts or logs each statement (with its parameters); used by tests that check a query's SQL cost and plan. */
+export type QueryListener = (sql: string, parameters?: readonly unknown[]) => void;
 
 function listeningLogger(listener: QueryListener | undefined): Logger | undefined {
   if (!listener) return undefined;
   const quiet = () => undefined;
   return {
-    logQuery: (sql: string) => listener(sql),
+    logQuery: (sql: string, parameters?: unknown[]) => listener(sql, parameters),
     logQueryError: quiet, logQuerySlow: quiet, logSchemaBuild: quiet, logMigration: quiet, log: quiet,
   };
 }

@@ -1,11 +1,14 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { createDataSource, databaseKind, type DatabaseKind, type QueryListener } from './data-source.js';
 import { migrateExclusively } from './migration-lock.js';
+import { rederiveTaskStates } from './task-counts.js';
 import { WriteLock } from './write-lock.js';
 
 export interface OpenOptions {
   /** Sees every statement of the read connection (tests count them). */
   onReadQuery?: QueryListener;
+  /** Sees every statement of both connections (the bench's statement counter). */
+  onQuery?: QueryListener;
 }
 
 /**
@@ -25,11 +28,15 @@ export class Database {
 
   static async open(url: string, options: OpenOptions = {}): Promise<Database> {
     const kind = databaseKind(url);
-    const writer = createDataSource(url, 'writer');
+    const writer = createDataSource(url, 'writer', options.onQuery);
     await writer.initialize();
     await migrateExclusively(writer);
+    await writer.transaction((manager) => rederiveTaskStates(manager));
     // A reader of its own on both: on PostgreSQL a separate pool, so writers queued on a hot row's lock cannot starve reads of connections.
-    const reader = createDataSource(url, 'reader', options.onReadQuery);
+    const onRead = options.onReadQuery && options.onQuery
+      ? (sql: string, parameters?: readonly unknown[]) => { options.onReadQuery!(sql, parameters); options.onQuery!(sql, parameters); }
+      : options.onReadQuery ?? options.onQuery;
+    const reader = createDataSource(url, 'reader', onRead);
     await reader.initialize();
     return new Database(kind, writer, reader);
   }

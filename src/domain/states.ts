@@ -36,15 +36,21 @@ export interface ItemStateView {
   deleted: boolean;
 }
 
+/** A task's state from its items: the rule is taskStateOf, over their counts. */
+export function deriveTaskState(items: readonly ItemStateView[]): TaskState {
+  return taskStateOf(progressOf(items));
+}
+
 /**
- * OPEN while any live item is PENDING, IN_PROGRESS, BLOCKED or FAILED, or there
- * is no live item; COMPLETED once every live item is DONE or DROPPED and one or
+ * The one rule for a task's state, from its counts of live items by state
+ * (which the task row keeps, so lists read it without the items): OPEN while
+ * any live item is PENDING, IN_PROGRESS, BLOCKED or FAILED, or there is no
+ * live item; COMPLETED once every live item is DONE or DROPPED and one or
  * more is DONE; CANCELLED once every live item is DROPPED.
  */
-export function deriveTaskState(items: readonly ItemStateView[]): TaskState {
-  const live = items.filter((item) => !item.deleted);
-  if (live.length === 0 || live.some((item) => !isSettled(item.state))) return 'OPEN';
-  return live.some((item) => item.state === 'DONE') ? 'COMPLETED' : 'CANCELLED';
+export function taskStateOf(counts: ProgressCounts): TaskState {
+  if (counts.total === 0 || counts.pending + counts.inProgress + counts.blocked + counts.failed > 0) return 'OPEN';
+  return counts.done > 0 ? 'COMPLETED' : 'CANCELLED';
 }
 
 /** A closed task is archived like any other memory; reopening it makes it active. */

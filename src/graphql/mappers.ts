@@ -1,3 +1,4 @@
+import { countsOf } from '../db/task-counts.js';
 import type { CommentEntity, ItemEntity, MemoryEntity, TaskEventEntity, TaskNoteEntity } from '../db/entities/index.js';
 import { ItemStateEnum, MemoryKindEnum, MemoryStatusEnum } from './types/enums.js';
 import { Item } from './types/item.type.js';
@@ -10,6 +11,7 @@ export function toTask(row: MemoryEntity): Task {
   return Object.assign(new Task(), {
     taskId: row.id,
     sessionId: row.sessionId,
+    counts: countsOf(row),
     id: String(row.id),
     kind: MemoryKindEnum.TASK,
     title: row.title,

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { TaskState } from '../../domain/states.js';
 
 /**
  * One row per memory: a note or a task (a session's plan is a task with no
@@ -8,7 +9,9 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
  * archiveMemory).
  */
 @Entity('memories')
-@Index('idx_memories_domain', ['domain'])
+@Index('idx_memories_domain_id', ['domain', 'id'])
+@Index('idx_memories_open_tasks', ['taskState', 'domain', 'updatedAt', 'id'])
+@Index('idx_memories_domain_counts', ['domain', 'kind', 'taskState'])
 export class MemoryEntity {
   @PrimaryGeneratedColumn()
   id: number;
@@ -41,6 +44,29 @@ export class MemoryEntity {
   /** Set on a session's plan. */
   @Column({ type: 'varchar', length: 64, nullable: true })
   sessionId: string | null;
+
+  /** Tasks only: live items by state (derived data, checked against a recount in tests). */
+  @Column({ type: 'integer', default: 0 })
+  pendingItems: number;
+
+  @Column({ type: 'integer', default: 0 })
+  inProgressItems: number;
+
+  @Column({ type: 'integer', default: 0 })
+  doneItems: number;
+
+  @Column({ type: 'integer', default: 0 })
+  droppedItems: number;
+
+  @Column({ type: 'integer', default: 0 })
+  blockedItems: number;
+
+  @Column({ type: 'integer', default: 0 })
+  failedItems: number;
+
+  /** Tasks only: taskStateOf(the counts above), stored so lists filter and index on it; null on notes. */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  taskState: TaskState | null;
 
   /** ISO-8601 UTC; strings sort the same on SQLite and PostgreSQL. */
   @Column({ type: 'varchar', length: 24 })

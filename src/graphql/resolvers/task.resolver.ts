@@ -1,6 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { pageInMemory } from '../../domain/paging.js';
-import { deriveTaskState, progressOf, taskStatus } from '../../domain/states.js';
+import { taskStateOf, taskStatus } from '../../domain/states.js';
 import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { PageArgs } from '../inputs/page.args.js';
@@ -78,19 +78,20 @@ export class TaskResolver {
     return refsIn([task.goal], refTargets(await ctx.loaders.taskItems.load(task.taskId)));
   }
 
+  // State, status and progress come from the counts the task row keeps (no item is read).
   @FieldResolver(() => TaskStateEnum, { description: 'OPEN, COMPLETED or CANCELLED, derived from the live items.' })
-  async state(@Root() task: Task, @Ctx() ctx: Context): Promise<TaskStateEnum> {
-    return deriveTaskState(await ctx.loaders.taskItems.load(task.taskId)) as TaskStateEnum;
+  state(@Root() task: Task): TaskStateEnum {
+    return taskStateOf(task.counts) as TaskStateEnum;
   }
 
   @FieldResolver(() => MemoryStatusEnum, { description: 'ARCHIVED while the task is COMPLETED or CANCELLED, ACTIVE while OPEN.' })
-  async status(@Root() task: Task, @Ctx() ctx: Context): Promise<MemoryStatusEnum> {
-    return taskStatus(deriveTaskState(await ctx.loaders.taskItems.load(task.taskId))) as MemoryStatusEnum;
+  status(@Root() task: Task): MemoryStatusEnum {
+    return taskStatus(taskStateOf(task.counts)) as MemoryStatusEnum;
   }
 
   @FieldResolver(() => Progress, { description: 'Counts of live items by state.' })
-  async progress(@Root() task: Task, @Ctx() ctx: Context): Promise<Progress> {
-    return progressOf(await ctx.loaders.taskItems.load(task.taskId));
+  progress(@Root() task: Task): Progress {
+    return task.counts;
   }
 
   @FieldResolver(() => ItemConnection, { description: 'Live items in list order; includeDeleted adds deleted ones where they stood (number null).' })

@@ -1,4 +1,5 @@
 import { Field, ID, InterfaceType, Int, ObjectType } from 'type-graphql';
+import type { ProgressCounts } from '../../domain/states.js';
 import { MemoryKindEnum, MemoryStatusEnum } from './enums.js';
 
 @InterfaceType({
@@ -41,6 +42,9 @@ export class Task extends Memory {
 
   /** The session whose plan this is, if any. */
   sessionId: string | null;
+
+  /** Live items by state, as the task row keeps them: state, status and progress read these, not the items. */
+  counts: ProgressCounts;
 
   @Field({ description: 'The goal as written, [[#id]] tokens kept.' })
   goal: string;

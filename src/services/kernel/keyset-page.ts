@@ -35,7 +35,10 @@ export interface OwnedRows<T> {
  * first/after, in two statements whatever the number of owners: the counts
  * grouped by owner, and the rows ranked within each owner by a window
  * function so each gets its own first `size + 1`. `only` narrows the rows
- * (a SQL condition on alias r).
+ * (a SQL condition on alias r). The keyset bound is written `+r."id"` so no
+ * planner reads it as a range of the whole table's ids (SQLite did, without
+ * statistics: a scan of every comment to page one task's); the owner's index
+ * answers instead.
  */
 export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number }>(
   manager: EntityManager,
@@ -64,7 +67,7 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
     .where(
       `c."id" IN (SELECT ranked."id" FROM (
         SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."${owner}" ORDER BY r."id") AS "rn"
-        FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND r."id" > :after${narrow}) ranked
+        FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND +r."id" > :after${narrow}) ranked
       WHERE ranked."rn" <= :limit)`,
       { ids, after: key ? Number(key[0]) : 0, limit: size + 1 },
     )

@@ -3,20 +3,19 @@ import { cleanDomain, inScope } from '../../domain/domains.js';
 import { searchWords } from '../../domain/search-words.js';
 import { SEARCH_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { keysetPage } from '../kernel/keyset-page.js';
-import { TASK_OPENING_STATES, type MemoryStatus } from '../../domain/states.js';
+import type { MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from './memory-kind.js';
 import type { SearchIndex } from '../search/search-index.js';
+import { scopeCondition } from './domain-scope.js';
 
 /**
- * A task is ACTIVE while it has a live item that is not settled (PENDING,
- * IN_PROGRESS, BLOCKED, FAILED) or no live item at all;
- * the same rule as domain/states.ts, in SQL so lists can filter and count
- * on it without loading items. (NOT "deleted" reads the same on SQLite's 0/1
- * and PostgreSQL's booleans.)
+ * A task is ACTIVE while OPEN: the state its row keeps, derived from its
+ * counts of live items by the domain's rule (db/task-counts.ts), so lists
+ * filter and count on it without reading items. (NOT "archived" reads the
+ * same on SQLite's 0/1 and PostgreSQL's booleans.)
  */
-const TASK_IS_OPEN = `(EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted" AND i."state" IN (${TASK_OPENING_STATES.map((state) => `'${state}'`).join(', ')}))
-  OR NOT EXISTS (SELECT 1 FROM "items" i WHERE i."taskId" = m."id" AND NOT i."deleted"))`;
+const TASK_IS_OPEN = `m."taskState" = 'OPEN'`;
 
 const IS_ACTIVE = `(CASE WHEN m."kind" = 'NOTE' THEN NOT m."archived" ELSE ${TASK_IS_OPEN} END)`;
 
@@ -25,11 +24,15 @@ function inDomain(query: SelectQueryBuilder<MemoryEntity>, domain: string): void
   inAnyDomain(query, [domain]);
 }
 
-/** Memories in any of `domains` or below them. */
+/** Memories in any of `domains` or below them: index ranges of the domain column. */
 function inAnyDomain(query: SelectQueryBuilder<MemoryEntity>, domains: readonly string[]): void {
-  const clauses = domains.map((_, i) => `m."domain" = :domain${i} OR substr(m."domain", 1, :prefixLength${i}) = :prefix${i}`);
-  const params = Object.fromEntries(domains.flatMap((domain, i) => [[`domain${i}`, domain], [`prefixLength${i}`, domain.length + 1], [`prefix${i}`, `${domain}/`]]));
-  query.andWhere(`(${clauses.join(' OR ')})`, params);
+  const params: Record<string, string> = {};
+  const bind = (value: string) => {
+    const name = `scope${Object.keys(params).length}`;
+    params[name] = value;
+    return `:${name}`;
+  };
+  query.andWhere(`(${domains.map((domain) => scopeCondition('m."domain"', domain, bind)).join(' OR ')})`, params);
 }
 
 /**
@@ -37,7 +40,9 @@ function inAnyDomain(query: SelectQueryBuilder<MemoryEntity>, domains: readonly 
  * updated first: what mustRead lists and what a reminder asks about.
  */
 export function openTasksIn(manager: EntityManager, domains: readonly string[], limit: number): Promise<MemoryEntity[]> {
-  const query = manager.createQueryBuilder(MemoryEntity, 'm').where('m."sessionId" IS NULL').andWhere('m."kind" = \'TASK\'').andWhere(TASK_IS_OPEN);
+  // Only tasks have a state and a plan has no domain, so the open-tasks index (state, domain, updatedAt, id)
+  // decides which rows and in what order by itself; rows are read only for the tasks listed.
+  const query = manager.createQueryBuilder(MemoryEntity, 'm').where(TASK_IS_OPEN);
   inAnyDomain(query, domains);
   return query.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(limit).getMany();
 }
@@ -75,7 +80,9 @@ export class MemoryReader {
 
   /** Memories of a scope, newest first. */
   async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
-    const query = this.memories_();
+    // A domain scope never holds a session's plan (a plan has no domain), so no sessionId test is needed:
+    // counting the scope reads the (domain, id) index alone instead of every row in it.
+    const query = this.reader().createQueryBuilder(MemoryEntity, 'm');
     inDomain(query, cleanDomain(args.domain));
     if (args.kind) query.andWhere('m."kind" = :kind', { kind: args.kind });
     if (args.status) query.andWhere(args.status === 'ACTIVE' ? IS_ACTIVE : `NOT ${IS_ACTIVE}`);

@@ -4,7 +4,8 @@ import { DomainError } from '../../domain/errors.js';
 import { cleanFreeText, cleanLabel } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { checkNoBareReference, parseRefs } from '../../domain/refs.js';
-import { deriveTaskState } from '../../domain/states.js';
+import { taskStateOf } from '../../domain/states.js';
+import { countsOf } from '../../db/task-counts.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { createOnce } from '../kernel/idempotency.js';
@@ -82,8 +83,7 @@ export class NoteService {
       if (!memory || memory.sessionId) throw memoryNotFound(id);
       uow.touchDomain(memory.domain);
       if (memory.kind === 'TASK') {
-        const items = await uow.manager.findBy(ItemEntity, { taskId: memory.id });
-        if (deriveTaskState(items) === 'OPEN') {
+        if (taskStateOf(countsOf(memory)) === 'OPEN') {
           throw new DomainError(
             'BAD_USER_INPUT',
             `Task ${memory.id} is still open; a task is archived when every live item is DONE or DROPPED. Mark its remaining items DONE, or DROPPED with a reason (BLOCKED and FAILED items keep it open).`,

@@ -1,8 +1,9 @@
 import { In, type EntityManager } from 'typeorm';
 import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../../domain/reminders.js';
 import { inScope } from '../../domain/domains.js';
-import { progressOf, STUCK_ITEM_STATES } from '../../domain/states.js';
+import { STUCK_ITEM_STATES } from '../../domain/states.js';
 import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../../db/entities/index.js';
+import { countsOf } from '../../db/task-counts.js';
 import { openTasksIn } from '../memories/memory-reader.js';
 import { loadCallingSession } from '../sessions/session-store.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
@@ -64,14 +65,16 @@ export class ReminderService {
         .where('id = :id AND ("lastRemindedAt" IS NULL OR "lastRemindedAt" <= :before)', { id: session.id, before: remindedBefore(new Date(uow.now), settings.intervalMinutes) })
         .execute();
       if (!claimed.affected) return null;
-      const items = await uow.manager.find(ItemEntity, { where: { taskId: In(tasks.map((task) => task.id)) }, order: { position: 'ASC' } });
+      // Progress from the counts the task rows keep; of the items, only those in progress or stuck are read.
+      const items = await uow.manager.find(ItemEntity, {
+        where: { taskId: In(tasks.map((task) => task.id)), deleted: false, state: In(['IN_PROGRESS', ...STUCK_ITEM_STATES]) }, order: { position: 'ASC', id: 'ASC' },
+      });
       const text = reminderText(
         tasks.map((task) => {
+          const progress = countsOf(task);
           const own = items.filter((item) => item.taskId === task.id);
-          const progress = progressOf(own);
-          const live = own.filter((item) => !item.deleted);
-          const inProgress = live.filter((item) => item.state === 'IN_PROGRESS').map((item) => item.text);
-          const stuck = live.filter((item) => STUCK_ITEM_STATES.includes(item.state)).map((item) => `${item.text} (${item.state})`);
+          const inProgress = own.filter((item) => item.state === 'IN_PROGRESS').map((item) => item.text);
+          const stuck = own.filter((item) => STUCK_ITEM_STATES.includes(item.state)).map((item) => `${item.text} (${item.state})`);
           return { id: String(task.id), title: task.title, domain: task.domain ?? '', done: progress.done, total: progress.total, inProgress, stuck };
         }),
         // The text names only the domains that hold one of the open tasks listed.

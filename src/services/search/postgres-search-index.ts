@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { foldAccents, wordsOf } from '../../domain/search-words.js';
+import { scopeCondition } from '../memories/domain-scope.js';
 import type { SearchIndex, SearchOptions } from './search-index.js';
 
 /**
@@ -39,8 +40,7 @@ export class PostgresSearchIndex implements SearchIndex {
     const where: string[] = [`s."document" @@ to_tsquery('simple', $1)`, 'm."sessionId" IS NULL'];
     const params: unknown[] = [all, any];
     if (options.domain) {
-      params.push(options.domain, options.domain.length + 1, `${options.domain}/`);
-      where.push(`(m."domain" = $${params.length - 2} OR substr(m."domain", 1, $${params.length - 1}) = $${params.length})`);
+      where.push(scopeCondition('m."domain"', options.domain, (value) => `$${params.push(value)}`));
     }
     if (options.kind) {
       params.push(options.kind);

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { scopeCondition } from '../memories/domain-scope.js';
 import type { SearchIndex, SearchOptions } from './search-index.js';
 
 /** Each word as a quoted FTS5 prefix string (quotes doubled), so no input is read as FTS5 syntax. */
@@ -30,8 +31,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const where: string[] = ['"memory_search" MATCH ?', 'm."sessionId" IS NULL'];
     const params: unknown[] = [inTitle(' '), inTitle(' OR '), words.join(' ')];
     if (options.domain) {
-      where.push('(m."domain" = ? OR substr(m."domain", 1, ?) = ?)');
-      params.push(options.domain, options.domain.length + 1, `${options.domain}/`);
+      where.push(scopeCondition('m."domain"', options.domain, (value) => { params.push(value); return '?'; }));
     }
     if (options.kind) {
       where.push('m."kind" = ?');

@@ -62,7 +62,7 @@ export class TaskNoteReader {
           .addSelect('ROW_NUMBER() OVER (PARTITION BY ni."itemId" ORDER BY ni."noteId")', 'rn')
           .from(TaskNoteItemEntity, 'ni')
           .where('ni."itemId" IN (:...ids)', { ids })
-          .andWhere('ni."noteId" > :after', { after: key ? Number(key[0]) : 0 }),
+          .andWhere('+ni."noteId" > :after', { after: key ? Number(key[0]) : 0 }),
         'ranked',
       )
       .where('ranked."rn" <= :limit', { limit: size + 1 })

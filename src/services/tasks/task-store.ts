@@ -7,6 +7,7 @@ import { DEFAULT_PLAN_RULES, type PlanRules } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
 import { checkExpectedVersion, deletedItem, itemNotFound, itemNotInTask, parseId, taskNotFound } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
+import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from '../sessions/session-store.js';
@@ -163,20 +164,25 @@ function searchText(task: MemoryEntity, items: readonly ItemEntity[]): string {
 /**
  * Records a change of a task: bumps its version with a compare-and-set (a
  * concurrent writer that slipped past the lock makes this fail rather than
- * overwrite), writes the history row (list after, and what changed), keeps
- * the search document current and queues the change event.
+ * overwrite) and, in the same statement, its counts of live items by state
+ * and the state derived from them; writes the history row (list after, and
+ * what changed), keeps the search document current and queues the change
+ * event. Every change of a task's items ends here, so the counts never
+ * disagree with the items.
  */
 export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
   const { task, items } = aggregate;
+  const counts = countColumns(items);
   const result = await uow.manager
     .createQueryBuilder()
     .update(MemoryEntity)
-    .set({ version: task.version + 1, updatedAt: uow.now })
+    .set({ version: task.version + 1, updatedAt: uow.now, ...counts })
     .where('id = :id AND version = :version', { id: task.id, version: task.version })
     .execute();
   if (result.affected === 0) checkExpectedVersion(String(task.id), task.version + 1, task.version);
   task.version += 1;
   task.updatedAt = uow.now;
+  Object.assign(task, counts);
   const after = snapshotOf(items);
   await uow.manager.insert(TaskEventEntity, {
     taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: after, changes: diffSnapshots(aggregate.before, after),

@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+/**
+ * npm run bench -- [--scale small|large] [--db sqlite|postgres] [--duration 5] [--connections 32] [--port 0]
+ *
+ * Builds a database at the scale (bulk-loaded with the driver), starts the
+ * built server (dist/) as its own process with a statement counter on, and
+ * the raw node:http reference beside it; drives each workload with
+ * autocannon; prints a table and writes bench/results/<date>-<scale>[-postgres].json
+ * and the latest table into BENCHMARKS.md.
+ *
+ * --db postgres without TEST_POSTGRES_URL starts a throwaway cluster with
+ * scripts/with-postgres.sh (port TEST_POSTGRES_PORT, default 54329).
+ */
+import { fork, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { buildDatabase } from './load.mjs';
+import { SCALES } from './scales.mjs';
+import { createDashboardTask, workloads } from './workloads.mjs';
+import { writeReport } from './report.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    scale: { type: 'string', default: 'small' },
+    db: { type: 'string', default: 'sqlite' },
+    duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '32' },
+    port: { type: 'string', default: '0' },
+    only: { type: 'string' },
+  },
+});
+if (!SCALES[args.scale]) throw new Error(`--scale is small or large; got ${args.scale}`);
+if (!['sqlite', 'postgres'].includes(args.db)) throw new Error(`--db is sqlite or postgres; got ${args.db}`);
+
+if (args.db === 'postgres' && !process.env.TEST_POSTGRES_URL) {
+  // Run again inside a throwaway cluster, as the PostgreSQL tests do.
+  const result = spawnSync(path.join(root, 'scripts/with-postgres.sh'), [process.execPath, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(result.status ?? 1);
+}
+
+const log = (line) => process.stderr.write(`${line}\n`);
+const started = Date.now();
+const duration = Number(args.duration);
+const connections = Number(args.connections);
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => { const { port } = probe.address(); probe.close(() => resolve(port)); });
+  });
+}
+
+/** Forks a process with an IPC channel; `probe()` asks it for its statement count and peak RSS. */
+function start(script, scriptArgs, env) {
+  const child = fork(script, scriptArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  const waiting = [];
+  child.on('message', (message) => { if (message?.type === 'probe') waiting.shift()?.(message); });
+  return {
+    child,
+    stderr: () => stderr,
+    probe: () => new Promise((resolve) => { waiting.push(resolve); child.send({ type: 'probe' }); }),
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.once('exit', () => { clearTimeout(kill); resolve(); });
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+async function waitFor(url, proc) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`${url} exited before answering:\n${proc.stderr()}`);
+    try { if ((await fetch(url)).ok) return; } catch { /* not yet */ }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer in 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// 1. The database.
+const postgresBase = process.env.TEST_POSTGRES_URL?.replace(/\/+$/, '');
+log(`building the ${args.scale} database on ${args.db}`);
+const built = await buildDatabase({
+  kind: args.db, scaleName: args.scale, postgresBase, log,
+  sqliteFile: path.join(root, 'bench/.data', `${args.scale}.sqlite`),
+});
+log(`  built in ${built.seconds.toFixed(1)} s`);
+
+// 2. The server and the raw reference, each its own process.
+const port = Number(args.port) || (await freePort());
+const rawPort = Number(args.port) ? port + 1 : await freePort();
+const server = start(path.join(root, 'dist/src/main.js'), [], {
+  PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: built.databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production', TASKBASE_BENCH_PROBE: '1', TASKBASE_TOKENS: '',
+});
+const raw = start(path.join(root, 'bench/raw-server.mjs'), [built.databaseUrl, String(rawPort)], {});
+const results = [];
+try {
+  await waitFor(`http://127.0.0.1:${port}/healthz`, server);
+  await waitFor(`http://127.0.0.1:${rawPort}/healthz`, raw);
+  const serverUrl = `http://127.0.0.1:${port}/graphql`;
+  const rawUrl = `http://127.0.0.1:${rawPort}`;
+
+  /** One request, its body checked: a workload that answers errors is not measured. */
+  async function once(workload) {
+    const { body, session } = workload.next();
+    const headers = { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) };
+    const url = workload.kind === 'raw' ? `${rawUrl}${workload.path}` : serverUrl;
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+    const answer = await response.json();
+    if (!response.ok || answer.errors?.length || answer.error) throw new Error(`${workload.name} answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
+    return answer.data;
+  }
+  const call = async (query, variables) => once({ name: 'setup', kind: 'server', next: () => ({ body: { query, variables } }) });
+  const dashboardTaskId = await createDashboardTask(call);
+
+  const chosen = workloads(args.scale, dashboardTaskId).filter((w) => !args.only || w.kind === 'raw' || w.name.startsWith('floor') || args.only.split(',').some((o) => w.name.startsWith(o)));
+  for (const workload of chosen) {
+    const proc = workload.kind === 'raw' ? raw : server;
+    // Statements per request: the process's counter around 20 requests in a row (answers checked),
+    // once the requests the previous run left queued are done.
+    let before = await proc.probe();
+    for (let settled = 0; settled < 40; settled += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const now = await proc.probe();
+      if (now.statements === before.statements) break;
+      before = now;
+    }
+    const SAMPLE = 20;
+    const alone = [];
+    for (let i = 0; i < SAMPLE; i += 1) {
+      const sent = performance.now();
+      await once(workload);
+      alone.push(performance.now() - sent);
+    }
+    const after = await proc.probe();
+    // What one request costs with nothing queued before it: the median of those 20 in a row.
+    const aloneP50 = Math.round(alone.sort((a, b) => a - b)[SAMPLE / 2]);
+    const statements = (after.statements - before.statements) / SAMPLE;
+    const run = (seconds) => autocannon({
+      url: workload.kind === 'raw' ? `${rawUrl}${workload.path}` : serverUrl,
+      connections, duration: seconds,
+      requests: [{
+        method: 'POST',
+        setupRequest: (request) => {
+          const { body, session } = workload.next();
+          return { ...request, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) } };
+        },
+      }],
+    });
+    if (Number(args.warmup) > 0) await run(Number(args.warmup));
+    const result = await run(duration);
+    const peak = await proc.probe();
+    results.push({
+      name: workload.name, kind: workload.kind, raw: workload.raw ?? null,
+      reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, aloneP50,
+      requests: result.requests.total, non2xx: result.non2xx, errors: result.errors + result.timeouts,
+      statementsPerRequest: statements, peakRssMb: Math.round(peak.maxRssKb / 1024),
+    });
+    log(`  ${workload.name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, alone ${aloneP50} ms, ${statements} statements`);
+  }
+} finally {
+  await server.stop();
+  await raw.stop();
+}
+
+// 3. Ratios, the table, the files.
+const floor = results.find((r) => r.name.startsWith('floor'));
+for (const r of results) {
+  r.ratioToFloor = floor ? r.reqPerSec / floor.reqPerSec : null;
+  const ref = r.raw && results.find((other) => other.name === r.raw);
+  r.ratioToRaw = ref ? r.reqPerSec / ref.reqPerSec : null;
+}
+const cpus = os.cpus();
+const run = {
+  date: new Date().toISOString(), scale: args.scale, db: args.db, duration, connections,
+  machine: { cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.type()} ${os.release()}` },
+  buildSeconds: built.seconds, totalSeconds: (Date.now() - started) / 1000, results,
+};
+const resultsDir = path.join(root, 'bench/results');
+fs.mkdirSync(resultsDir, { recursive: true });
+const file = path.join(resultsDir, `${run.date.slice(0, 10)}-${args.scale}${args.db === 'postgres' ? '-postgres' : ''}.json`);
+fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
+const table = writeReport(root, run);
+process.stdout.write(`${table}\n`);
+log(`wrote ${path.relative(root, file)} and BENCHMARKS.md; ${run.totalSeconds.toFixed(0)} s in all`);

@@ -1,0 +1,196 @@
+/**
+ * The bench's second reference: a plain node:http handler that does the
+ * dashboard read's and updateItem's SQL directly with the same driver (no
+ * GraphQL, no ORM), answering the same data. What the server costs above
+ * this is what GraphQL, TypeORM and our own code add.
+ *
+ *   node bench/raw-server.mjs <DATABASE_URL> <port>
+ *   POST /dashboard   {"id": "<task id>"}
+ *   POST /update-item {"id": "<item id>", "state": "DONE"}
+ */
+import http from 'node:http';
+
+const [databaseUrl, port] = process.argv.slice(2);
+const postgres = databaseUrl.startsWith('postgres');
+let statements = 0;
+
+/** run(sql, params) → rows; tx(work) runs work(run) in one transaction. `?` placeholders on both drivers. */
+async function openDriver() {
+  if (!postgres) {
+    const { default: Sqlite } = await import('better-sqlite3');
+    const writer = new Sqlite(databaseUrl.slice('sqlite:'.length));
+    writer.pragma('busy_timeout = 5000');
+    const reader = new Sqlite(databaseUrl.slice('sqlite:'.length), { readonly: true });
+    const cache = new Map();
+    const on = (db) => (sql, params = []) => {
+      statements += 1;
+      const key = `${db === writer ? 'w' : 'r'}${sql}`;
+      let statement = cache.get(key);
+      if (!statement) cache.set(key, (statement = db.prepare(sql)));
+      return statement.reader ? statement.all(params) : (statement.run(params), []);
+    };
+    const read = on(reader);
+    const write = on(writer);
+    let queue = Promise.resolve();
+    return {
+      read: async (sql, params) => read(sql, params),
+      // One writer connection: transactions take turns, as behind the server's write lock.
+      tx: (work) => {
+        const run = queue.then(async () => {
+          write('BEGIN IMMEDIATE');
+          try {
+            const result = await work(write);
+            write('COMMIT');
+            return result;
+          } catch (error) {
+            write('ROLLBACK');
+            throw error;
+          }
+        });
+        queue = run.catch(() => undefined);
+        return run;
+      },
+    };
+  }
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const numbered = (sql) => { let n = 0; return sql.replace(/\?/g, () => `$${++n}`); };
+  const on = (client) => async (sql, params = []) => { statements += 1; return (await client.query(numbered(sql), params)).rows; };
+  return {
+    read: on(pool),
+    tx: async (work) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(on(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+const driver = await openDriver();
+const REF = /\[\[#(\d+)\]\]/g;
+const truthy = (value) => value === true || value === 1;
+
+function progressOf(items) {
+  const counts = { done: 0, total: 0, pending: 0, inProgress: 0, dropped: 0, blocked: 0, failed: 0 };
+  const key = { DONE: 'done', PENDING: 'pending', IN_PROGRESS: 'inProgress', DROPPED: 'dropped', BLOCKED: 'blocked', FAILED: 'failed' };
+  for (const item of items) if (!truthy(item.deleted)) { counts.total += 1; counts[key[item.state]] += 1; }
+  return counts;
+}
+
+function stateOf(progress) {
+  if (progress.total === 0 || progress.pending + progress.inProgress + progress.blocked + progress.failed > 0) return 'OPEN';
+  return progress.done > 0 ? 'COMPLETED' : 'CANCELLED';
+}
+
+async function dashboard(id) {
+  const [task] = await driver.read('SELECT * FROM "memories" WHERE "id" = ?', [id]);
+  if (!task) return null;
+  const [items, notes, noteItems, comments, links] = await Promise.all([
+    driver.read('SELECT * FROM "items" WHERE "taskId" = ? ORDER BY "position", "id"', [id]),
+    driver.read('SELECT * FROM "task_notes" WHERE "taskId" = ? ORDER BY "id"', [id]),
+    driver.read('SELECT n."noteId", n."itemId" FROM "task_note_items" n JOIN "task_notes" t ON t."id" = n."noteId" WHERE t."taskId" = ?', [id]),
+    driver.read('SELECT * FROM "comments" WHERE "taskId" = ? ORDER BY "id"', [id]),
+    driver.read('SELECT l."itemId", m."id", m."kind", m."title", m."domain" FROM "item_links" l JOIN "items" i ON i."id" = l."itemId" JOIN "memories" m ON m."id" = l."memoryId" WHERE i."taskId" = ?', [id]),
+  ]);
+  const refs = new Map();
+  let number = 0;
+  for (const item of items) refs.set(String(item.id), { id: String(item.id), number: truthy(item.deleted) ? null : ++number, text: item.text, deleted: truthy(item.deleted) });
+  const render = (text) => (text ?? '').replace(REF, (token, ref) => {
+    const target = refs.get(ref);
+    return !target ? token : target.deleted ? `[deleted item: ${target.text}]` : `[#${target.number} ${target.text}]`;
+  });
+  const refsIn = (...texts) => [...new Set([...texts.join(' ').matchAll(REF)].map((m) => m[1]))].map((ref) => refs.get(ref)).filter(Boolean);
+  const progress = progressOf(items);
+  const live = items.filter((item) => !truthy(item.deleted));
+  return {
+    id: String(task.id), title: task.title, goal: task.goal, goalText: render(task.goal), goalRefs: refsIn(task.goal),
+    state: stateOf(progress), version: task.version, updatedAt: task.updatedAt, progress,
+    inProgress: live.filter((item) => item.state === 'IN_PROGRESS').map((item) => refs.get(String(item.id))),
+    items: {
+      totalCount: live.length,
+      nodes: live.map((item) => ({
+        ...refs.get(String(item.id)), state: item.state, added: truthy(item.added), note: item.note,
+        comments: { totalCount: comments.filter((c) => c.itemId === item.id).length },
+        notes: { totalCount: noteItems.filter((n) => n.itemId === item.id).length },
+        related: links.filter((l) => l.itemId === item.id).map((l) => ({ id: String(l.id), kind: l.kind, title: l.title, domain: l.domain })),
+      })),
+    },
+    notes: {
+      totalCount: notes.length,
+      nodes: notes.map((note) => {
+        const brief = note.brief ? JSON.parse(note.brief) : null;
+        return {
+          id: String(note.id), title: note.title, body: note.body, bodyText: render(note.body),
+          items: noteItems.filter((n) => n.noteId === note.id).map((n) => refs.get(String(n.itemId))),
+          brief: brief && { ...brief, goalText: render(brief.goal), stepsText: render(brief.steps), contextText: render(brief.context),
+            pitfallsText: render(brief.pitfalls), doneWhenText: render(brief.doneWhen), extraInfoText: render(brief.extraInfo),
+            dependsOn: brief.dependsOn.map((d) => ({ item: refs.get(d.item), reason: d.reason })) },
+        };
+      }),
+    },
+    comments: { totalCount: comments.length, nodes: comments.map((c) => ({ id: String(c.id), body: c.body, bodyText: render(c.body), item: c.itemId ? refs.get(String(c.itemId)) : null, createdAt: c.createdAt })) },
+  };
+}
+
+/** updateItem's writes: the item, the task's version (compare-and-set), the history row with the list after it, the search document. */
+async function updateItem(id, state) {
+  const now = new Date().toISOString();
+  return driver.tx(async (run) => {
+    const [item] = await run('SELECT * FROM "items" WHERE "id" = ?', [id]);
+    if (!item) return null;
+    const [task] = await run(`SELECT * FROM "memories" WHERE "id" = ?${postgres ? ' FOR UPDATE' : ''}`, [item.taskId]);
+    const items = await run('SELECT * FROM "items" WHERE "taskId" = ? ORDER BY "position", "id"', [task.id]);
+    const before = items.filter((i) => !truthy(i.deleted)).map((i) => ({ id: String(i.id), text: i.text, state: i.state }));
+    if (item.state !== state) {
+      await run('UPDATE "items" SET "state" = ?, "note" = NULL, "updatedAt" = ? WHERE "id" = ?', [state, now, id]);
+      for (const other of items) if (other.id === item.id) other.state = state;
+      const c = progressOf(items);
+      await run(`UPDATE "memories" SET "version" = "version" + 1, "updatedAt" = ?, "pendingItems" = ?, "inProgressItems" = ?, "doneItems" = ?,
+        "droppedItems" = ?, "blockedItems" = ?, "failedItems" = ?, "taskState" = ? WHERE "id" = ? AND "version" = ?`,
+      [now, c.pending, c.inProgress, c.done, c.dropped, c.blocked, c.failed, stateOf(c), task.id, task.version]);
+      const after = items.filter((i) => !truthy(i.deleted)).map((i) => ({ id: String(i.id), text: i.text, state: i.state }));
+      const changes = [{ id: String(item.id), from: item.state, to: state }];
+      await run('INSERT INTO "task_events" ("taskId", "at", "action", "sessionId", "items", "changes") VALUES (?, ?, ?, NULL, ?, ?)',
+        [task.id, now, 'ITEM_STATE', JSON.stringify(after), JSON.stringify(changes)]);
+      task.version += 1;
+      void before;
+    }
+    const progress = progressOf(items);
+    return { id: String(item.id), state, note: null, task: { id: String(task.id), version: task.version, state: stateOf(progress), progress: { done: progress.done, total: progress.total } } };
+  });
+}
+
+function send(res, status, body) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const server = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => { body += chunk; });
+  req.on('end', async () => {
+    try {
+      const input = body ? JSON.parse(body) : {};
+      if (req.url === '/dashboard') return send(res, 200, { data: { task: await dashboard(Number(input.id)) } });
+      if (req.url === '/update-item') return send(res, 200, { data: { updateItem: await updateItem(Number(input.id), input.state) } });
+      if (req.url === '/healthz') return send(res, 200, { status: 'ok' });
+      send(res, 404, { error: 'not found' });
+    } catch (error) {
+      send(res, 500, { error: String(error?.message ?? error) });
+    }
+  });
+});
+process.on('message', (message) => {
+  if (message?.type === 'probe') process.send({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
+});
+server.listen(Number(port), '127.0.0.1');

@@ -1,0 +1,135 @@
+/**
+ * The workloads `npm run bench` drives, in the order it runs them. Each
+ * builds its next request body (GraphQL, or the raw handler's JSON) from
+ * the database's known layout, so requests spread over the whole data.
+ */
+import { layout } from './load.mjs';
+import { SCOPES, SEARCH_WORD } from './scales.mjs';
+
+const REF = 'id number text deleted';
+
+/** The dashboard's read of one task (as in test/query-cost.test.ts). */
+export const DASHBOARD = `query($id: ID!) {
+  task(id: $id) {
+    id title goal goalText goalRefs { ${REF} } state status version updatedAt
+    progress { done total pending inProgress dropped blocked failed }
+    inProgress { id number text state }
+    items(first: 200) {
+      totalCount pageInfo { hasNextPage endCursor }
+      nodes {
+        id number text state deleted added note
+        comments { totalCount }
+        notes { totalCount }
+        related { __typename id kind title domain status }
+        dependsOn { item { ${REF} } reason }
+      }
+    }
+    notes(first: 200) {
+      totalCount refs { ${REF} }
+      nodes {
+        id title body bodyText refs { ${REF} }
+        items { id number text state }
+        brief { goal goalText contextText stepsText pitfallsText doneWhenText extraInfoText dependsOn { item { ${REF} } reason } }
+      }
+    }
+    comments(first: 200, includeItems: true) {
+      totalCount refs { ${REF} }
+      nodes { id body bodyText refs { ${REF} } item { ${REF} } createdAt }
+    }
+  }
+}`;
+
+const UPDATE_ITEM = `mutation($input: UpdateItemInput!) {
+  updateItem(input: $input) { id state note task { id version state progress { done total } } }
+}`;
+const WRITE_TODOS = `mutation($todos: [TodoInput!]!) { writeTodos(todos: $todos) { message } }`;
+const MUST_READ = `query($domain: String!) { mustRead(domain: $domain) { id title state status updatedAt progress { done total } } }`;
+const MEMORIES = `query($domain: String!, $after: String) {
+  memories(domain: $domain, first: 20, after: $after) {
+    totalCount pageInfo { hasNextPage endCursor }
+    nodes { __typename id title status updatedAt ... on Task { state progress { done total } } }
+  }
+}`;
+const SEARCH = `query($query: String!) { search(query: $query, first: 20) { totalCount nodes { __typename id title status } } }`;
+const DOMAINS = `{ domains { path openTasks tasks notes } }`;
+const END_TURN = `mutation { endTurn { text domains } }`;
+
+const STATES = ['PENDING', 'IN_PROGRESS', 'DONE', 'BLOCKED'];
+const pick = (list) => list[Math.floor(Math.random() * list.length)];
+const randomInt = (n) => Math.floor(Math.random() * n);
+
+/** The cursor of the last memory on page `page` of the memories workload's scope (ids newest first). */
+function memoriesCursor(scaleName, page) {
+  const { scale, taskId, noteId } = layout(scaleName);
+  const perOrg = scale.teams * scale.areas;
+  const leaves = scale.orgs * perOrg;
+  const ids = [];
+  for (let t = 0; t < scale.tasks; t += 1) if (t % leaves < perOrg) ids.push(taskId(t));
+  for (let n = 0; n < scale.notes; n += 1) if (n % leaves < perOrg) ids.push(noteId(n));
+  ids.sort((a, b) => b - a);
+  const pages = Math.min(page, Math.floor(ids.length / 20) - 1);
+  return { page: pages + 1, cursor: Buffer.from(JSON.stringify([ids[pages * 20 - 1]])).toString('base64url') };
+}
+
+/**
+ * Every workload: `kind` says where it goes (the server's /graphql or the raw
+ * handler), `next()` gives one request's body (and session header), `raw`
+ * names the raw reference it is compared with.
+ */
+export function workloads(scaleName, dashboardTaskId) {
+  const { scale, itemId, sessionId } = layout(scaleName);
+  const deep = memoriesCursor(scaleName, 1000);
+  const randomItem = () => String(itemId(randomInt(scale.tasks), randomInt(scale.itemsPerTask)));
+  const gql = (query, variables = () => ({}), session) => () => ({ body: { query, variables: variables() }, session: session?.() });
+  return [
+    { name: 'floor { __typename }', kind: 'server', next: gql('{ __typename }') },
+    { name: 'raw dashboard read', kind: 'raw', path: '/dashboard', next: () => ({ body: { id: dashboardTaskId } }) },
+    { name: 'raw updateItem', kind: 'raw', path: '/update-item', next: () => ({ body: { id: randomItem(), state: pick(STATES) } }) },
+    { name: 'dashboard read', kind: 'server', raw: 'raw dashboard read', next: gql(DASHBOARD, () => ({ id: dashboardTaskId })) },
+    { name: 'updateItem', kind: 'server', raw: 'raw updateItem', next: gql(UPDATE_ITEM, () => ({ input: { id: randomItem(), state: pick(STATES) } })) },
+    {
+      name: 'writeTodos (10 steps)', kind: 'server',
+      next: gql(WRITE_TODOS, () => {
+        const active = randomInt(10);
+        return { todos: Array.from({ length: 10 }, (_, i) => ({ content: `Step ${i + 1} of the turn`, status: i < active ? 'DONE' : i === active ? 'IN_PROGRESS' : 'PENDING' })) };
+      }, () => sessionId(randomInt(scale.plans))),
+    },
+    { name: `mustRead (${SCOPES.mustRead})`, kind: 'server', next: gql(MUST_READ, () => ({ domain: SCOPES.mustRead })) },
+    { name: `memories page 1 (${SCOPES.memories})`, kind: 'server', next: gql(MEMORIES, () => ({ domain: SCOPES.memories })) },
+    { name: `memories page ${deep.page.toLocaleString('en')}`, kind: 'server', next: gql(MEMORIES, () => ({ domain: SCOPES.memories, after: deep.cursor })) },
+    { name: `search "${SEARCH_WORD}" (0.1% of tasks)`, kind: 'server', next: gql(SEARCH, () => ({ query: SEARCH_WORD })) },
+    { name: 'domains()', kind: 'server', next: gql(DOMAINS) },
+    { name: 'endTurn', kind: 'server', next: gql(END_TURN, () => ({}), () => sessionId(randomInt(scale.plans))) },
+  ];
+}
+
+/** The dashboard's task, made through the API: 50 items, 20 notes with briefs, 20 comments, refs and links throughout. */
+export async function createDashboardTask(call) {
+  const labels = Array.from({ length: 50 }, (_, i) => `Dashboard step ${i + 1}`);
+  const created = await call(`mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } items { id } } }`, {
+    input: { title: 'The dashboard task', goal: 'Everything on one screen.', items: labels, domain: 'bench/dashboard' },
+  });
+  const taskId = created.createTask.task.id;
+  const ids = created.createTask.items.map((item) => item.id);
+  const id = (i) => ids[i % ids.length];
+  await call(`mutation($input: EditTaskInput!) { editTask(input: $input) { id } }`, { input: { id: taskId, goal: `Everything on one screen, like [[#${id(0)}]] and [[#${id(7)}]].` } });
+  for (let i = 0; i < 20; i += 1) {
+    await call(`mutation($input: AddTaskNoteInput!) { addTaskNote(input: $input) { id } }`, { input: {
+      taskId, title: `Brief ${i + 1}`, items: [id(i * 2), id(i * 2 + 1)],
+      brief: {
+        goal: `Finish [[#${id(i * 2)}]] after [[#${id(i * 2 + 5)}]].`, context: `Read [[#${id(i + 3)}]] first.`, steps: `Do [[#${id(i * 2)}]], then [[#${id(i * 2 + 1)}]].`,
+        pitfalls: 'Do not skip the replay.', doneWhen: 'The test passes.', extraInfo: i % 2 ? `See [[#${id(i + 9)}]].` : null,
+        dependsOn: [{ item: id(i * 2 + 5), reason: `needs [[#${id(i * 2 + 5)}]]` }],
+      },
+    } });
+  }
+  for (let i = 0; i < 20; i += 1) {
+    await call(`mutation($input: AddCommentInput!) { addComment(input: $input) { id } }`, { input: { taskId, item: i % 2 ? id(i) : null, body: `On [[#${id(i + 1)}]]: looks right.` } });
+  }
+  const note = await call(`mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }`, { input: { title: 'Why one screen', body: 'Because.', domain: 'bench/dashboard' } });
+  for (let i = 0; i < 5; i += 1) {
+    await call(UPDATE_ITEM, { input: { id: id(i * 3), related: [note.createNote.id] } });
+  }
+  for (let i = 0; i < 10; i += 1) await call(UPDATE_ITEM, { input: { id: id(i), state: i < 6 ? 'DONE' : 'IN_PROGRESS' } });
+  return taskId;
+}

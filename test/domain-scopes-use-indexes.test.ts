@@ -1,0 +1,89 @@
+/**
+ * "This domain and below" is an index range on both databases: the SQL that
+ * mustRead, memories (by kind and status), domains(under:) and search(domain:)
+ * send is explained on the same database, and each reads memories through an
+ * index, never by scanning the table. On PostgreSQL sequential scans are
+ * switched off for the check, so "an index can answer this" is what is
+ * asserted (a table this small would otherwise be read whole by choice).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './harness.js';
+import { CREATE_NOTE } from './fixtures/documents.js';
+import { createTask } from './fixtures/tasks.js';
+
+let captured: { sql: string; parameters: readonly unknown[] }[] = [];
+let capturing = false;
+let server: TestServer;
+const postgres = Boolean(process.env.TEST_POSTGRES_URL);
+
+beforeAll(async () => {
+  server = await startTestServer({ onReadQuery: (sql, parameters) => { if (capturing) captured.push({ sql, parameters: parameters ?? [] }); } });
+  for (const domain of ['acme/checkout', 'acme/checkout/billing', 'acme/checkout-v2', 'acme/checkoutx', 'other/team']) {
+    await createTask(server, ['One', 'Two'], { domain });
+    await server.ok(CREATE_NOTE, { input: { title: `Note in ${domain}`, body: 'Refunds.', domain } });
+  }
+});
+afterAll(async () => { await server?.close(); });
+
+/** The statements a query sends that read a domain scope. */
+async function scopeStatements(query: string, variables: Record<string, unknown>) {
+  captured = [];
+  capturing = true;
+  const data = await server.ok(query, variables);
+  capturing = false;
+  const scoped = captured.filter((statement) => statement.sql.includes('"domain" >='));
+  expect(scoped.length, `no statement of ${query} read a domain range`).toBeGreaterThan(0);
+  return { data, scoped };
+}
+
+/** The plan of one statement, as lines of text. */
+async function planOf(sql: string, parameters: readonly unknown[]): Promise<string[]> {
+  if (!postgres) {
+    const rows: { detail: string }[] = await server.app.services.db.reader.query(`EXPLAIN QUERY PLAN ${sql}`, [...parameters]);
+    return rows.map((row) => row.detail);
+  }
+  const client = new pg.Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SET enable_seqscan = off');
+    const result = await client.query(`EXPLAIN ${sql}`, [...parameters]);
+    return result.rows.map((row) => String(row['QUERY PLAN']));
+  } finally {
+    await client.end();
+  }
+}
+
+/** memories is read through one of its indexes, and never scanned whole. */
+function expectIndexedRead(plan: string[]): void {
+  const text = plan.join('\n');
+  if (postgres) {
+    expect(text, text).not.toMatch(/Seq Scan on memories/);
+    expect(text, text).toMatch(/Index (Only )?Scan using idx_memories_\w+ on memories|Bitmap Index Scan on idx_memories_/);
+  } else {
+    expect(text, text).not.toMatch(/^SCAN m\b/m);
+    expect(text, text).toMatch(/SEARCH m USING (COVERING )?INDEX idx_memories_\w+ \([^)]*domain[<>=]|SEARCH m USING INTEGER PRIMARY KEY/);
+  }
+}
+
+describe('domain scopes', () => {
+  const cases: [string, string, Record<string, unknown>, (data: any) => void][] = [
+    ['mustRead', 'query($d: String!) { mustRead(domain: $d) { id domain state } }', { d: 'acme/checkout' },
+      (data) => expect(data.mustRead.map((t: { domain: string }) => t.domain).sort()).toEqual(['acme/checkout', 'acme/checkout/billing'])],
+    ['memories', 'query($d: String!) { memories(domain: $d, first: 20) { totalCount nodes { domain } } }', { d: 'acme/checkout' },
+      (data) => expect(data.memories.totalCount).toBe(4)],
+    ['memories(kind, status)', 'query($d: String!) { memories(domain: $d, kind: TASK, status: ACTIVE, first: 20) { totalCount } }', { d: 'acme/checkout' },
+      (data) => expect(data.memories.totalCount).toBe(2)],
+    ['domains(under:)', 'query($d: String!) { domains(under: $d) { path tasks openTasks notes } }', { d: 'acme/checkout' },
+      (data) => expect(data.domains.map((d: { path: string }) => d.path)).toEqual(['acme/checkout', 'acme/checkout/billing'])],
+    ['search(domain:)', 'query($d: String!) { search(query: "refunds", domain: $d) { totalCount } }', { d: 'acme/checkout' },
+      (data) => expect(data.search.totalCount).toBe(2)],
+  ];
+  for (const [name, query, variables, check] of cases) {
+    it(`${name} holds exactly the domain and below, read through an index`, async () => {
+      const { data, scoped } = await scopeStatements(query, variables);
+      check(data);
+      for (const statement of scoped) expectIndexedRead(await planOf(statement.sql, statement.parameters));
+    });
+  }
+});
