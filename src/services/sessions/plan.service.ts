@@ -2,7 +2,7 @@ import type { HistoryAction } from '../../domain/history.js';
 import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/text-rules.js';
-import { orderWithRemoved, planWholeList, type TodoIn } from '../../domain/list-diff.js';
+import { orderWithRemoved, planWholeList, type TodoIn } from '../../domain/whole-list.js';
 import {
   checkPlan, checkPlanNotLocked, checkStepNote, checkTodoNotes, keptNote, planMessage, renderPlan, stepIndex, type PlanStep,
 } from '../../domain/plan-rules.js';
