@@ -320,7 +320,8 @@ export function planMessage(steps: readonly { state: ItemState }[]): string {
   return `Updated todo list: ${count('PENDING')} pending, ${count('IN_PROGRESS')} in progress, ${count('DONE')} completed.`;
 }
 
-const GLYPHS: Record<ItemState, string> = {
+/** One glyph per state, as every rendered checklist shows it (the plan's rendered text, the plan-and-finish tools). */
+export const STATE_GLYPHS: Readonly<Record<ItemState, string>> = {
   PENDING: '[ ]',
   IN_PROGRESS: '[~]',
   DONE: '[x]',
@@ -340,7 +341,7 @@ export function renderPlan(steps: readonly PlanStep[]): string {
     .map((step, index) => {
       const note = oneLine(step.note ?? '');
       return (
-        `${GLYPHS[step.state]} ${index + 1}. ${oneLine(step.text)}` +
+        `${STATE_GLYPHS[step.state]} ${index + 1}. ${oneLine(step.text)}` +
         (note ? ` - ${note}` : '') +
         (step.added ? ' (added)' : '')
       );

@@ -4,6 +4,7 @@
  * line; and the summary `finish` starts with.
  */
 import type { ItemState } from '../domain/states.js';
+import { STATE_GLYPHS } from '../domain/plan-rules.js';
 
 /** A plan step as the checklist needs it. */
 export interface ChecklistItem {
@@ -17,15 +18,6 @@ export interface ChecklistItem {
 
 /** The task statuses of this set and the item states they are. */
 export const TASK_STATUSES = { in_progress: 'IN_PROGRESS', done: 'DONE', blocked: 'BLOCKED', dropped: 'DROPPED' } as const satisfies Record<string, ItemState>;
-
-const GLYPHS: Record<ItemState, string> = {
-  PENDING: '[ ]',
-  IN_PROGRESS: '[~]',
-  DONE: '[x]',
-  BLOCKED: '[!]',
-  DROPPED: '[-]',
-  FAILED: '[f]',
-};
 
 /** The summary's order of statuses. */
 const SUMMARY_ORDER: readonly ItemState[] = ['DONE', 'BLOCKED', 'DROPPED', 'FAILED', 'IN_PROGRESS', 'PENDING'];
@@ -59,7 +51,7 @@ export function renderChecklist(all: readonly ChecklistItem[]): string {
   const tasks = numberedTasks(all);
   if (tasks.length === 0) return '(no task list yet)';
   return tasks
-    .map((task) => `${GLYPHS[task.state]} ${task.taskId}. ${oneLine(task.text)}${task.note ? ` - ${oneLine(task.note)}` : ''}${task.added ? ' (added mid-session)' : ''}`)
+    .map((task) => `${STATE_GLYPHS[task.state]} ${task.taskId}. ${oneLine(task.text)}${task.note ? ` - ${oneLine(task.note)}` : ''}${task.added ? ' (added mid-session)' : ''}`)
     .join('\n');
 }
 
