@@ -9,6 +9,8 @@ import path from 'node:path';
 import { SCALES, SEARCH_WORD, leafCount, leafDomain } from './scales.mjs';
 // The server's own rule for a task's state from its counts (the build runs first).
 const { progressOf, taskStateOf } = await import('../dist/src/domain/states.js');
+// Sessions start as startSession starts them: the WHOLE_LIST preset's rules, from the server's own table.
+const { DEFAULT_PLAN_RULES } = await import('../dist/src/domain/plan-rules.js');
 
 const WORDS = ['ledger', 'webhook', 'refund', 'invoice', 'queue', 'retry', 'cache', 'schema', 'replay', 'audit', 'quota', 'token',
   'billing', 'dispute', 'export', 'import', 'search', 'index', 'backfill', 'rollout', 'canary', 'metric', 'alert', 'budget'];
@@ -99,7 +101,7 @@ export function* rows(scaleName, table) {
       }
     }
   } else if (table === 'sessions') {
-    const rules = JSON.stringify({ oneActive: false, noteRequiredFor: ['DONE', 'FAILED', 'BLOCKED', 'DROPPED'], minItems: 0, maxItems: 50, maxTextLength: 160 });
+    const rules = JSON.stringify(DEFAULT_PLAN_RULES);
     for (let p = 0; p < scale.plans; p += 1) yield [sessionId(p), null, rules, planId(p), false, 1, null, null, iso(p)];
   } else if (table === 'session_domains') {
     for (let p = 0; p < scale.plans; p += 1) {

@@ -8,13 +8,18 @@ import { SCOPES, SEARCH_WORD } from './scales.mjs';
 
 const REF = 'id number text deleted';
 
-/** The dashboard's read of one task (as in test/query-cost.test.ts). */
+/**
+ * The dashboard's read of one task, whole (the task has 50 items, 20 notes and
+ * 20 comments; pages sized to it, so the read stays under the cost limit that
+ * a page of 200 of each would pass). test/fixed-statements-per-query.test.ts
+ * sends the same fields, in two queries.
+ */
 export const DASHBOARD = `query($id: ID!) {
   task(id: $id) {
     id title goal goalText goalRefs { ${REF} } state status version updatedAt
     progress { done total pending inProgress dropped blocked failed }
     inProgress { id number text state }
-    items(first: 200) {
+    items(first: 50) {
       totalCount pageInfo { hasNextPage endCursor }
       nodes {
         id number text state deleted added note
@@ -24,7 +29,7 @@ export const DASHBOARD = `query($id: ID!) {
         dependsOn { item { ${REF} } reason }
       }
     }
-    notes(first: 200) {
+    notes(first: 20) {
       totalCount refs { ${REF} }
       nodes {
         id title body bodyText refs { ${REF} }
@@ -32,7 +37,7 @@ export const DASHBOARD = `query($id: ID!) {
         brief { goal goalText contextText stepsText pitfallsText doneWhenText extraInfoText dependsOn { item { ${REF} } reason } }
       }
     }
-    comments(first: 200, includeItems: true) {
+    comments(first: 20, includeItems: true) {
       totalCount refs { ${REF} }
       nodes { id body bodyText refs { ${REF} } item { ${REF} } createdAt }
     }
