@@ -1,7 +1,7 @@
 /**
  * schema.graphql is a snapshot of the code-first schema. That it holds the
- * whole API contract (../shared/api/contract.graphql) is checked by .ci/run,
- * where ../shared sits beside the clone; npm test needs nothing outside it.
+ * whole API contract is checked by .ci/run (the contract checker is not part
+ * of this repository); npm test needs nothing outside it.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -14,8 +14,6 @@ export const SETTLED_ITEM_STATES: readonly ItemState[] = ['DONE', 'DROPPED'];
 export const STUCK_ITEM_STATES: readonly ItemState[] = ['BLOCKED', 'FAILED'];
 /** Still to do or being done: what a plan cannot be finished with. */
 export const ACTIVE_ITEM_STATES: readonly ItemState[] = ['PENDING', 'IN_PROGRESS'];
-/** Every state that keeps a knowledge-base task OPEN: anything not settled. */
-export const TASK_OPENING_STATES: readonly ItemState[] = [...ACTIVE_ITEM_STATES, ...STUCK_ITEM_STATES];
 
 /** DONE or DROPPED. BLOCKED and FAILED are stuck, not settled: they keep a task open. */
 export function isSettled(state: ItemState): boolean {
