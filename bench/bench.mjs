@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * npm run bench -- [--scale small|large] [--db sqlite|postgres] [--duration 5] [--connections 32] [--port 0]
+ * npm run bench -- [--scale small|large] [--db sqlite|postgres] [--duration 5] [--connections 32] [--port 0] [--only a,b] [--profile]
  *
  * Builds a database at the scale (bulk-loaded with the driver), starts the
  * built server (dist/) as its own process with a statement counter on, and
@@ -10,6 +10,10 @@
  *
  * --db postgres without TEST_POSTGRES_URL starts a throwaway cluster with
  * scripts/with-postgres.sh (port TEST_POSTGRES_PORT, default 54329).
+ *
+ * --profile records a CPU profile of the server over each workload's measured
+ * run (bench/profiles/, one file each) and prints and keeps what it spent its
+ * time on (bench/profile-summary.mjs).
  */
 import { fork, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +27,7 @@ import { buildDatabase } from './load.mjs';
 import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
 import { writeReport } from './report.mjs';
+import { formatSummary, summarize } from './profile-summary.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -34,6 +39,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     port: { type: 'string', default: '0' },
     only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
 if (!SCALES[args.scale]) throw new Error(`--scale is small or large; got ${args.scale}`);
@@ -63,12 +69,20 @@ function start(script, scriptArgs, env) {
   const child = fork(script, scriptArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => { stderr += chunk; });
-  const waiting = [];
-  child.on('message', (message) => { if (message?.type === 'probe') waiting.shift()?.(message); });
+  const waiting = new Map();
+  child.on('message', (message) => { waiting.get(message?.type)?.shift()?.(message); });
+  /** Sends `message` and waits for the child's answer of type `answer`. */
+  const ask = (message, answer) => new Promise((resolve) => {
+    if (!waiting.has(answer)) waiting.set(answer, []);
+    waiting.get(answer).push(resolve);
+    child.send(message);
+  });
   return {
     child,
     stderr: () => stderr,
-    probe: () => new Promise((resolve) => { waiting.push(resolve); child.send({ type: 'probe' }); }),
+    probe: () => ask({ type: 'probe' }, 'probe'),
+    profileStart: () => ask({ type: 'profile-start' }, 'profile-started'),
+    profileStop: (file) => ask({ type: 'profile-stop', file }, 'profile-stopped'),
     stop: () => new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -105,6 +119,8 @@ const server = start(path.join(root, 'dist/src/main.js'), [], {
 });
 const raw = start(path.join(root, 'bench/raw-server.mjs'), [built.databaseUrl, String(rawPort)], {});
 const results = [];
+const profilesDir = path.join(root, 'bench/profiles');
+if (args.profile) fs.mkdirSync(profilesDir, { recursive: true });
 try {
   await waitFor(`http://127.0.0.1:${port}/healthz`, server);
   await waitFor(`http://127.0.0.1:${rawPort}/healthz`, raw);
@@ -159,15 +175,26 @@ try {
       }],
     });
     if (Number(args.warmup) > 0) await run(Number(args.warmup));
+    // --profile: a CPU profile of the server over this workload's measured run (not the raw handler's).
+    const profiling = args.profile && workload.kind === 'server';
+    if (profiling) await proc.profileStart();
     const result = await run(duration);
+    let profile = null;
+    if (profiling) {
+      const file = path.join(profilesDir, `${args.scale}-${args.db}-${workload.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase()}.cpuprofile`);
+      await proc.profileStop(file);
+      profile = { file: path.relative(root, file), ...summarize(JSON.parse(fs.readFileSync(file, 'utf8')), { functions: 10 }) };
+    }
     const peak = await proc.probe();
     results.push({
       name: workload.name, kind: workload.kind, raw: workload.raw ?? null,
       reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, aloneP50,
       requests: result.requests.total, non2xx: result.non2xx, errors: result.errors + result.timeouts,
       statementsPerRequest: statements, peakRssMb: Math.round(peak.maxRssKb / 1024),
+      ...(profile ? { profile } : {}),
     });
     log(`  ${workload.name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, alone ${aloneP50} ms, ${statements} statements`);
+    if (profile) log(`    profile ${profile.file}\n${formatSummary(profile, '    ')}`);
   }
 } finally {
   await server.stop();

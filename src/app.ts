@@ -23,7 +23,9 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   const owner = claimSqliteFile(config.databaseUrl);
   let db: Database;
   try {
-    db = await Database.open(config.databaseUrl, { onReadQuery: options.onReadQuery, onQuery: options.onQuery });
+    db = await Database.open(config.databaseUrl, {
+      onReadQuery: options.onReadQuery, onQuery: options.onQuery, synchronous: config.sqliteSynchronous,
+    });
   } catch (error) {
     owner?.release();
     throw error;

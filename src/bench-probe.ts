@@ -1,17 +1,46 @@
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { OpenOptions } from './db/database.js';
+
+type ProbeMessage = { type?: string; file?: string };
 
 /**
  * `npm run bench` starts the built server with TASKBASE_BENCH_PROBE=1 and an
  * IPC channel: the server then counts every SQL statement it sends (both
  * connections) and answers the bench's `probe` messages with that count and
- * its peak RSS. Off (no listener, no cost) in every other run.
+ * its peak RSS. With `--profile`, the bench also asks it to record a CPU
+ * profile around one workload (`profile-start`, then `profile-stop` with the
+ * file to write), through the inspector in this process, so each workload
+ * gets a profile of its own. Off (no listener, no cost) in every other run.
  */
 export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptions, 'onQuery'> {
   if (env.TASKBASE_BENCH_PROBE !== '1' || typeof process.send !== 'function') return {};
   let statements = 0;
-  process.on('message', (message: { type?: string }) => {
-    if (message?.type !== 'probe') return;
-    process.send!({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
+  let inspector: Session | null = null;
+  const reply = (message: object) => process.send!(message);
+  process.on('message', (message: ProbeMessage) => {
+    if (message?.type === 'probe') {
+      reply({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
+    } else if (message?.type === 'profile-start') {
+      void (async () => {
+        inspector = new Session();
+        inspector.connect();
+        await inspector.post('Profiler.enable');
+        await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+        await inspector.post('Profiler.start');
+        reply({ type: 'profile-started' });
+      })();
+    } else if (message?.type === 'profile-stop' && inspector && message.file) {
+      const session = inspector;
+      const file = message.file;
+      inspector = null;
+      void (async () => {
+        const { profile } = await session.post('Profiler.stop');
+        session.disconnect();
+        fs.writeFileSync(file, JSON.stringify(profile));
+        reply({ type: 'profile-stopped', file });
+      })();
+    }
   });
   return { onQuery: () => { statements += 1; } };
 }

@@ -1,10 +1,13 @@
 import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
+import type { SqliteSynchronous } from './db/data-source.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** SQLite's durability (TASKBASE_SQLITE_SYNCHRONOUS=normal|full): what a power loss may lose, see SqliteSynchronous. */
+  sqliteSynchronous: SqliteSynchronous;
   /** Bearer tokens; empty means auth is off. A token ending in ":read" may only read. */
   tokens: string[];
   /** Largest request body accepted, in bytes. */
@@ -19,9 +22,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: Number(env.PORT ?? 4000),
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.DATABASE_URL ?? 'sqlite:data/taskbase.sqlite',
+    sqliteSynchronous: sqliteSynchronous(env.TASKBASE_SQLITE_SYNCHRONOUS),
     tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
     bodyLimit: Number(env.TASKBASE_BODY_LIMIT ?? 1_048_576),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     connections: loadConnectionLimits(env),
   };
+}
+
+function sqliteSynchronous(value: string | undefined): SqliteSynchronous {
+  const chosen = (value ?? 'normal').trim().toLowerCase();
+  if (chosen === 'normal' || chosen === 'full') return chosen;
+  throw new Error(`TASKBASE_SQLITE_SYNCHRONOUS is "normal" or "full"; got "${value}"`);
 }

@@ -8,6 +8,8 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBuiltServer, type BuiltServer } from './built-server.js';
+import { Database } from '../src/db/database.js';
+import { loadConfig } from '../src/config.js';
 
 const running: BuiltServer[] = [];
 afterAll(() => {
@@ -66,5 +68,28 @@ describe('a crash during writes', () => {
     expect(kept).toEqual({ ...recount, taskState: 'OPEN' });
     expect(recount.pendingItems).toBe(labels.length);
     raw.close();
+  });
+});
+
+describe('what a commit waits for on SQLite', () => {
+  /** SQLite's own number for the writer's setting: 1 is NORMAL (WAL synced at checkpoints), 2 is FULL (synced at every commit). */
+  const synchronousOf = async (env: Record<string, string>) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-sync-'));
+    const db = await Database.open(`sqlite:${path.join(dir, 'sync.sqlite')}`, { synchronous: loadConfig(env).sqliteSynchronous });
+    try {
+      const [row] = await db.transaction((manager) => manager.query('PRAGMA synchronous'));
+      return Number(row.synchronous);
+    } finally {
+      await db.close();
+    }
+  };
+
+  it('is NORMAL by default (the crash above loses nothing acknowledged) and FULL when asked', async () => {
+    expect(await synchronousOf({})).toBe(1);
+    expect(await synchronousOf({ TASKBASE_SQLITE_SYNCHRONOUS: 'full' })).toBe(2);
+  });
+
+  it('refuses a setting it does not know, naming the ones it does', () => {
+    expect(() => loadConfig({ TASKBASE_SQLITE_SYNCHRONOUS: 'off' })).toThrow('TASKBASE_SQLITE_SYNCHRONOUS is "normal" or "full"; got "off"');
   });
 });

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { createDataSource, databaseKind, type DatabaseKind, type QueryListener } from './data-source.js';
+import { createDataSource, databaseKind, type DatabaseKind, type QueryListener, type SqliteSynchronous } from './data-source.js';
 import { migrateExclusively } from './migration-lock.js';
 import { rederiveTaskStates } from './task-counts.js';
 import { WriteLock } from './write-lock.js';
@@ -9,6 +9,8 @@ export interface OpenOptions {
   onReadQuery?: QueryListener;
   /** Sees every statement of both connections (the bench's statement counter). */
   onQuery?: QueryListener;
+  /** SQLite's durability on the writer (see SqliteSynchronous); default normal. */
+  synchronous?: SqliteSynchronous;
 }
 
 /**
@@ -28,7 +30,7 @@ export class Database {
 
   static async open(url: string, options: OpenOptions = {}): Promise<Database> {
     const kind = databaseKind(url);
-    const writer = createDataSource(url, 'writer', options.onQuery);
+    const writer = createDataSource(url, 'writer', options.onQuery, options.synchronous);
     await writer.initialize();
     await migrateExclusively(writer);
     await writer.transaction((manager) => rederiveTaskStates(manager));

@@ -54,20 +54,19 @@ export function createLoaders(services: Services) {
     item: new DataLoader((ids: readonly string[]) => reader.itemsByIds(ids)),
     /** Every item of a task, deleted ones included, in list order. */
     taskItems: new DataLoader((taskIds: readonly number[]) => reader.itemsOfTasks(taskIds)),
-    /** Ids of the items each task note briefs. */
-    noteItems: new DataLoader((noteIds: readonly number[]) => services.taskNoteReader.itemsOfNotes(noteIds)),
+    /**
+     * Each task's notes with the items each is on, read once: Task.notes,
+     * Item.notes, Item.dependsOn and TaskNote.items all answer from it.
+     */
+    taskNotes: new DataLoader((taskIds: readonly number[]) => services.taskNoteReader.noteSetsOfTasks(taskIds)),
     /** Memories linked to each item. */
     related: new DataLoader((itemIds: readonly number[]) => services.linkedMemories.relatedOfItems(itemIds)),
-    /** Briefs on each item. */
-    itemBriefs: new DataLoader((itemIds: readonly number[]) => services.taskNoteReader.briefsOfItems(itemIds)),
-    /** A page of comments on each item (Item.comments). */
+    /** A page of comments on each item (Item.comments, when its nodes are asked for). */
     itemComments: pageLoader((itemIds, { first, after }) => services.commentReader.commentPagesOfItems(itemIds, first, after)),
-    /** A page of briefs on each item (Item.notes). */
-    itemNotes: pageLoader((itemIds, { first, after }) => services.taskNoteReader.notePagesOfItems(itemIds, first, after)),
+    /** How many comments each item of a task has (Item.comments { totalCount } alone). */
+    itemCommentCounts: new DataLoader((taskIds: readonly number[]) => services.commentReader.itemCommentCountsOfTasks(taskIds)),
     /** A page of each task's own comments, or with includeItems its items' too (Task.comments without item). */
     taskComments: pageLoader((taskIds, { first, after, includeItems }) => services.commentReader.commentPagesOfTasks(taskIds, includeItems ?? false, first, after)),
-    /** A page of each task's notes (Task.notes without item). */
-    taskNotes: pageLoader((taskIds, { first, after }) => services.taskNoteReader.notePagesOfTasks(taskIds, first, after)),
     ...createSessionLoaders(services),
   };
 }

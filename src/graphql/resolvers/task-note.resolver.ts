@@ -37,8 +37,9 @@ export class TaskNoteResolver {
 
   @FieldResolver(() => [Item], { description: 'The items it briefs; empty for a note on the whole task.' })
   async items(@Root() note: TaskNote, @Ctx() ctx: Context): Promise<Item[]> {
-    const [ids, items] = await Promise.all([ctx.loaders.noteItems.load(note.noteId), ctx.loaders.taskItems.load(note.taskId)]);
-    return items.filter((item) => ids.includes(item.id)).map(toItem);
+    const [notes, items] = await Promise.all([ctx.loaders.taskNotes.load(note.taskId), ctx.loaders.taskItems.load(note.taskId)]);
+    const ids = new Set(notes.itemsOf(note.noteId));
+    return items.filter((item) => ids.has(item.id)).map(toItem);
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The body with [[#id]] tokens rendered; null for a brief.' })

@@ -32,19 +32,22 @@ export interface OwnedRows<T> {
 
 /**
  * One page of rows for each owner (an item or a task), all with the same
- * first/after, in two statements whatever the number of owners: the counts
- * grouped by owner, and the rows ranked within each owner by a window
- * function so each gets its own first `size + 1`. `only` narrows the rows
- * (a SQL condition on alias r). The keyset bound is written `+r."id"` so no
- * planner reads it as a range of the whole table's ids (SQLite did, without
- * statistics: a scan of every comment to page one task's); the owner's index
- * answers instead.
+ * first/after, whatever the number of owners: the rows ranked within each
+ * owner by a window function so each gets its own first `size + 1`. On a
+ * first page each row carries its owner's total (a count over the owner's
+ * index), so the page is one statement; an owner with no rows has none. A
+ * later page counts in a statement of its own, since an owner past its last
+ * row has no row to carry it. `only` narrows the rows (a SQL condition on
+ * an alias, given). The keyset bound is written `+r."id"` so no planner
+ * reads it as a range of the whole table's ids (SQLite did, without
+ * statistics: a scan of every comment to page one task's); the owner's
+ * index answers instead.
  */
 export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number }>(
   manager: EntityManager,
   rowsOf: OwnedRows<T>,
   ownerIds: readonly number[],
-  only: string | null,
+  only: ((alias: string) => string) | null,
   first?: number | null,
   after?: string | null,
 ): Promise<Page<T>[]> {
@@ -53,26 +56,44 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
   const key = decodeCursor(after, ROW_CURSOR);
   if (ownerIds.length === 0) return [];
   const ids = [...new Set(ownerIds)];
-  const narrow = only ? ` AND ${only}` : '';
-  const countQuery = manager
-    .createQueryBuilder(entity, 'r')
-    .select(`r."${owner}"`, 'owner')
-    .addSelect('COUNT(*)', 'total')
-    .where(`r."${owner}" IN (:...ids)`, { ids })
-    .groupBy(`r."${owner}"`);
-  if (only) countQuery.andWhere(only);
-  const counts: { owner: number | string; total: number | string }[] = await countQuery.getRawMany();
-  const rows = await manager
+  const narrow = (alias: string) => (only ? ` AND ${only(alias)}` : '');
+  const query = manager
     .createQueryBuilder(entity, 'c')
     .where(
       `c."id" IN (SELECT ranked."id" FROM (
         SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."${owner}" ORDER BY r."id") AS "rn"
-        FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND +r."id" > :after${narrow}) ranked
+        FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND +r."id" > :after${narrow('r')}) ranked
       WHERE ranked."rn" <= :limit)`,
       { ids, after: key ? Number(key[0]) : 0, limit: size + 1 },
     )
-    .orderBy('c."id"', 'ASC')
-    .getMany();
-  const totals = new Map(counts.map((row) => [Number(row.owner), Number(row.total)]));
-  return ownerIds.map((ownerId) => pageFrom(rows.filter((row) => ownerOf(row) === ownerId), size, (row) => [row.id], totals.get(ownerId) ?? 0));
+    .orderBy('c."id"', 'ASC');
+  const totals = new Map<number, number>();
+  let rows: T[];
+  if (key) {
+    const countQuery = manager
+      .createQueryBuilder(entity, 'r')
+      .select(`r."${owner}"`, 'owner')
+      .addSelect('COUNT(*)', 'total')
+      .where(`r."${owner}" IN (:...ids)`, { ids })
+      .groupBy(`r."${owner}"`);
+    if (only) countQuery.andWhere(only('r'));
+    const counts: { owner: number | string; total: number | string }[] = await countQuery.getRawMany();
+    for (const row of counts) totals.set(Number(row.owner), Number(row.total));
+    rows = await query.getMany();
+  } else {
+    const { entities, raw } = await query
+      .addSelect(`(SELECT COUNT(*) FROM "${table}" t WHERE t."${owner}" = c."${owner}"${narrow('t')})`, 'ownerTotal')
+      .getRawAndEntities();
+    for (const row of raw as { ownerTotal: number | string }[]) {
+      const ownerId = Number((row as Record<string, unknown>)[`c_${owner}`]);
+      totals.set(ownerId, Number(row.ownerTotal));
+    }
+    rows = entities;
+  }
+  const byOwner = new Map<number, T[]>();
+  for (const row of rows) {
+    const ownerId = ownerOf(row);
+    if (ownerId !== null) byOwner.set(ownerId, [...(byOwner.get(ownerId) ?? []), row]);
+  }
+  return ownerIds.map((ownerId) => pageFrom(byOwner.get(ownerId) ?? [], size, (row) => [row.id], totals.get(ownerId) ?? 0));
 }

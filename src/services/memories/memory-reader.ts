@@ -41,10 +41,18 @@ function inAnyDomain(query: SelectQueryBuilder<MemoryEntity>, domains: readonly 
  */
 export function openTasksIn(manager: EntityManager, domains: readonly string[], limit: number): Promise<MemoryEntity[]> {
   // Only tasks have a state and a plan has no domain, so the open-tasks index (state, domain, updatedAt, id)
-  // decides which rows and in what order by itself; rows are read only for the tasks listed.
-  const query = manager.createQueryBuilder(MemoryEntity, 'm').where(TASK_IS_OPEN);
-  inAnyDomain(query, domains);
-  return query.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(limit).getMany();
+  // decides which rows and in what order by itself. The newest `limit` ids are chosen from that index
+  // alone, and only their rows are read: sorting whole rows of every open task in scope read 700 rows
+  // spread over the file to list 200 (mustRead cost 2.4 times as much among 100,000 tasks as among 1,000).
+  const newest = manager.createQueryBuilder(MemoryEntity, 'm').select('m."id"').where(TASK_IS_OPEN);
+  inAnyDomain(newest, domains);
+  newest.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(limit);
+  return manager.createQueryBuilder(MemoryEntity, 'o')
+    .where(`o."id" IN (${newest.getQuery()})`)
+    .setParameters(newest.getParameters())
+    .orderBy('o."updatedAt"', 'DESC')
+    .addOrderBy('o."id"', 'DESC')
+    .getMany();
 }
 
 /** mustRead lists the most recently updated open tasks, this many at most. */

@@ -1,9 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
-import { keysetPage, keysetPagesByOwner } from '../kernel/keyset-page.js';
-
-const NOTES_BY_TASK = { entity: TaskNoteEntity, table: 'task_notes', owner: 'taskId', ownerOf: (row: TaskNoteEntity) => row.taskId } as const;
+import { keysetPage } from '../kernel/keyset-page.js';
 
 /**
  * Task notes: notes on the whole task and briefs on items (and the briefs
@@ -29,67 +27,60 @@ export class TaskNoteReader {
     return noteIds.map((noteId) => rows.filter((row) => row.noteId === noteId).map((row) => row.itemId));
   }
 
-  /** One page of task notes for each task (Task.notes without item), in two statements. */
-  notePagesOfTasks(taskIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>[]> {
-    return keysetPagesByOwner(this.reader(), NOTES_BY_TASK, taskIds, null, first, after);
+  /**
+   * Every note of each task, oldest first, with the items each is on: one
+   * statement for any number of tasks, notes and items (the notes joined
+   * with their item links). What a task's notes page, an item's briefs and
+   * dependencies, and a note's items all read.
+   */
+  async noteSetsOfTasks(taskIds: readonly number[]): Promise<TaskNoteSet[]> {
+    if (taskIds.length === 0) return [];
+    const { entities, raw } = await this.reader()
+      .createQueryBuilder(TaskNoteEntity, 'n')
+      .leftJoin(TaskNoteItemEntity, 'ni', 'ni."noteId" = n."id"')
+      .addSelect('ni."itemId"', 'linkedItem')
+      .where('n."taskId" IN (:...taskIds)', { taskIds: [...new Set(taskIds)] })
+      .orderBy('n."id"', 'ASC')
+      .addOrderBy('ni."itemId"', 'ASC')
+      .getRawAndEntities();
+    const sets = new Map(taskIds.map((taskId) => [taskId, new TaskNoteSet()]));
+    for (const note of entities) sets.get(note.taskId)?.notes.push(note);
+    const byId = new Map(entities.map((note) => [note.id, note]));
+    for (const row of raw as { n_id: number | string; linkedItem: number | string | null }[]) {
+      const note = byId.get(Number(row.n_id));
+      if (note && row.linkedItem !== null) sets.get(note.taskId)?.link(note, Number(row.linkedItem));
+    }
+    return taskIds.map((taskId) => sets.get(taskId)!);
+  }
+}
+
+/** A task's notes (oldest first) and which items each is on, read once and answered from memory. */
+export class TaskNoteSet {
+  readonly notes: TaskNoteEntity[] = [];
+  private readonly itemsByNote = new Map<number, number[]>();
+  private readonly notesByItem = new Map<number, TaskNoteEntity[]>();
+
+  link(note: TaskNoteEntity, itemId: number): void {
+    this.itemsByNote.set(note.id, [...(this.itemsByNote.get(note.id) ?? []), itemId]);
+    this.notesByItem.set(itemId, [...(this.notesByItem.get(itemId) ?? []), note]);
   }
 
-  /**
-   * One page of briefs for each item, all with the same first/after, in at
-   * most three statements whatever the number of items: the counts, the
-   * (item, note) pairs of each page (ranked within each item), and the notes.
-   */
-  async notePagesOfItems(itemIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>[]> {
+  /** Ids of the items a note briefs, ascending; none for a note on the whole task. */
+  itemsOf(noteId: number): number[] {
+    return this.itemsByNote.get(noteId) ?? [];
+  }
+
+  /** The briefs on an item, oldest first. */
+  notesOn(itemId: number): TaskNoteEntity[] {
+    return this.notesByItem.get(itemId) ?? [];
+  }
+
+  /** A keyset page (by note id) of the task's notes, or of the briefs on one item. */
+  page(first: number | null | undefined, after: string | null | undefined, itemId?: number): Page<TaskNoteEntity> {
     const size = pageSize(first);
     const key = decodeCursor(after, ROW_CURSOR);
-    if (itemIds.length === 0) return [];
-    const ids = [...new Set(itemIds)];
-    const counts: { itemId: number; total: number | string }[] = await this.reader()
-      .createQueryBuilder(TaskNoteItemEntity, 'ni')
-      .select('ni."itemId"', 'itemId')
-      .addSelect('COUNT(*)', 'total')
-      .where('ni."itemId" IN (:...ids)', { ids })
-      .groupBy('ni."itemId"')
-      .getRawMany();
-    const pairs: { itemId: number; noteId: number }[] = await this.reader()
-      .createQueryBuilder()
-      .select('ranked."itemId"', 'itemId')
-      .addSelect('ranked."noteId"', 'noteId')
-      .from(
-        (sub) => sub
-          .select('ni."itemId"', 'itemId')
-          .addSelect('ni."noteId"', 'noteId')
-          .addSelect('ROW_NUMBER() OVER (PARTITION BY ni."itemId" ORDER BY ni."noteId")', 'rn')
-          .from(TaskNoteItemEntity, 'ni')
-          .where('ni."itemId" IN (:...ids)', { ids })
-          .andWhere('+ni."noteId" > :after', { after: key ? Number(key[0]) : 0 }),
-        'ranked',
-      )
-      .where('ranked."rn" <= :limit', { limit: size + 1 })
-      .getRawMany();
-    const noteIds = [...new Set(pairs.map((pair) => Number(pair.noteId)))];
-    const notes = noteIds.length ? await this.reader().findBy(TaskNoteEntity, { id: In(noteIds) }) : [];
-    const byId = new Map(notes.map((note) => [note.id, note]));
-    const totals = new Map(counts.map((row) => [Number(row.itemId), Number(row.total)]));
-    return itemIds.map((itemId) => {
-      const mine = pairs
-        .filter((pair) => Number(pair.itemId) === itemId)
-        .map((pair) => byId.get(Number(pair.noteId)))
-        .filter((note): note is TaskNoteEntity => note !== undefined)
-        .sort((a, b) => a.id - b.id);
-      return pageFrom(mine, size, (row) => [row.id], totals.get(itemId) ?? 0);
-    });
-  }
-
-  /** For each item, the briefs on it (for dependsOn). */
-  async briefsOfItems(itemIds: readonly number[]): Promise<TaskNoteEntity[][]> {
-    if (itemIds.length === 0) return [];
-    const links = await this.reader().find(TaskNoteItemEntity, { where: { itemId: In([...itemIds]) } });
-    const noteIds = [...new Set(links.map((link) => link.noteId))];
-    const notes = noteIds.length ? await this.reader().find(TaskNoteEntity, { where: { id: In(noteIds) }, order: { id: 'ASC' } }) : [];
-    return itemIds.map((itemId) => {
-      const mine = new Set(links.filter((link) => link.itemId === itemId).map((link) => link.noteId));
-      return notes.filter((note) => mine.has(note.id) && note.brief);
-    });
+    const all = itemId === undefined ? this.notes : this.notesOn(itemId);
+    const rest = key ? all.filter((note) => note.id > Number(key[0])) : all;
+    return pageFrom(rest.slice(0, size + 1), size, (row) => [row.id], all.length);
   }
 }
