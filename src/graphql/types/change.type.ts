@@ -13,7 +13,7 @@ export abstract class ChangeBase {
   madeBy: string | null;
 }
 
-@ObjectType({ implements: ChangeBase, description: 'A committed change to one task or note. Ask for memory to read it as it now stands.' })
+@ObjectType({ simpleResolvers: true, implements: ChangeBase, description: 'A committed change to one task or note. Ask for memory to read it as it now stands.' })
 export class MemoryChange extends ChangeBase {
   @Field(() => ID, { description: 'The task or note that changed.' })
   memoryId: string;
@@ -25,13 +25,13 @@ export class MemoryChange extends ChangeBase {
   domain: string | null;
 }
 
-@ObjectType({ implements: ChangeBase, description: 'A committed change to one task (a knowledge-base task or a session\'s plan): its items, notes, comments or fields. Ask for task to read it as it now stands.' })
+@ObjectType({ simpleResolvers: true, implements: ChangeBase, description: 'A committed change to one task (a knowledge-base task or a session\'s plan): its items, notes, comments or fields. Ask for task to read it as it now stands.' })
 export class TaskChange extends ChangeBase {
   @Field(() => ID, { description: 'The task that changed.' })
   taskId: string;
 }
 
-@ObjectType({ implements: ChangeBase, description: 'A committed change to a session: its plan, turn, rules or finish. Ask for session to read it as it now stands.' })
+@ObjectType({ simpleResolvers: true, implements: ChangeBase, description: 'A committed change to a session: its plan, turn, rules or finish. Ask for session to read it as it now stands.' })
 export class SessionChange extends ChangeBase {
   @Field(() => ID, { description: 'The session that changed.' })
   sessionId: string;

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 
-@ObjectType({ description: 'Where a page of a connection ends.' })
+@ObjectType({ simpleResolvers: true, description: 'Where a page of a connection ends.' })
 export class PageInfo {
   @Field({ description: 'True when another page follows; pass endCursor as after to get it.' })
   hasNextPage: boolean;
@@ -9,7 +9,7 @@ export class PageInfo {
   endCursor: string | null;
 }
 
-@ObjectType({ description: 'What an [[#id]] token names, as it reads now.' })
+@ObjectType({ simpleResolvers: true, description: 'What an [[#id]] token names, as it reads now.' })
 export class ItemRef {
   @Field(() => ID, { description: "The item's id, as cited." })
   id: string;
@@ -24,7 +24,7 @@ export class ItemRef {
   deleted: boolean;
 }
 
-@ObjectType({ description: "Counts of a task's live items by state." })
+@ObjectType({ simpleResolvers: true, description: "Counts of a task's live items by state." })
 export class Progress {
   @Field(() => Int, { description: 'Items DONE.' })
   done: number;

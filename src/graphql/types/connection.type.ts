@@ -7,7 +7,7 @@ import { PageInfo } from './common.type.js';
  * Connection(Item, 'Item')` makes ItemEdge and the connection's fields.
  */
 export function Connection<TNode extends object>(nodeType: abstract new (...args: never[]) => TNode, name: string) {
-  @ObjectType(`${name}Edge`, { description: `One ${name} with its cursor.` })
+  @ObjectType(`${name}Edge`, { simpleResolvers: true, description: `One ${name} with its cursor.` })
   class Edge {
     @Field({ description: 'Pass as after to start the next page after this row.' })
     cursor: string;
@@ -16,7 +16,7 @@ export function Connection<TNode extends object>(nodeType: abstract new (...args
     node: TNode;
   }
 
-  @ObjectType()
+  @ObjectType({ simpleResolvers: true })
   abstract class ConnectionBase {
     @Field(() => [Edge], { description: 'The rows of this page with their cursors.' })
     edges: Edge[];

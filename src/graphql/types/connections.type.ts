@@ -4,11 +4,11 @@ import { Item } from './item.type.js';
 import { Memory } from './memory.type.js';
 import { TaskEvent } from './task-event.type.js';
 
-@ObjectType({ description: 'A page of items, in list order.' })
+@ObjectType({ simpleResolvers: true, description: 'A page of items, in list order.' })
 export class ItemConnection extends Connection(Item, 'Item') {}
 
-@ObjectType({ description: "A page of a task's recorded changes, oldest first." })
+@ObjectType({ simpleResolvers: true, description: "A page of a task's recorded changes, oldest first." })
 export class TaskEventConnection extends Connection(TaskEvent, 'TaskEvent') {}
 
-@ObjectType({ description: 'A page of memories (notes and tasks).' })
+@ObjectType({ simpleResolvers: true, description: 'A page of memories (notes and tasks).' })
 export class MemoryConnection extends Connection(Memory, 'Memory') {}

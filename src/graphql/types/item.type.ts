@@ -1,7 +1,7 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { ItemStateEnum } from './enums.js';
 
-@ObjectType({ description: 'One checklist item of a task or plan.' })
+@ObjectType({ simpleResolvers: true, description: 'One checklist item of a task or plan.' })
 export class Item {
   /** Numeric ids, for the loaders. */
   itemId: number;

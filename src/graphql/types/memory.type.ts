@@ -29,13 +29,13 @@ export abstract class Memory {
   updatedAt: Date;
 }
 
-@ObjectType({ implements: Memory, description: 'A plain memory: a title and a body, in a domain. Searchable, linkable to items.' })
+@ObjectType({ simpleResolvers: true, implements: Memory, description: 'A plain memory: a title and a body, in a domain. Searchable, linkable to items.' })
 export class Note extends Memory {
   @Field({ description: 'The note as written.' })
   body: string;
 }
 
-@ObjectType({ implements: Memory, description: 'A goal and an ordered checklist of items. Its state and status follow its items.' })
+@ObjectType({ simpleResolvers: true, implements: Memory, description: 'A goal and an ordered checklist of items. Its state and status follow its items.' })
 export class Task extends Memory {
   /** Numeric id, for the loaders. */
   taskId: number;

@@ -2,7 +2,7 @@ import { Field, ObjectType } from 'type-graphql';
 import { Item } from './item.type.js';
 import { Task } from './memory.type.js';
 
-@ObjectType({ description: 'The task createTask made, and its items.' })
+@ObjectType({ simpleResolvers: true, description: 'The task createTask made, and its items.' })
 export class CreateTaskPayload {
   @Field(() => Task, { description: 'The new task.' })
   task: Task;
@@ -11,7 +11,7 @@ export class CreateTaskPayload {
   items: Item[];
 }
 
-@ObjectType({ description: 'A task and the items a call added.' })
+@ObjectType({ simpleResolvers: true, description: 'A task and the items a call added.' })
 export class ItemsPayload {
   @Field(() => Task, { description: 'The task after the call.' })
   task: Task;

@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { Task } from './memory.type.js';
 
-@ObjectType({ description: 'Whether end-of-turn reminders are sent, and how often at most (stored in the database, shared by every server).' })
+@ObjectType({ simpleResolvers: true, description: 'Whether end-of-turn reminders are sent, and how often at most (stored in the database, shared by every server).' })
 export class ReminderSettings {
   @Field({ description: 'False turns reminders off: endTurn then always returns null.' })
   enabled: boolean;
@@ -10,7 +10,7 @@ export class ReminderSettings {
   intervalMinutes: number;
 }
 
-@ObjectType({ description: 'Asks an agent, at the end of its turn, to update the open tasks of the domains it named.' })
+@ObjectType({ simpleResolvers: true, description: 'Asks an agent, at the end of its turn, to update the open tasks of the domains it named.' })
 export class Reminder {
   @Field({ description: 'Phrased for the agent: which open tasks to update, with their progress, and how.' })
   text: string;

@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { ItemStateEnum } from './enums.js';
 import { Task } from './memory.type.js';
 
-@ObjectType({
+@ObjectType({ simpleResolvers: true,
   description:
     "How a session's plan is checked. Checked when an update is sent, against what that update changes; a plan recorded under other rules is kept as it is. " +
     'Text and size rules judge writeTodos and setPlan (the whole list), addSteps and addItems (the new steps, and maxItems), deleteItem (minItems) and ' +
@@ -41,7 +41,7 @@ export class PlanRules {
   planOnce: boolean;
 }
 
-@ObjectType({
+@ObjectType({ simpleResolvers: true,
   description:
     'An agent session (a chat). It owns at most one plan; helper agents have sessions of their own. ' +
     'Plan mutations act on the calling session (the x-session-id header); without a started one they are refused with NO_SESSION. ' +
@@ -69,7 +69,7 @@ export class Session {
   createdAt: Date;
 }
 
-@ObjectType({ description: 'What every plan mutation answers: a line for the agent, the plan, and the plan as a checklist.' })
+@ObjectType({ simpleResolvers: true, description: 'What every plan mutation answers: a line for the agent, the plan, and the plan as a checklist.' })
 export class PlanPayload {
   @Field({
     description:

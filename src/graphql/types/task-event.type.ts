@@ -1,7 +1,7 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { ItemStateEnum } from './enums.js';
 
-@ObjectType({ description: 'An item as it stood in a recorded list.' })
+@ObjectType({ simpleResolvers: true, description: 'An item as it stood in a recorded list.' })
 export class ItemSnapshot {
   @Field(() => ID, { description: "The item's id." })
   id: string;
@@ -13,7 +13,7 @@ export class ItemSnapshot {
   state: ItemStateEnum;
 }
 
-@ObjectType({ description: 'One difference between a recorded list and the one before it.' })
+@ObjectType({ simpleResolvers: true, description: 'One difference between a recorded list and the one before it.' })
 export class ItemChange {
   @Field(() => ID, { description: 'The item that changed.' })
   itemId: string;
@@ -31,7 +31,7 @@ export class ItemChange {
   to: string | null;
 }
 
-@ObjectType({ description: "One recorded change: for a session's plan, one 'Update to-do list' row." })
+@ObjectType({ simpleResolvers: true, description: "One recorded change: for a session's plan, one 'Update to-do list' row." })
 export class TaskEvent {
   @Field(() => ID, { description: 'Event id; events of a task are numbered in the order they happened.' })
   id: string;

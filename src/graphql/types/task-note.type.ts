@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { ItemRef } from './common.type.js';
 import { Connection } from './connection.type.js';
 
-@ObjectType({ description: 'An item a brief waits for.' })
+@ObjectType({ simpleResolvers: true, description: 'An item a brief waits for.' })
 export class Dependency {
   @Field(() => ItemRef, { description: 'The item waited for, as it reads now (marked deleted once deleted).' })
   item: ItemRef;
@@ -14,7 +14,7 @@ export class Dependency {
   reasonText: string | null;
 }
 
-@ObjectType({ description: 'A note on items, field by field. The raw fields keep [[#id]] tokens; the ...Text fields render them.' })
+@ObjectType({ simpleResolvers: true, description: 'A note on items, field by field. The raw fields keep [[#id]] tokens; the ...Text fields render them.' })
 export class Brief {
   /** The task, for rendering. */
   taskId: number;
@@ -40,7 +40,7 @@ export class Brief {
   extraInfo: string | null;
 }
 
-@ObjectType({ description: 'Belongs to its task, never to the memory set: search never returns it.' })
+@ObjectType({ simpleResolvers: true, description: 'Belongs to its task, never to the memory set: search never returns it.' })
 export class TaskNote {
   noteId: number;
   taskId: number;
@@ -64,7 +64,7 @@ export class TaskNote {
   updatedAt: Date;
 }
 
-@ObjectType({ description: 'A comment on a task or one of its items.' })
+@ObjectType({ simpleResolvers: true, description: 'A comment on a task or one of its items.' })
 export class Comment {
   taskId: number;
   itemId: number | null;
@@ -79,17 +79,17 @@ export class Comment {
   createdAt: Date;
 }
 
-@ObjectType({ description: 'A page of task notes, oldest first.' })
+@ObjectType({ simpleResolvers: true, description: 'A page of task notes, oldest first.' })
 export class TaskNoteConnection extends Connection(TaskNote, 'TaskNote') {
   taskId: number;
 }
 
-@ObjectType({ description: 'A page of comments, oldest first.' })
+@ObjectType({ simpleResolvers: true, description: 'A page of comments, oldest first.' })
 export class CommentConnection extends Connection(Comment, 'Comment') {
   taskId: number;
 }
 
-@ObjectType({ description: 'A domain path with counts over it and everything below it.' })
+@ObjectType({ simpleResolvers: true, description: 'A domain path with counts over it and everything below it.' })
 export class Domain {
   @Field({ description: 'Full path, e.g. "acme/checkout".' })
   path: string;
