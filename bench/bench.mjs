@@ -26,7 +26,7 @@ import autocannon from 'autocannon';
 import { buildDatabase } from './load.mjs';
 import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
-import { writeReport } from './report.mjs';
+import { table, writeReport } from './report.mjs';
 import { formatSummary, summarize } from './profile-summary.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -214,10 +214,15 @@ const run = {
   machine: { cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.type()} ${os.release()}` },
   buildSeconds: built.seconds, totalSeconds: (Date.now() - started) / 1000, results,
 };
-const resultsDir = path.join(root, 'bench/results');
-fs.mkdirSync(resultsDir, { recursive: true });
-const file = path.join(resultsDir, `${run.date.slice(0, 10)}-${args.scale}${args.db === 'postgres' ? '-postgres' : ''}.json`);
-fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
-const table = writeReport(root, run);
-process.stdout.write(`${table}\n`);
-log(`wrote ${path.relative(root, file)} and BENCHMARKS.md; ${run.totalSeconds.toFixed(0)} s in all`);
+if (args.only) {
+  // Some workloads only: the table is printed, and the recorded results (a whole run's) stay as they are.
+  process.stdout.write(`${table(run)}\n`);
+  log(`--only: nothing written; ${run.totalSeconds.toFixed(0)} s in all`);
+} else {
+  const resultsDir = path.join(root, 'bench/results');
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${run.date.slice(0, 10)}-${args.scale}${args.db === 'postgres' ? '-postgres' : ''}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
+  process.stdout.write(`${writeReport(root, run)}\n`);
+  log(`wrote ${path.relative(root, file)} and BENCHMARKS.md; ${run.totalSeconds.toFixed(0)} s in all`);
+}

@@ -15,6 +15,7 @@ import { createErrorFormatter } from './graphql/errors.js';
 import { executionBudget } from './graphql/execution-budget.js';
 import { readOnlyAccess } from './graphql/read-only-access.js';
 import { requestLimits } from './graphql/request-limits.js';
+import { jitGateway } from './graphql/jit-executor.js';
 import { createSchema } from './graphql/schema.js';
 import { landingPage } from './landing-page.js';
 import { mcpHttp } from './mcp/http.js';
@@ -53,7 +54,8 @@ export async function startServer(
   const pubSub = createChangePubSub();
   const schema = await createSchema(pubSub);
   const apollo = new ApolloServer<Context>({
-    schema,
+    // The schema, executed by graphql-jit (jit-executor.ts).
+    gateway: jitGateway(schema),
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
     // main.ts drains and closes on SIGINT/SIGTERM; Apollo's own handler would race it (its second stop() never resolves).

@@ -4,7 +4,8 @@ import { MemoryKindEnum, MemoryStatusEnum } from './enums.js';
 
 @InterfaceType({
   description: 'Something the knowledge base remembers: a note or a task. Search and domain listings return memories.',
-  resolveType: (value: { kind: MemoryKindEnum }) => (value.kind === MemoryKindEnum.TASK ? 'Task' : 'Note'),
+  // No resolveType: type-graphql then tells Task from Note by class (the mappers build both), synchronously;
+  // a resolveType of our own would be wrapped in an async function, which graphql-jit cannot await.
 })
 export abstract class Memory {
   @Field(() => ID, { description: 'Opaque id; pass it to memory, task, editNote, editTask or related.' })
