@@ -4,7 +4,8 @@ import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../d
 /**
  * One keyset page of `query` ordered by its rows' id: the total count, then
  * `first` rows after the cursor (the last row's id), one more to know whether
- * there is a next page. `column` is the id column as the query names it.
+ * there is a next page. `column` is the id column as the query names it;
+ * `read` runs the page's query (TypeORM's getMany unless told).
  * Page 1,000 costs what page 1 costs.
  */
 export async function keysetPage<T extends { id: number }>(
@@ -13,12 +14,13 @@ export async function keysetPage<T extends { id: number }>(
   direction: 'ASC' | 'DESC',
   first: number | null | undefined,
   after: string | null | undefined,
+  read: (query: SelectQueryBuilder<T>) => Promise<T[]> = (q) => q.getMany(),
 ): Promise<Page<T>> {
   const size = pageSize(first);
   const key = decodeCursor(after, ROW_CURSOR);
   const totalCount = await query.clone().getCount();
   if (key) query.andWhere(`${column} ${direction === 'ASC' ? '>' : '<'} :keysetAfter`, { keysetAfter: Number(key[0]) });
-  const rows = await query.orderBy(column, direction).limit(size + 1).getMany();
+  const rows = await read(query.orderBy(column, direction).limit(size + 1));
   return pageFrom(rows, size, (row) => [row.id], totalCount);
 }
 

@@ -1,7 +1,8 @@
-import { In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { cleanDomain, inScope } from '../../domain/domains.js';
 import { searchWords } from '../../domain/search-words.js';
 import { SEARCH_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { plainRows } from '../kernel/plain-rows.js';
 import { keysetPage } from '../kernel/keyset-page.js';
 import type { MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
@@ -47,12 +48,17 @@ export function openTasksIn(manager: EntityManager, domains: readonly string[], 
   const newest = manager.createQueryBuilder(MemoryEntity, 'm').select('m."id"').where(TASK_IS_OPEN);
   inAnyDomain(newest, domains);
   newest.orderBy('m."updatedAt"', 'DESC').addOrderBy('m."id"', 'DESC').limit(limit);
-  return manager.createQueryBuilder(MemoryEntity, 'o')
+  return plainRows(manager, manager.createQueryBuilder(MemoryEntity, 'o')
     .where(`o."id" IN (${newest.getQuery()})`)
     .setParameters(newest.getParameters())
     .orderBy('o."updatedAt"', 'DESC')
-    .addOrderBy('o."id"', 'DESC')
-    .getMany();
+    .addOrderBy('o."id"', 'DESC'));
+}
+
+/** The memories with these ids (any order; unknown ids left out), read as plain rows. */
+export function memoriesWithIds(manager: EntityManager, ids: readonly number[]): Promise<MemoryEntity[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return plainRows(manager, manager.createQueryBuilder(MemoryEntity, 'm').where('m."id" IN (:...ids)', { ids: [...new Set(ids)] }));
 }
 
 /** mustRead lists the most recently updated open tasks, this many at most. */
@@ -94,7 +100,7 @@ export class MemoryReader {
     inDomain(query, cleanDomain(args.domain));
     if (args.kind) query.andWhere('m."kind" = :kind', { kind: args.kind });
     if (args.status) query.andWhere(args.status === 'ACTIVE' ? IS_ACTIVE : `NOT ${IS_ACTIVE}`);
-    return keysetPage(query, 'm."id"', 'DESC', args.first, args.after);
+    return keysetPage(query, 'm."id"', 'DESC', args.first, args.after, (page) => plainRows(this.reader(), page));
   }
 
   /** Open tasks of a scope, most recently updated first (the 200 most recent). */
@@ -143,7 +149,7 @@ export class MemoryReader {
     const { hits, total } = await this.searchIndex.search(this.reader(), {
       words, domain, kind: args.kind ?? null, after: key ? [Number(key[0]), Number(key[1])] : null, limit: size + 1,
     });
-    const rows = hits.length ? await this.reader().findBy(MemoryEntity, { id: In(hits.map((hit) => hit.memoryId)) }) : [];
+    const rows = await memoriesWithIds(this.reader(), hits.map((hit) => hit.memoryId));
     const byId = new Map(rows.map((row) => [row.id, row]));
     const ranked = hits.filter((hit) => byId.has(hit.memoryId));
     const page = pageFrom(ranked, size, (hit) => [hit.rank, hit.memoryId], total);

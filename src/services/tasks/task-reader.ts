@@ -1,6 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import type { Page } from '../../domain/paging.js';
 import { keysetPage } from '../kernel/keyset-page.js';
+import { memoriesWithIds } from '../memories/memory-reader.js';
 import { parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
 
@@ -14,7 +15,7 @@ export class TaskReader {
 
   async memoriesByIds(ids: readonly string[]): Promise<(MemoryEntity | null)[]> {
     const numeric = ids.map(parseId).filter((id): id is number => id !== null);
-    const rows = numeric.length ? await this.reader().findBy(MemoryEntity, { id: In(numeric) }) : [];
+    const rows = await memoriesWithIds(this.reader(), numeric);
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return ids.map((id) => byId.get(String(parseId(id))) ?? null);
   }
