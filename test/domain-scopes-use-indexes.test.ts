@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import { CREATE_NOTE } from './fixtures/documents.js';
 import { createTask } from './fixtures/tasks.js';
+import { openTasksIn } from '../src/services/memories/memory-reader.js';
 
 let captured: { sql: string; parameters: readonly unknown[] }[] = [];
 let capturing = false;
@@ -79,6 +80,23 @@ describe('domain scopes', () => {
     ['search(domain:)', 'query($d: String!) { search(query: "refunds", domain: $d) { totalCount } }', { d: 'acme/checkout' },
       (data) => expect(data.search.totalCount).toBe(2)],
   ];
+  it('the open tasks of several domains at once (a reminder, endTurn) read one index range per domain', async () => {
+    captured = [];
+    capturing = true;
+    const tasks = await openTasksIn(server.app.services.db.reader, ['acme/checkout', 'other/team'], 50);
+    capturing = false;
+    expect(tasks.map((task) => task.domain).sort()).toEqual(['acme/checkout', 'acme/checkout/billing', 'other/team']);
+    expect(captured).toHaveLength(1);
+    const plan = await planOf(captured[0].sql, captured[0].parameters);
+    expectIndexedRead(plan);
+    // Each domain is its own range: OR-ed ranges made SQLite read the open-tasks index by state alone, every open task.
+    if (!postgres) {
+      const searches = plan.filter((line) => /^SEARCH m\b/.test(line));
+      expect(searches, plan.join('\n')).toHaveLength(2);
+      for (const line of searches) expect(line, plan.join('\n')).toMatch(/domain>\?/);
+    }
+  });
+
   for (const [name, query, variables, check] of cases) {
     it(`${name} holds exactly the domain and below, read through an index`, async () => {
       const { data, scoped } = await scopeStatements(query, variables);
