@@ -75,6 +75,17 @@ describe('what search finds', () => {
     expect(await ids('wombat')).toEqual([task.id]);
   });
 
+  it('still finds a task after changes that leave its words as they were (states, their notes and comments), and by a label renamed in the same call', async () => {
+    const { task, items } = await createTask(server, ['Feed the quokka', 'Walk the pangolin']);
+    await server.ok(UPDATE_ITEM, { input: { id: items[0].id, state: 'DONE' } });
+    await server.ok(UPDATE_ITEM, { input: { id: items[1].id, state: 'BLOCKED', comment: 'Waiting on the narwhal.' } });
+    expect(await ids('quokka')).toEqual([task.id]);
+    expect(await ids('pangolin')).toEqual([task.id]);
+    await server.ok(UPDATE_ITEM, { input: { id: items[1].id, state: 'IN_PROGRESS', text: 'Walk the armadillo' } });
+    expect(await ids('pangolin')).toEqual([]);
+    expect(await ids('armadillo')).toEqual([task.id]);
+  });
+
   it("does not find a deleted item's label", async () => {
     const { task, items } = await createTask(server, ['Groom the mongoose', 'Keep the dingo']);
     expect(await ids('mongoose')).toEqual([task.id]);

@@ -18,7 +18,12 @@ export function parseChange(payload: string | undefined): ChangeEvent | null {
   try {
     const value = JSON.parse(payload ?? '') as Partial<ChangeEvent>;
     if (!value || !ENTITIES.has(value.entity as ChangeEvent['entity']) || typeof value.id !== 'string' || typeof value.action !== 'string') return null;
-    return { entity: value.entity!, id: value.id, action: value.action, sessionId: typeof value.sessionId === 'string' ? value.sessionId : null, at: String(value.at) };
+    const event: ChangeEvent = { entity: value.entity!, id: value.id, action: value.action, sessionId: typeof value.sessionId === 'string' ? value.sessionId : null, at: String(value.at) };
+    const memory = value.memory;
+    if (memory && (memory.kind === 'TASK' || memory.kind === 'NOTE') && (memory.domain === null || typeof memory.domain === 'string')) {
+      event.memory = { kind: memory.kind, domain: memory.domain };
+    }
+    return event;
   } catch {
     return null;
   }

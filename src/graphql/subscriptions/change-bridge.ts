@@ -8,16 +8,20 @@ import { TOPIC, type ChangePubSub } from './topics.js';
 /**
  * Feeds the subscription topics from the change feed. What a filter needs
  * (a memory's domain, a session's parent) is read here once per change, so
- * a hundred open dashboards cost one lookup, not a hundred.
+ * a hundred open dashboards cost one lookup, not a hundred; a task's change
+ * carries its kind and domain from the writer, and costs none.
  */
 export function bridgeChanges(feed: ChangeFeed, pubSub: ChangePubSub, services: Services, logger: Logger): () => void {
   const publish = async (event: ChangeEvent) => {
     switch (event.entity) {
       case 'TASK':
       case 'NOTE': {
-        const row = await services.db.reader.findOne(MemoryEntity, { where: { id: Number(event.id) }, select: { id: true, kind: true, domain: true } });
+        // The writer says the task's kind and domain; otherwise (a note) they are read back once.
+        const row = event.memory
+          ?? await services.db.reader.findOne(MemoryEntity, { where: { id: Number(event.id) }, select: { id: true, kind: true, domain: true } });
         if (!row) return;
-        const change = { ...event, kind: row.kind, domain: row.domain };
+        const { memory: _, ...rest } = event;
+        const change = { ...rest, kind: row.kind, domain: row.domain };
         if (row.kind === 'TASK') pubSub.publish(TOPIC.TASK, event.id, change);
         pubSub.publish(TOPIC.MEMORY, change);
         return;

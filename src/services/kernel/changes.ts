@@ -14,6 +14,11 @@ export interface ChangeEvent {
   action: ChangeAction;
   sessionId: string | null;
   at: string;
+  /**
+   * For a task or note: its kind and domain after the change, when the writer
+   * knew them (subscription filters need them; without, they are read back).
+   */
+  memory?: { kind: 'TASK' | 'NOTE'; domain: string | null };
 }
 
 export class ChangeBus {

@@ -1,6 +1,7 @@
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Page } from '../../domain/paging.js';
 import { keysetPage } from '../kernel/keyset-page.js';
+import { plainRows } from '../kernel/plain-rows.js';
 import { memoriesWithIds } from '../memories/memory-reader.js';
 import { parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
@@ -22,17 +23,23 @@ export class TaskReader {
 
   async itemsByIds(ids: readonly string[]): Promise<(ItemEntity | null)[]> {
     const numeric = ids.map(parseId).filter((id): id is number => id !== null);
-    const rows = numeric.length ? await this.reader().findBy(ItemEntity, { id: In(numeric) }) : [];
+    const rows = numeric.length
+      ? await plainRows(this.reader(), this.reader().createQueryBuilder(ItemEntity, 'i').where('i."id" IN (:...ids)', { ids: [...new Set(numeric)] }))
+      : [];
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return ids.map((id) => byId.get(String(parseId(id))) ?? null);
   }
 
   /** Every item of each task, deleted ones included, in list order. */
   async itemsOfTasks(taskIds: readonly number[]): Promise<ItemEntity[][]> {
-    const rows = taskIds.length
-      ? await this.reader().find(ItemEntity, { where: { taskId: In([...taskIds]) }, order: { position: 'ASC', id: 'ASC' } })
-      : [];
-    return taskIds.map((taskId) => rows.filter((row) => row.taskId === taskId));
+    if (taskIds.length === 0) return [];
+    const rows = await plainRows(this.reader(), this.reader().createQueryBuilder(ItemEntity, 'i')
+      .where('i."taskId" IN (:...taskIds)', { taskIds: [...new Set(taskIds)] })
+      .orderBy('i."position"', 'ASC')
+      .addOrderBy('i."id"', 'ASC'));
+    const byTask = new Map<number, ItemEntity[]>(taskIds.map((taskId) => [taskId, []]));
+    for (const row of rows) byTask.get(row.taskId)?.push(row);
+    return taskIds.map((taskId) => byTask.get(taskId)!);
   }
 
   /** A task's history, oldest first, keyset-paged by event id. */

@@ -9,6 +9,7 @@ import { checkExpectedVersion, deletedItem, itemNotFound, itemNotInTask, parseId
 import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
+import { plainRows } from '../kernel/plain-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from '../sessions/session-store.js';
 
@@ -22,6 +23,8 @@ export interface TaskAggregate {
   rules?: PlanRules | null;
   /** The live list before this change, for the history row. */
   before: Snapshot[];
+  /** The task's search document (title and text) as loaded; unset for a task made in this change. */
+  searchedAs?: string;
 }
 
 /** The live list as a history row holds it. */
@@ -50,7 +53,7 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
   const query = uow.manager.createQueryBuilder(MemoryEntity, 'm').where('m.id = :taskId', { taskId });
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
   if (postgres) query.setLock('for_no_key_update');
-  const task = taskId === null ? null : await query.getOne();
+  const task = taskId === null ? null : (await plainRows(uow.manager, query))[0] ?? null;
   if (task?.kind === 'NOTE') {
     throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`);
   }
@@ -61,9 +64,14 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
   if (task.sessionId && !session) session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
   checkExpectedVersion(String(task.id), task.version, expectedVersion);
   uow.touchDomain(task.domain);
-  const items = await uow.manager.find(ItemEntity, { where: { taskId: task.id }, order: { position: 'ASC', id: 'ASC' } });
+  const items = await plainRows(uow.manager, uow.manager.createQueryBuilder(ItemEntity, 'i')
+    .where('i."taskId" = :taskId', { taskId: task.id })
+    .orderBy('i."position"', 'ASC')
+    .addOrderBy('i."id"', 'ASC'));
   const rules: PlanRules | null = task.sessionId ? (session?.rules ?? DEFAULT_PLAN_RULES) : null;
-  return { task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items) };
+  return {
+    task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items), searchedAs: searchDocument(task, items),
+  };
 }
 
 /**
@@ -82,7 +90,9 @@ export async function loadItemForChange(
   options: { taskId?: string | null; expectedVersion?: number | null } = {},
 ): Promise<{ aggregate: TaskAggregate; item: ItemEntity }> {
   const itemId = parseId(id);
-  const found = itemId === null ? null : await uow.manager.findOneBy(ItemEntity, { id: itemId });
+  const found = itemId === null
+    ? null
+    : (await plainRows(uow.manager, uow.manager.createQueryBuilder(ItemEntity, 'i').where('i."id" = :itemId', { itemId })))[0] ?? null;
   if (!found) throw itemNotFound(id);
   if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== found.taskId) throw itemNotInTask(id, options.taskId);
   const aggregate = await loadTaskForChange(uow, found.taskId, options.expectedVersion);
@@ -161,12 +171,18 @@ function searchText(task: MemoryEntity, items: readonly ItemEntity[]): string {
   return [task.goal, ...items.filter((item) => !item.deleted).map((item) => item.text)].join('\n');
 }
 
+/** What the search index holds for a task, as one string to compare: title, then text. */
+function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): string {
+  return `${task.title}\u0000${searchText(task, items)}`;
+}
+
 /**
  * Records a change of a task: bumps its version with a compare-and-set (a
  * concurrent writer that slipped past the lock makes this fail rather than
  * overwrite) and, in the same statement, its counts of live items by state
  * and the state derived from them; writes the history row (list after, and
- * what changed), keeps the search document current and queues the change
+ * what changed), keeps the search document current (rewritten only when
+ * its title, goal or live labels changed) and queues the change
  * event. Every change of a task's items ends here, so the counts never
  * disagree with the items.
  */
@@ -187,8 +203,12 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   await uow.manager.insert(TaskEventEntity, {
     taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: after, changes: diffSnapshots(aggregate.before, after),
   });
-  if (!task.sessionId) await search.index(uow.manager, { id: task.id, title: task.title, text: searchText(task, items) });
-  uow.emit({ entity: 'TASK', id: String(task.id), action });
+  // A state or note change leaves the document as it was: rewriting it cost two statements (an FTS5 delete
+  // and insert) on every updateItem.
+  if (!task.sessionId && aggregate.searchedAs !== searchDocument(task, items)) {
+    await search.index(uow.manager, { id: task.id, title: task.title, text: searchText(task, items) });
+  }
+  uow.emit({ entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain } });
 }
 
 /**
