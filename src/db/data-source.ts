@@ -21,11 +21,6 @@ function listeningLogger(listener: QueryListener | undefined): Logger | undefine
 }
 
 /**
- * The options for one connection (SQLite) or pool (PostgreSQL). On SQLite
- * the reader is a second, read-only connection to the same WAL file: it sees
- * only committed rows, never the writer's open transaction.
- */
-/**
  * SQLite's `synchronous` on the writer. NORMAL (the default) in WAL mode
  * never corrupts the file and loses nothing when the process dies (kill -9
  * included: every commit is in the WAL before it is acknowledged); a power
@@ -35,6 +30,11 @@ function listeningLogger(listener: QueryListener | undefined): Logger | undefine
  */
 export type SqliteSynchronous = 'normal' | 'full';
 
+/**
+ * The options for one connection (SQLite) or pool (PostgreSQL). On SQLite
+ * the reader is a second, read-only connection to the same WAL file: it sees
+ * only committed rows, never the writer's open transaction.
+ */
 export function dataSourceOptions(
   url: string, role: 'writer' | 'reader', listener?: QueryListener, synchronous: SqliteSynchronous = 'normal',
 ): DataSourceOptions {

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Page } from '../domain/paging.js';
+import { appendTo } from '../services/kernel/grouping.js';
 import type { Services } from '../services/index.js';
 import { createSessionLoaders } from './session-loaders.js';
 
@@ -24,7 +25,7 @@ function pageLoader<T>(load: (ownerIds: number[], args: Omit<PageKey, 'ownerId'>
   return new DataLoader<PageKey, Page<T>, string>(
     async (keys) => {
       const groups = new Map<string, PageKey[]>();
-      for (const key of keys) groups.set(argsOf(key), [...(groups.get(argsOf(key)) ?? []), key]);
+      for (const key of keys) appendTo(groups, argsOf(key), key);
       const answers = new Map<string, Page<T> | Error>();
       await Promise.all([...groups.values()].map(async (group) => {
         const [{ first, after, includeItems }] = group;

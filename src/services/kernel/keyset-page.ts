@@ -1,4 +1,5 @@
 import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { appendTo } from './grouping.js';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 
 /**
@@ -95,7 +96,7 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
   const byOwner = new Map<number, T[]>();
   for (const row of rows) {
     const ownerId = ownerOf(row);
-    if (ownerId !== null) byOwner.set(ownerId, [...(byOwner.get(ownerId) ?? []), row]);
+    if (ownerId !== null) appendTo(byOwner, ownerId, row);
   }
   return ownerIds.map((ownerId) => pageFrom(byOwner.get(ownerId) ?? [], size, (row) => [row.id], totals.get(ownerId) ?? 0));
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
+import { appendTo } from '../kernel/grouping.js';
 
 /** Memories linked to checklist items (Item.related). */
 export class LinkedMemoryReader {
@@ -21,8 +22,7 @@ export class LinkedMemoryReader {
     for (const row of raw as { m_id: number | string; linkedItem: number | string }[]) {
       const memory = byId.get(Number(row.m_id));
       if (!memory) continue;
-      const itemId = Number(row.linkedItem);
-      byItem.set(itemId, [...(byItem.get(itemId) ?? []), memory]);
+      appendTo(byItem, Number(row.linkedItem), memory);
     }
     return itemIds.map((itemId) => byItem.get(itemId) ?? []);
   }

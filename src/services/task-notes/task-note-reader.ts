@@ -1,6 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
+import { appendTo } from '../kernel/grouping.js';
 import { keysetPage } from '../kernel/keyset-page.js';
 
 /**
@@ -61,8 +62,8 @@ export class TaskNoteSet {
   private readonly notesByItem = new Map<number, TaskNoteEntity[]>();
 
   link(note: TaskNoteEntity, itemId: number): void {
-    this.itemsByNote.set(note.id, [...(this.itemsByNote.get(note.id) ?? []), itemId]);
-    this.notesByItem.set(itemId, [...(this.notesByItem.get(itemId) ?? []), note]);
+    appendTo(this.itemsByNote, note.id, itemId);
+    appendTo(this.notesByItem, itemId, note);
   }
 
   /** Ids of the items a note briefs, ascending; none for a note on the whole task. */

@@ -6,6 +6,21 @@ import { memoriesWithIds } from '../memories/memory-reader.js';
 import { parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
 
+/** The items with these ids (any order; unknown ids left out), read as plain rows. */
+export function itemsWithIds(manager: EntityManager, ids: readonly number[]): Promise<ItemEntity[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return plainRows(manager, manager.createQueryBuilder(ItemEntity, 'i').where('i."id" IN (:...ids)', { ids: [...new Set(ids)] }));
+}
+
+/** Every item of these tasks, deleted ones included, each task's in list order, read as plain rows. */
+export function itemsOfTaskIds(manager: EntityManager, taskIds: readonly number[]): Promise<ItemEntity[]> {
+  if (taskIds.length === 0) return Promise.resolve([]);
+  return plainRows(manager, manager.createQueryBuilder(ItemEntity, 'i')
+    .where('i."taskId" IN (:...taskIds)', { taskIds: [...new Set(taskIds)] })
+    .orderBy('i."position"', 'ASC')
+    .addOrderBy('i."id"', 'ASC'));
+}
+
 /**
  * Reads for tasks and items, shaped for batching: every `...ByIds` takes
  * many keys and answers in one statement (the GraphQL layer wraps them in
@@ -23,20 +38,14 @@ export class TaskReader {
 
   async itemsByIds(ids: readonly string[]): Promise<(ItemEntity | null)[]> {
     const numeric = ids.map(parseId).filter((id): id is number => id !== null);
-    const rows = numeric.length
-      ? await plainRows(this.reader(), this.reader().createQueryBuilder(ItemEntity, 'i').where('i."id" IN (:...ids)', { ids: [...new Set(numeric)] }))
-      : [];
+    const rows = await itemsWithIds(this.reader(), numeric);
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return ids.map((id) => byId.get(String(parseId(id))) ?? null);
   }
 
   /** Every item of each task, deleted ones included, in list order. */
   async itemsOfTasks(taskIds: readonly number[]): Promise<ItemEntity[][]> {
-    if (taskIds.length === 0) return [];
-    const rows = await plainRows(this.reader(), this.reader().createQueryBuilder(ItemEntity, 'i')
-      .where('i."taskId" IN (:...taskIds)', { taskIds: [...new Set(taskIds)] })
-      .orderBy('i."position"', 'ASC')
-      .addOrderBy('i."id"', 'ASC'));
+    const rows = await itemsOfTaskIds(this.reader(), taskIds);
     const byTask = new Map<number, ItemEntity[]>(taskIds.map((taskId) => [taskId, []]));
     for (const row of rows) byTask.get(row.taskId)?.push(row);
     return taskIds.map((taskId) => byTask.get(taskId)!);

@@ -10,6 +10,7 @@ import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { plainRows } from '../kernel/plain-rows.js';
+import { itemsOfTaskIds, itemsWithIds } from './task-reader.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from '../sessions/session-store.js';
 
@@ -64,10 +65,7 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
   if (task.sessionId && !session) session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
   checkExpectedVersion(String(task.id), task.version, expectedVersion);
   uow.touchDomain(task.domain);
-  const items = await plainRows(uow.manager, uow.manager.createQueryBuilder(ItemEntity, 'i')
-    .where('i."taskId" = :taskId', { taskId: task.id })
-    .orderBy('i."position"', 'ASC')
-    .addOrderBy('i."id"', 'ASC'));
+  const items = await itemsOfTaskIds(uow.manager, [task.id]);
   const rules: PlanRules | null = task.sessionId ? (session?.rules ?? DEFAULT_PLAN_RULES) : null;
   return {
     task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items), searchedAs: searchDocument(task, items),
@@ -90,9 +88,7 @@ export async function loadItemForChange(
   options: { taskId?: string | null; expectedVersion?: number | null } = {},
 ): Promise<{ aggregate: TaskAggregate; item: ItemEntity }> {
   const itemId = parseId(id);
-  const found = itemId === null
-    ? null
-    : (await plainRows(uow.manager, uow.manager.createQueryBuilder(ItemEntity, 'i').where('i."id" = :itemId', { itemId })))[0] ?? null;
+  const found = itemId === null ? null : (await itemsWithIds(uow.manager, [itemId]))[0] ?? null;
   if (!found) throw itemNotFound(id);
   if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== found.taskId) throw itemNotInTask(id, options.taskId);
   const aggregate = await loadTaskForChange(uow, found.taskId, options.expectedVersion);
