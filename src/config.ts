@@ -1,5 +1,6 @@
 import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 import type { SqliteSynchronous } from './db/data-source.js';
+import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
@@ -15,18 +16,22 @@ export interface Config {
   logLevel: string;
   /** Timeouts and connection caps (TASKBASE_*_TIMEOUT_MS, TASKBASE_MAX_CONNECTIONS*). */
   connections: ConnectionLimits;
+  /** Which Host and Origin headers are answered (TASKBASE_ALLOWED_HOSTS, TASKBASE_ALLOWED_ORIGINS). */
+  origins: OriginPolicy;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST ?? '127.0.0.1';
   return {
     port: Number(env.PORT ?? 4000),
-    host: env.HOST ?? '127.0.0.1',
+    host,
     databaseUrl: env.DATABASE_URL ?? 'sqlite:data/taskbase.sqlite',
     sqliteSynchronous: sqliteSynchronous(env.TASKBASE_SQLITE_SYNCHRONOUS),
     tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
     bodyLimit: Number(env.TASKBASE_BODY_LIMIT ?? 1_048_576),
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     connections: loadConnectionLimits(env),
+    origins: loadOriginPolicy(env, host),
   };
 }
 
