@@ -60,8 +60,9 @@ export class McpSessionTable<T> {
   /** A slot for a new session of this owner, or the refusal when a cap is full. */
   reserve(owner: SessionOwner): SessionSlot | SessionRefusal {
     const mine = this.held.get(owner.key) ?? 0;
-    if (this.total >= this.limits.maxSessions) return this.refusal(503, this.total, this.limits.maxSessions, null, owner);
+    // The owner's own cap first: when both are full, what the caller can do something about is its own sessions.
     if (mine >= this.limits.maxSessionsPerToken) return this.refusal(429, mine, this.limits.maxSessionsPerToken, owner.key, owner);
+    if (this.total >= this.limits.maxSessions) return this.refusal(503, this.total, this.limits.maxSessions, null, owner);
     this.held.set(owner.key, mine + 1);
     this.total += 1;
     let released = false;
