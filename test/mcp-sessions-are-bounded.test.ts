@@ -245,8 +245,8 @@ describe('memory per session', () => {
       }));
     }
     const perSession = ((await heap()) - before) / SESSIONS;
-    // A McpServer per session held about 190 KB. Now the server keeps about 13 KB (transport and protocol state), and this
-    // process also holds what the closed clients leave (about 10 KB each): about 23 KB in all, well under the bound.
+    // A McpServer with every tool per session holds about 190 KB. The server keeps about 13 KB (transport and protocol state),
+    // and this process also holds what the closed clients leave (about 10 KB each): about 23 KB in all, under the bound.
     expect(perSession).toBeLessThan(50 * 1024);
     // They are all still open (the warm one and the rest): the token's cap refuses the next.
     expect((await refusedConnect(origin, READER)).code).toBe(429);

@@ -30,8 +30,8 @@ interface RegisteredTool {
  * The tools of one tool-set selection, built once and shared by every MCP
  * session that asks for it: names, descriptions, zod validators and the
  * listed JSON Schemas live here, and a session brings only its ToolContext.
- * (McpServer binds each handler when it is registered, so a McpServer per
- * session rebuilt every schema and closure for every session.)
+ * (McpServer binds each handler to one context when it is registered, so it
+ * cannot be shared by sessions: each would build every tool again.)
  *
  * list() and call() answer as McpServer 1.32 does for tools registered
  * with registerTool (same listing, same "MCP error -32602: Input validation
