@@ -1,5 +1,6 @@
 import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 import type { SqliteSynchronous } from './db/data-source.js';
+import { loadMcpSessionLimits, type McpSessionLimits } from './mcp/session-limits.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
@@ -18,6 +19,8 @@ export interface Config {
   connections: ConnectionLimits;
   /** Which Host and Origin headers are answered (TASKBASE_ALLOWED_HOSTS, TASKBASE_ALLOWED_ORIGINS). */
   origins: OriginPolicy;
+  /** Open MCP sessions over HTTP and their idle time (TASKBASE_MCP_MAX_SESSIONS, TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN, TASKBASE_MCP_IDLE_MINUTES). */
+  mcp: McpSessionLimits;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -32,6 +35,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     connections: loadConnectionLimits(env),
     origins: loadOriginPolicy(env, host),
+    mcp: loadMcpSessionLimits(env),
   };
 }
 

@@ -95,7 +95,7 @@ export async function startServer(
   );
 
   // MCP Streamable HTTP (api/mcp.md): the same tokens and body limit as /graphql.
-  const mcp = mcpHttp(services, logger);
+  const mcp = mcpHttp(services, logger, { limits: config.mcp, origins: config.origins });
   app.all('/mcp', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), mcp.handler);
   serveDashboard(app);
 

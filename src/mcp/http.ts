@@ -1,40 +1,53 @@
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Access } from '../graphql/context.js';
+import type { OriginPolicy } from '../origin-policy.js';
 import type { Services } from '../services/index.js';
 import { createMcpServer } from './mcp-server.js';
+import { idleText, type McpSessionLimits } from './session-limits.js';
+import { isRefusal, McpSessionTable, type SessionOwner } from './session-table.js';
 import { ToolRefusal } from './tool-result.js';
 import { parseToolSets } from './tool-sets.js';
 
 interface Connection {
   transport: StreamableHTTPServerTransport;
-  server: McpServer;
+  server: Server;
   access: Access;
-  /** When a request last named it (ms). */
   /** The bearer token that opened it (null with auth off): only that token may use it. */
   principal: string | null;
-  seen: number;
 }
 
-/**
- * An MCP session no request has named for this long is closed: clients
- * often go away without DELETE, and each open one holds a server in memory.
- * A client that comes back gets 404 and initializes again, as the transport
- * spec has it; its taskbase session and plan are kept (x-session-id joins it).
- */
-const IDLE_MS = 30 * 60_000;
+export interface McpHttpOptions {
+  limits: McpSessionLimits;
+  /**
+   * The server's Host and Origin policy (src/origin-policy.ts), checked here
+   * too so /mcp refuses a foreign page whatever sits in front of it. The
+   * SDK's own check (StreamableHTTPServerTransport's
+   * enableDnsRebindingProtection) is not used: it compares the Host header
+   * as sent, port included, and the Origin as an exact string, so it cannot
+   * say "localhost on any port", the server's own origin, or "*", which
+   * TASKBASE_ALLOWED_HOSTS and TASKBASE_ALLOWED_ORIGINS do.
+   */
+  origins: OriginPolicy;
+}
 
 function header(req: Request, name: string): string | null {
   const value = req.headers[name];
   return (Array.isArray(value) ? value[0] : value)?.trim() || null;
 }
 
-function rpcError(res: Response, status: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+function rpcError(res: Response, status: number, message: string, id: string | number | null = null, data?: Record<string, unknown>): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message, ...(data ? { data } : {}) }, id });
+}
+
+/** The id of a JSON-RPC request body, so a refusal answers it; null when it has none. */
+function requestId(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 /**
@@ -44,18 +57,15 @@ function rpcError(res: Response, status: number, message: string): void {
  * ?tools= picks the sets, ?oneActive=1 the one-active rule); later requests
  * name it with mcp-session-id. A call outside any MCP session is served
  * statelessly, its plan tools recording only with an x-session-id.
+ *
+ * Open sessions are capped per token (per client address with auth off) and
+ * in all, and one no request names for the idle time is closed: a client
+ * that comes back gets 404 and initializes again, as the transport spec has
+ * it; its taskbase session and plan are kept (x-session-id joins it).
  */
-export function mcpHttp(services: Services, logger: Logger): { handler: RequestHandler; close(): Promise<void> } {
-  const connections = new Map<string, Connection>();
-  const sweeper = setInterval(() => {
-    const cutoff = Date.now() - IDLE_MS;
-    for (const [id, connection] of connections) {
-      if (connection.seen >= cutoff) continue;
-      connections.delete(id);
-      void connection.transport.close();
-    }
-  }, 60_000);
-  sweeper.unref();
+export function mcpHttp(services: Services, logger: Logger, options: McpHttpOptions): { handler: RequestHandler; close(): Promise<void> } {
+  const sessions = new McpSessionTable<Connection>(options.limits, (connection) => void connection.transport.close());
+  const idle = idleText(options.limits.idleMs);
 
   const open = (req: Request, access: Access, principal: string | null, stateless: boolean) => {
     const selection = parseToolSets(typeof req.query.tools === 'string' ? req.query.tools : null);
@@ -72,34 +82,58 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
     }).server;
   };
 
+  /** Opens an MCP session for an initialize request, or refuses it (nothing built, nothing recorded) when a cap is full. */
+  const initialize = async (req: Request, res: Response, access: Access, principal: string | null) => {
+    const owner: SessionOwner = principal ? { key: principal, kind: 'token' } : { key: req.socket.remoteAddress ?? 'unknown', kind: 'address' };
+    const slot = sessions.reserve(owner);
+    if (isRefusal(slot)) {
+      res.setHeader('Retry-After', String(slot.retryAfterSeconds));
+      return rpcError(res, slot.status, slot.message, requestId(req.body), { open: slot.open, limit: slot.limit });
+    }
+    let opened = false;
+    try {
+      const server = open(req, access, principal, false);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          opened = true;
+          sessions.add(id, { transport, server, access, principal }, owner, slot);
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.remove(transport.sessionId);
+        slot.release();
+      };
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } finally {
+      // An initialize that opened no session (a bad tool set, a malformed request) holds no slot.
+      if (!opened) slot.release();
+    }
+  };
+
   const handler: RequestHandler = async (req, res) => {
     const access = (res.locals.access ?? 'write') as Access;
     const principal = (res.locals.principal ?? null) as string | null;
+    const foreign = options.origins.refusal({ host: req.headers.host, origin: req.headers.origin });
+    if (foreign) return rpcError(res, 403, foreign.message, requestId(req.body));
     const sessionId = header(req, 'mcp-session-id');
     try {
       if (sessionId) {
-        const connection = connections.get(sessionId);
-        if (!connection) return rpcError(res, 404, 'No MCP session has this mcp-session-id (it ended, or the server restarted). Initialize a new one.');
+        const used = sessions.use(sessionId);
+        if (!used) {
+          return rpcError(res, 404, `No MCP session has this mcp-session-id (it ended, was idle for ${idle}, or the server restarted). Initialize a new one.`);
+        }
+        res.on('close', used.done);
+        const connection = used.value;
         // A session opened with a write token is not written through by a read-only one.
-        connection.seen = Date.now();
         if (connection.access === 'write' && access === 'read') return rpcError(res, 403, 'This bearer token may only read; the MCP session was opened with one that may write.');
         // An MCP session is its token's, like the taskbase session behind it: another token may not use its id.
         if (connection.principal !== principal) return rpcError(res, 403, 'This MCP session was opened with another bearer token; use that token, or initialize a session of your own.');
         return await connection.transport.handleRequest(req, res, req.body);
       }
       if (req.method !== 'POST') return rpcError(res, 400, 'Send mcp-session-id to stream or end an MCP session; open one with an initialize POST.');
-      if (isInitializeRequest(req.body)) {
-        const server = open(req, access, principal, false);
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void connections.set(id, { transport, server, access, principal, seen: Date.now() }),
-        });
-        transport.onclose = () => {
-          if (transport.sessionId) connections.delete(transport.sessionId);
-        };
-        await server.connect(transport);
-        return await transport.handleRequest(req, res, req.body);
-      }
+      if (isInitializeRequest(req.body)) return await initialize(req, res, access, principal);
       const server = open(req, access, principal, true);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
@@ -118,9 +152,7 @@ export function mcpHttp(services: Services, logger: Logger): { handler: RequestH
   return {
     handler,
     close: async () => {
-      clearInterval(sweeper);
-      await Promise.all([...connections.values()].map((connection) => connection.transport.close()));
-      connections.clear();
+      await Promise.all(sessions.drain().map((connection) => connection.transport.close()));
     },
   };
 }

@@ -1,8 +1,8 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { MemoryKind } from '../services/memories/memory-kind.js';
 import { itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
+import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
 
 const ENTRY = z.object({
@@ -24,11 +24,11 @@ function entries<T extends { line: string }>(list: T[]) {
 }
 
 /** knowledge-base, the memory tools: get_memory, edit_memory, remember, list_by_domain, must_read, search (api/mcp.md). */
-export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void {
-  const run = (work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work);
+export function registerKbMemoryTools(tools: ToolRegistrar): void {
+  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work);
 
   /** A memory as get_memory and edit_memory answer: a task's goal, state, status and counts; a note's body. */
-  async function describe(uid: string) {
+  async function describe(ctx: ToolContext, uid: string) {
     const memory = await loadMemory(ctx, uid);
     if (memory.kind === 'NOTE') {
       const status = memory.archived ? 'archived' : 'active';
@@ -47,7 +47,7 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
     });
   }
 
-  server.registerTool(
+  tools.registerTool(
     'get_memory',
     {
       title: 'Read a memory',
@@ -55,10 +55,10 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
       inputSchema: { uid: z.string() },
       outputSchema: MEMORY.shape,
     },
-    async ({ uid }) => run(() => describe(uid)),
+    async ({ uid }, ctx) => run(ctx, () => describe(ctx, uid)),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'edit_memory',
     {
       title: 'Correct a memory in place',
@@ -66,8 +66,8 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
       inputSchema: { uid: z.string(), title: z.string().optional(), goal: z.string().optional(), body: z.string().optional(), domain: z.string().optional() },
       outputSchema: MEMORY.shape,
     },
-    async ({ uid, title, goal, body, domain }) =>
-      run(async () => {
+    async ({ uid, title, goal, body, domain }, ctx) =>
+      run(ctx, async () => {
         const memory = await loadMemory(ctx, uid);
         if (memory.kind === 'TASK' && body !== undefined) throw new ToolRefusal('a task has a goal, not a body: send goal (and title or domain) to change it.');
         if (memory.kind === 'NOTE' && goal !== undefined) throw new ToolRefusal('a note has a body, not a goal: send body (and title or domain) to change it.');
@@ -75,11 +75,11 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
         const caller = await callerOf(ctx);
         if (memory.kind === 'TASK') await ctx.services.tasks.editTask(caller, { id: uid, title: title ?? null, goal: goal ?? null, domain: domain ?? null });
         else await ctx.services.notes.editNote(caller, { id: uid, title: title ?? null, body: body ?? null, domain: domain ?? null });
-        return describe(uid);
+        return describe(ctx, uid);
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'remember',
     {
       title: 'Remember a note',
@@ -87,15 +87,15 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
       inputSchema: { title: z.string(), body: z.string(), domain: z.string() },
       outputSchema: { uid: z.string() },
     },
-    async ({ title, body, domain }) =>
-      run(async () => {
+    async ({ title, body, domain }, ctx) =>
+      run(ctx, async () => {
         requireWrite(ctx);
         const note = await ctx.services.notes.createNote(await callerOf(ctx), { title, body, domain });
         return answer(`Remembered note ${note.id} "${note.title}" in ${note.domain}.`, { uid: String(note.id) });
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'list_by_domain',
     {
       title: 'List a scope',
@@ -105,8 +105,8 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
       },
       outputSchema: { memories: z.array(ENTRY), total: z.number().int() },
     },
-    async ({ domain, type, status }) =>
-      run(async () => {
+    async ({ domain, type, status }, ctx) =>
+      run(ctx, async () => {
         const kind = type === undefined ? null : ({ task: 'TASK', note: 'NOTE' } as Record<string, MemoryKind>)[type];
         if (kind === undefined) throw new ToolRefusal(`type must be task or note (got "${type}").`);
         const state = status === undefined ? null : ({ active: 'ACTIVE', archived: 'ARCHIVED' } as const)[status as 'active'];
@@ -119,7 +119,7 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'must_read',
     {
       title: 'Open tasks of a scope',
@@ -127,8 +127,8 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
       inputSchema: { domain: z.string(), type: z.string().optional().describe('task (the only kind it lists)') },
       outputSchema: { tasks: z.array(z.object({ uid: z.string(), title: z.string(), domain: z.string(), progress: z.string(), in_progress: z.array(z.string()) })) },
     },
-    async ({ domain, type }) =>
-      run(async () => {
+    async ({ domain, type }, ctx) =>
+      run(ctx, async () => {
         if (type !== undefined && type !== 'task') throw new ToolRefusal(`must_read lists tasks only: send type "task" or leave it out (got "${type}").`);
         const rows = await ctx.services.memoryReader.mustRead(domain);
         await named(ctx, domain);
@@ -146,7 +146,7 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'search',
     {
       title: 'Search memories',
@@ -154,8 +154,8 @@ export function registerKbMemoryTools(server: McpServer, ctx: ToolContext): void
       inputSchema: { query: z.string(), domain: z.string().optional() },
       outputSchema: { memories: z.array(ENTRY), total: z.number().int() },
     },
-    async ({ query, domain }) =>
-      run(async () => {
+    async ({ query, domain }, ctx) =>
+      run(ctx, async () => {
         const page = await ctx.services.memoryReader.search({ query, domain: domain ?? null, first: 20 });
         await named(ctx, domain);
         const list = await Promise.all(page.nodes.map((memory) => memoryEntry(ctx, memory)));

@@ -1,4 +1,3 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { TaskNoteEntity } from '../db/entities/index.js';
 import { splitItemsText } from '../domain/text-rules.js';
@@ -6,6 +5,7 @@ import { parseRefs } from '../domain/refs.js';
 import { itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
+import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
 
 const PAGE = 20;
@@ -23,11 +23,10 @@ function toolWords(message: string): string {
 }
 
 /** knowledge-base, the task tools: task, task_item, task_add, task_comment, task_note, task_read (api/mcp.md). */
-export function registerKbTaskTools(server: McpServer, ctx: ToolContext): void {
-  const run = (work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, (error) => toolWords(error.message));
-  const reread = async (uid: string) => loadTask(ctx, uid);
+export function registerKbTaskTools(tools: ToolRegistrar): void {
+  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, (error) => toolWords(error.message));
 
-  server.registerTool(
+  tools.registerTool(
     'task',
     {
       title: 'Open a task',
@@ -40,11 +39,11 @@ Example: {"title": "Move billing webhooks to the idempotent handler", "goal": "E
       },
       outputSchema: { uid: z.string(), items: z.array(z.string()).describe('The item ids, in order.'), task: TASK },
     },
-    async ({ title, goal, items, domain }) =>
-      run(async () => {
+    async ({ title, goal, items, domain }, ctx) =>
+      run(ctx, async () => {
         requireWrite(ctx);
         const made = await ctx.services.tasks.createTask(await callerOf(ctx), { title, goal, itemsText: items, domain });
-        const loaded = await reread(String(made.task.id));
+        const loaded = await loadTask(ctx, String(made.task.id));
         const lines = loaded.live.map((item) => `  ${itemLine(itemView(loaded, item))}`).join('\n');
         return answer(`Created task ${made.task.id} "${made.task.title}" in ${made.task.domain} with ${made.items.length} items:\n${lines}`, {
           uid: String(made.task.id), items: made.items.map((item) => String(item.id)), task: taskSummary(loaded),
@@ -52,7 +51,7 @@ Example: {"title": "Move billing webhooks to the idempotent handler", "goal": "E
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'task_item',
     {
       title: 'Change one item',
@@ -66,9 +65,9 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
       },
       outputSchema: { item: ITEM, task: TASK },
     },
-    async (args) =>
-      run(async () => {
-        const loaded = await reread(args.uid);
+    async (args, ctx) =>
+      run(ctx, async () => {
+        const loaded = await loadTask(ctx, args.uid);
         const item = itemOf(loaded, args.item);
         const others = (['state', 'comment', 'related', 'text'] as const).filter((name) => args[name] !== undefined);
         const caller = await callerOf(ctx);
@@ -84,7 +83,7 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
             id: String(item.id), state, comment: args.comment ?? null, text: args.text ?? null, related: args.related ? [args.related] : null,
           });
         }
-        const after = await reread(args.uid);
+        const after = await loadTask(ctx, args.uid);
         const view = itemView(after, after.all.find((candidate) => candidate.id === item.id)!);
         const summary = taskSummary(after);
         const lead = args.delete ? `Deleted item ${view.id} "${view.text}"; no other item moved.` : itemLine(view);
@@ -92,7 +91,7 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'task_add',
     {
       title: 'Add items',
@@ -101,13 +100,13 @@ Example: {"uid": "12", "items": "Document the replay queue", "after": "58"}`,
       inputSchema: { uid: z.string(), items: z.string().describe('One label per line.'), after: z.string().optional().describe('Insert after this item id.') },
       outputSchema: { items: z.array(z.string()), task: TASK },
     },
-    async ({ uid, items, after }) =>
-      run(async () => {
-        const loaded = await reread(uid);
+    async ({ uid, items, after }, ctx) =>
+      run(ctx, async () => {
+        const loaded = await loadTask(ctx, uid);
         if (after !== undefined) itemOf(loaded, after);
         requireWrite(ctx);
         const added = await ctx.services.tasks.addItems(await callerOf(ctx), { taskId: String(loaded.task.id), items: splitItemsText(items), after: after ?? null });
-        const now = await reread(uid);
+        const now = await loadTask(ctx, uid);
         const lines = added.items.map((item) => `  ${itemLine(itemView(now, now.all.find((c) => c.id === item.id)!))}`).join('\n');
         return answer(`Added ${added.items.length} item${added.items.length === 1 ? '' : 's'}:\n${lines}\n${summaryText(taskSummary(now))}`, {
           items: added.items.map((item) => String(item.id)), task: taskSummary(now),
@@ -115,7 +114,7 @@ Example: {"uid": "12", "items": "Document the replay queue", "after": "58"}`,
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'task_comment',
     {
       title: 'Comment',
@@ -124,20 +123,20 @@ Example: {"uid": "12", "body": "Disputes need their own queue, like [[#58]]?"}`,
       inputSchema: { uid: z.string(), body: z.string(), item: z.string().optional().describe('Comment on this item.') },
       outputSchema: { id: z.string(), body: z.string(), text: z.string().describe('The body with [[#id]] rendered.'), item: z.string().nullable() },
     },
-    async ({ uid, body, item }) =>
-      run(async () => {
-        const loaded = await reread(uid);
+    async ({ uid, body, item }, ctx) =>
+      run(ctx, async () => {
+        const loaded = await loadTask(ctx, uid);
         if (item !== undefined) itemOf(loaded, item);
         requireWrite(ctx);
         const comment = await ctx.services.comments.addComment(await callerOf(ctx), { taskId: String(loaded.task.id), body, item: item ?? null });
-        const text = rendered(comment.body, targetsOf((await reread(uid)).all));
+        const text = rendered(comment.body, targetsOf((await loadTask(ctx, uid)).all));
         return answer(`Comment ${comment.id} on ${item ? `item ${item}` : `task ${uid}`}: ${text}`, {
           id: String(comment.id), body: comment.body, text, item: comment.itemId === null ? null : String(comment.itemId),
         });
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'task_note',
     {
       title: 'Brief items, or note the task',
@@ -152,9 +151,9 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
       },
       outputSchema: NOTE_SCHEMA,
     },
-    async (args) =>
-      run(async () => {
-        const loaded = await reread(args.uid);
+    async (args, ctx) =>
+      run(ctx, async () => {
+        const loaded = await loadTask(ctx, args.uid);
         const briefing = args.items !== undefined;
         if (briefing && args.depends_on === undefined) {
           throw new ToolRefusal('a brief needs depends_on: "none", or the ids of the items this one waits for, e.g. "57 (the event-id handler)".');
@@ -169,12 +168,12 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
         const note = await ctx.services.taskNotes.addTaskNote(await callerOf(ctx), {
           taskId: String(loaded.task.id), title: args.title, items: briefing ? parseIds(args.items!) : null, brief, body: args.body ?? null,
         });
-        const view = (await noteViews(ctx, await reread(args.uid), [note]))[0]!;
+        const view = (await noteViews(ctx, await loadTask(ctx, args.uid), [note]))[0]!;
         return answer(view.text, view.data);
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'task_read',
     {
       title: 'Read a task in pages',
@@ -189,9 +188,9 @@ Example: {"uid": "12", "collection": "notes", "item": "59"}`,
         next_offset: z.number().int().optional(), refs: z.array(REF),
       },
     },
-    async ({ uid, collection, item, offset = 0 }) =>
-      run(async () => {
-        const loaded = await reread(uid);
+    async ({ uid, collection, item, offset = 0 }, ctx) =>
+      run(ctx, async () => {
+        const loaded = await loadTask(ctx, uid);
         const itemId = item === undefined ? null : itemOf(loaded, item).id;
         const targets = targetsOf(loaded.all);
         let entries: { line: string; data: Record<string, unknown>; texts: string[] }[];

@@ -1,4 +1,6 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Logger } from 'pino';
 import type { Access } from '../graphql/context.js';
 import type { Services } from '../services/index.js';
@@ -7,7 +9,8 @@ import { registerKbTaskTools } from './kb-tasks.tools.js';
 import { registerPlanAndFinishTools } from './plan-and-finish.tools.js';
 import { registerStepOpsTools } from './step-ops.tools.js';
 import { SessionBinding, type SessionOptions, type ToolContext } from './tool-context.js';
-import type { ToolSelection } from './tool-sets.js';
+import { ToolRegistry, type ToolRegistrar } from './tool-registry.js';
+import type { ToolSelection, ToolSet } from './tool-sets.js';
 import { registerWholeListTools } from './whole-list.tools.js';
 
 export interface McpServerOptions {
@@ -20,27 +23,57 @@ const INSTRUCTIONS =
   'taskbase keeps your plan for this chat and a knowledge base of tasks that outlive it. ' +
   'Refusals start with "Error: ", say what to send instead, and record nothing.';
 
+const REGISTER: Record<ToolSet, (tools: ToolRegistrar) => void> = {
+  'whole-list': registerWholeListTools,
+  'step-ops': registerStepOpsTools,
+  'plan-and-finish': registerPlanAndFinishTools,
+  'knowledge-base': (tools) => {
+    registerKbTaskTools(tools);
+    registerKbMemoryTools(tools);
+  },
+};
+
+/** One registry per selection, in the order its sets were named (a few dozen at most: four sets, one plan set each). */
+const registries = new Map<string, ToolRegistry>();
+
+/** The shared tools of a selection, built on first use. */
+export function toolRegistry(selection: ToolSelection): ToolRegistry {
+  const key = selection.sets.join(',');
+  let registry = registries.get(key);
+  if (!registry) {
+    registry = new ToolRegistry();
+    for (const set of selection.sets) REGISTER[set](registry);
+    registries.set(key, registry);
+  }
+  return registry;
+}
+
 /**
- * One MCP server for one MCP session (one agent session): the tool sets the
- * connection asked for, over the services, bound to one taskbase session
- * (started when the MCP session initializes, or joined).
+ * The SDK's Server builds an Ajv instance of its own unless given one; it is
+ * used only to check what a client answers to server-sent requests
+ * (elicitation), which taskbase never sends, so every session shares one.
  */
-export function createMcpServer(services: Services, logger: Logger, options: McpServerOptions): { server: McpServer; session: SessionBinding } {
-  const server = new McpServer({ name: 'taskbase', version: '0.1.0' }, { instructions: INSTRUCTIONS });
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+/**
+ * One MCP server for one MCP session (one agent session), bound to one
+ * taskbase session (started when the MCP session initializes, or joined).
+ * It is the SDK's low-level Server with two handlers over the selection's
+ * shared registry: all a session holds is its protocol state and its
+ * ToolContext (the SessionBinding, access, principal).
+ */
+export function createMcpServer(services: Services, logger: Logger, options: McpServerOptions): { server: Server; session: SessionBinding } {
+  const server = new Server(
+    { name: 'taskbase', version: '0.1.0' },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+  );
   const session = new SessionBinding(services, { ...options.session, preset: options.selection.preset }, options.access);
   const ctx: ToolContext = { services, session, access: options.access, logger };
-  const register = {
-    'whole-list': registerWholeListTools,
-    'step-ops': registerStepOpsTools,
-    'plan-and-finish': registerPlanAndFinishTools,
-    'knowledge-base': (target: McpServer, context: ToolContext) => {
-      registerKbTaskTools(target, context);
-      registerKbMemoryTools(target, context);
-    },
-  } as const;
-  for (const set of options.selection.sets) register[set](server, ctx);
+  const registry = toolRegistry(options.selection);
+  server.setRequestHandler(ListToolsRequestSchema, () => registry.list());
+  server.setRequestHandler(CallToolRequestSchema, (request) => registry.call(request, ctx));
   // The agent session starts with the MCP session; a failure (an unknown --parent) is answered by the first tool that needs it.
-  server.server.oninitialized = () => {
+  server.oninitialized = () => {
     session.id().catch((error: unknown) => logger.warn({ err: error }, 'MCP session could not start its taskbase session'));
   };
   return { server, session };

@@ -1,4 +1,3 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { DomainError } from '../domain/errors.js';
 import { statusLine } from '../domain/plan-rules.js';
@@ -6,6 +5,7 @@ import type { ItemState } from '../domain/states.js';
 import { openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, taskStatus } from './checklist.render.js';
 import { readPlan, requireSessionId, type PlanView } from './plan-view.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
+import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
 
 const TASK = z.object({ id: z.number().int(), text: z.string(), status: z.string(), note: z.string().nullable(), added: z.boolean() });
@@ -36,15 +36,15 @@ function itemOfTask(plan: PlanView, taskId: number): string | null {
 const NOTHING_WRITTEN = 'call plan_tasks first: nothing has been written down yet.';
 
 /** plan-and-finish: plan_tasks, update_task, add_task and finish (api/mcp.md). */
-export function registerPlanAndFinishTools(server: McpServer, ctx: ToolContext): void {
+export function registerPlanAndFinishTools(tools: ToolRegistrar): void {
   // Every tool of this set records, so a read-only connection is refused before anything else.
-  const run = (work: (sessionId: string) => Promise<ReturnType<typeof reply>>) =>
+  const run = (ctx: ToolContext, work: (sessionId: string) => Promise<ReturnType<typeof reply>>) =>
     guarded(ctx.logger, async () => {
       requireWrite(ctx);
       return work(await requireSessionId(ctx));
     }, (error) => translate(ctx, error));
 
-  server.registerTool(
+  tools.registerTool(
     'plan_tasks',
     {
       title: 'Write down the plan',
@@ -53,8 +53,8 @@ Example: {"tasks": ["Reproduce the crash with the failing input", "Fix the parse
       inputSchema: { tasks: z.array(z.string()).describe('The tasks in order; blank entries are skipped.') },
       outputSchema: OUTPUT,
     },
-    async ({ tasks }) =>
-      run(async (sessionId) => {
+    async ({ tasks }, ctx) =>
+      run(ctx, async (sessionId) => {
         requireWrite(ctx);
         const texts = tasks.map((text) => text.trim()).filter(Boolean);
         await ctx.services.plans.setPlan(await callerOf(ctx), texts);
@@ -62,7 +62,7 @@ Example: {"tasks": ["Reproduce the crash with the failing input", "Fix the parse
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'update_task',
     {
       title: 'Move a task',
@@ -75,8 +75,8 @@ Example: {"task_id": 2, "status": "blocked", "note": "The staging database is do
       },
       outputSchema: OUTPUT,
     },
-    async ({ task_id, status, note }) =>
-      run(async (sessionId) => {
+    async ({ task_id, status, note }, ctx) =>
+      run(ctx, async (sessionId) => {
         const plan = await readPlan(ctx, sessionId);
         if (!plan) throw new ToolRefusal(NOTHING_WRITTEN);
         const id = itemOfTask(plan, task_id);
@@ -92,7 +92,7 @@ Example: {"task_id": 2, "status": "blocked", "note": "The staging database is do
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'add_task',
     {
       title: 'Add a task you did not plan',
@@ -104,8 +104,8 @@ Example: {"text": "Add a regression test for the empty input", "after_id": 2}`,
       },
       outputSchema: OUTPUT,
     },
-    async ({ text, after_id }) =>
-      run(async (sessionId) => {
+    async ({ text, after_id }, ctx) =>
+      run(ctx, async (sessionId) => {
         const plan = await readPlan(ctx, sessionId);
         if (!plan) throw new ToolRefusal(NOTHING_WRITTEN);
         if (!text.trim()) throw new ToolRefusal('a task needs some text.');
@@ -116,7 +116,7 @@ Example: {"text": "Add a regression test for the empty input", "after_id": 2}`,
       }),
   );
 
-  server.registerTool(
+  tools.registerTool(
     'finish',
     {
       title: 'Finish',
@@ -125,8 +125,8 @@ Example: {}`,
       inputSchema: {},
       outputSchema: { ...OUTPUT, summary: z.string() },
     },
-    async () =>
-      run(async (sessionId) => {
+    async (_args, ctx) =>
+      run(ctx, async (sessionId) => {
         requireWrite(ctx);
         await ctx.services.sessions.finishSession(await callerOf(ctx));
         const plan = await readPlan(ctx, sessionId);

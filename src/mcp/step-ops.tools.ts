@@ -1,10 +1,10 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { DomainError } from '../domain/errors.js';
 import type { ItemState } from '../domain/states.js';
 import type { PlanResult } from '../services/sessions/plan.service.js';
 import { readPlan, requireSessionId, type PlanView } from './plan-view.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
+import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
 import { NO_PLAN_TEXT, renderSteps, stepOpsStatus, STEP_STATUSES } from './step-ops.render.js';
 
@@ -47,8 +47,8 @@ Example: {"op": "update", "index": 2, "status": "done", "validation": "ran npm t
 const STEP = z.object({ index: z.number().int(), text: z.string(), status: z.string(), validation: z.string().nullable() });
 
 /** step-ops: todo, the plan worked step by step (api/mcp.md). */
-export function registerStepOpsTools(server: McpServer, ctx: ToolContext): void {
-  server.registerTool(
+export function registerStepOpsTools(tools: ToolRegistrar): void {
+  tools.registerTool(
     'todo',
     {
       title: 'Work the plan step by step',
@@ -67,7 +67,7 @@ export function registerStepOpsTools(server: McpServer, ctx: ToolContext): void 
         steps: z.array(STEP).describe('The whole plan after the call; empty when there is none.'),
       },
     },
-    async (args) => guarded(ctx.logger, () => runTodo(ctx, args), (error) => translate(ctx, args, error)),
+    async (args, ctx) => guarded(ctx.logger, () => runTodo(ctx, args), (error) => translate(ctx, args, error)),
   );
 }
 

@@ -1,7 +1,7 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { ItemState } from '../domain/states.js';
-import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
+import { callerOf, requireWrite } from './tool-context.js';
+import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
 
 /** The whole-list statuses and the item states they are. */
@@ -20,8 +20,8 @@ Example: {"todos": [{"content": "Read the failing test", "status": "completed"},
 Answers "Updated todo list: 1 pending, 1 in progress, 1 completed."; a refusal starts with "Error: " and records nothing.`;
 
 /** whole-list: todo_write, the list written whole (api/mcp.md). */
-export function registerWholeListTools(server: McpServer, ctx: ToolContext): void {
-  server.registerTool(
+export function registerWholeListTools(tools: ToolRegistrar): void {
+  tools.registerTool(
     'todo_write',
     {
       title: 'Write the to-do list',
@@ -42,7 +42,7 @@ export function registerWholeListTools(server: McpServer, ctx: ToolContext): voi
         todos: z.array(z.object({ content: z.string(), status: z.string() })),
       },
     },
-    async ({ todos }) =>
+    async ({ todos }, ctx) =>
       guarded(ctx.logger, async () => {
         const entries = todos.map((todo) => {
           const state = STATUS_STATES[todo.status as Status];
