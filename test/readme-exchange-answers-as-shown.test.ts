@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../seeds/demo.js';
-import { startTestServer, type TestServer } from './harness.js';
+import { startTestServer, type GraphQLResponse, type TestServer } from './harness.js';
 
 /**
  * README's example exchange, read out of README.md and run against a fresh
@@ -74,7 +74,7 @@ describe("README's example exchange, on a seeded database", () => {
     let sessionId: string | null = null;
     for (const step of steps) {
       const { query } = JSON.parse(step.body) as { query: string };
-      const result = await server.gql(query, undefined, step.session ? { session: sessionId ?? step.session } : undefined);
+      const result: GraphQLResponse = await server.gql(query, undefined, step.session ? { session: sessionId ?? step.session } : undefined);
       expect(result.errors, query).toBeUndefined();
       sessionId ??= result.data?.startSession?.id ?? null;
       const shown = JSON.stringify({ data: result.data }).replaceAll(sessionId ?? '\u0000', placeholder);
