@@ -128,7 +128,8 @@ describe('start-up', () => {
 
   it('logs the dashboard, /graphql and /mcp URLs, and each answers there', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-urls-'));
-    server = await startBuiltServer(`sqlite:${path.join(dir, 'urls.sqlite')}`, dir);
+    // On a busy machine the first start (migrations included) can take longer than the default 20 s.
+    server = await startBuiltServer(`sqlite:${path.join(dir, 'urls.sqlite')}`, dir, 60_000);
     const line = server.output().split('\n').map((l) => { try { return JSON.parse(l); } catch { return null; } }).find((l) => l?.graphql);
     expect(line).toMatchObject({ dashboard: `${server.base}/`, graphql: `${server.base}/graphql`, mcp: `${server.base}/mcp` });
     for (const url of [line.dashboard, line.graphql, line.mcp]) expect(line.msg).toContain(url);
