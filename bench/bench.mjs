@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /**
- * npm run bench -- [--scale small|large] [--db sqlite|postgres] [--duration 5] [--connections 32] [--port 0] [--only a,b] [--profile]
+ * npm run bench -- [--scale small|large] [--db sqlite|postgres] [--duration 5] [--connections 32] [--port 0] [--only a,b] [--profile] [--record]
  *
  * Builds a database at the scale (bulk-loaded with the driver), starts the
  * built server (dist/) as its own process with a statement counter on, and
  * the raw node:http reference beside it; drives each workload with
- * autocannon; prints a table and writes bench/results/<date>-<scale>[-postgres].json
- * and the latest table into BENCHMARKS.md.
+ * autocannon; prints a table and writes the run to bench/.data/results/
+ * (ignored by git). Only with --record (a whole run, no --only) does it write
+ * the tracked files: bench/results/<date>-<scale>[-postgres].json and the
+ * latest table in BENCHMARKS.md.
  *
  * --db postgres without TEST_POSTGRES_URL starts a throwaway cluster with
- * scripts/with-postgres.sh (port TEST_POSTGRES_PORT, default 54329).
+ * scripts/with-postgres.sh (port TEST_POSTGRES_PORT, else a free one).
  *
  * --profile records a CPU profile of the server over each workload's measured
  * run (bench/profiles/, one file each) and prints and keeps what it spent its
@@ -40,6 +42,7 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '0' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    record: { type: 'boolean', default: false },
   },
 });
 if (!SCALES[args.scale]) throw new Error(`--scale is small or large; got ${args.scale}`);
@@ -235,15 +238,21 @@ const run = {
   machine: { cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, os: `${os.type()} ${os.release()}` },
   buildSeconds: built.seconds, totalSeconds: (Date.now() - started) / 1000, results,
 };
-if (args.only) {
-  // Some workloads only: the table is printed, and the recorded results (a whole run's) stay as they are.
-  process.stdout.write(`${table(run)}\n`);
-  log(`--only: nothing written; ${run.totalSeconds.toFixed(0)} s in all`);
-} else {
+const name = `${run.date.slice(0, 10)}-${args.scale}${args.db === 'postgres' ? '-postgres' : ''}.json`;
+if (args.record && !args.only) {
   const resultsDir = path.join(root, 'bench/results');
   fs.mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${run.date.slice(0, 10)}-${args.scale}${args.db === 'postgres' ? '-postgres' : ''}.json`);
+  const file = path.join(resultsDir, name);
   fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
   process.stdout.write(`${writeReport(root, run)}\n`);
-  log(`wrote ${path.relative(root, file)} and BENCHMARKS.md; ${run.totalSeconds.toFixed(0)} s in all`);
+  log(`--record: wrote ${path.relative(root, file)} and BENCHMARKS.md; ${run.totalSeconds.toFixed(0)} s in all`);
+} else {
+  // A trial run leaves the tracked files as they are: its figures go where git does not look.
+  const scratchDir = path.join(root, 'bench/.data/results');
+  fs.mkdirSync(scratchDir, { recursive: true });
+  const file = path.join(scratchDir, name);
+  fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
+  process.stdout.write(`${table(run)}\n`);
+  const why = args.only ? '--only measures some workloads, so nothing is recorded' : 'add --record to update bench/results/ and BENCHMARKS.md';
+  log(`wrote ${path.relative(root, file)} (${why}); ${run.totalSeconds.toFixed(0)} s in all`);
 }

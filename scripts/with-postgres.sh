@@ -2,6 +2,8 @@
 # Runs a command with TEST_POSTGRES_URL pointing at a throwaway PostgreSQL
 # cluster (Debian's postgresql package, installed when missing), then stops it.
 #   scripts/with-postgres.sh npx vitest run
+# The cluster listens on 127.0.0.1 at TEST_POSTGRES_PORT, else on a port the
+# OS reports free, so several runs on one machine do not collide.
 # Needs root (apt-get, and initdb runs as the postgres user) or an existing
 # TEST_POSTGRES_URL, which is used as it is.
 set -euo pipefail
@@ -15,7 +17,10 @@ if [ -z "$(pg_bin)" ]; then
 fi
 bin=$(pg_bin)
 dir=$(mktemp -d /tmp/taskbase-pg.XXXXXX)
-port=${TEST_POSTGRES_PORT:-54329}
+# Bind port 0, read what the OS gave, release it: free now, and PostgreSQL takes it a moment later.
+free_port() { node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
+port=${TEST_POSTGRES_PORT:-$(free_port)}
+case "$port" in ''|*[!0-9]*) echo "TEST_POSTGRES_PORT must be a port number; got \"$port\"" >&2; exit 1 ;; esac
 chown postgres "$dir"
 as_postgres() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
 as_postgres "'$bin/initdb' -D '$dir/data' -A trust -U postgres" >/dev/null

@@ -6,6 +6,7 @@ import { loadConfig } from './config.js';
 import { runningServer } from './db/sqlite-owner.js';
 import type { Database } from './db/database.js';
 import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
+import { environmentHelp } from './environment.js';
 
 // The ORM, the services and the schema load only in the commands that use them: a stop hook's
 // `remind` through a running server starts in a fraction of the time.
@@ -16,8 +17,28 @@ const openDatabase = async (): Promise<Database> => {
 const servicesOf = async (db: Database) => (await import('./services/index.js')).createServices(db);
 import { createLogger } from './logger.js';
 
-/** Operator and agent commands: migrate, seed, schema, remind, mcp. */
-const program = new Command('taskbase').description('taskbase operator commands');
+const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** Operator and agent commands: serve, migrate, seed, schema, remind, mcp. */
+const program = new Command('taskbase')
+  .description('A knowledge base of tasks and AI agents\' plans: GraphQL, MCP tools and a live dashboard over SQLite or PostgreSQL.')
+  .version(version, '-V, --version', 'print the version')
+  .helpCommand('help [command]', 'show the help of a command')
+  .showHelpAfterError('(taskbase --help lists the commands; taskbase <command> --help shows one)')
+  .addHelpText('after', `
+Every command reads DATABASE_URL (default sqlite:data/taskbase.sqlite); taskbase serve --help lists the whole environment.
+Documentation: README.md; the MCP tools: docs/mcp.md.`);
+
+program
+  .command('serve')
+  .description('serve the dashboard (/), GraphQL (/graphql, subscriptions on the same path) and MCP (/mcp) over HTTP until SIGINT/SIGTERM (what npm start runs)')
+  .option('--port <port>', 'HTTP port, instead of PORT')
+  .option('--host <address>', 'bind address, instead of HOST')
+  .option('--database <url>', 'sqlite:<path> or postgres://user@host:port/db, instead of DATABASE_URL')
+  .addHelpText('after', environmentHelp())
+  .action(async (options: { port?: string; host?: string; database?: string }) => {
+    await (await import('./serve.js')).serve(options);
+  });
 
 program
   .command('migrate')

@@ -23,20 +23,57 @@ export interface Config {
   mcp: McpSessionLimits;
 }
 
+/**
+ * Every variable is parsed strictly, before anything starts: a value that
+ * does not parse throws an Error whose one line names the variable and what
+ * it accepts (serve prints it and exits 1). The documented list, with
+ * defaults and meanings, is ENVIRONMENT in environment.ts.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const host = env.HOST ?? '127.0.0.1';
+  const host = bindHost(env.HOST);
   return {
-    port: Number(env.PORT ?? 4000),
+    port: wholeNumber('PORT', env.PORT, 4000, 0, 65_535, 'a TCP port from 0 to 65535 (0 picks a free one)'),
     host,
-    databaseUrl: env.DATABASE_URL ?? 'sqlite:data/taskbase.sqlite',
+    databaseUrl: databaseUrl(env.DATABASE_URL),
     sqliteSynchronous: sqliteSynchronous(env.TASKBASE_SQLITE_SYNCHRONOUS),
     tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
-    bodyLimit: Number(env.TASKBASE_BODY_LIMIT ?? 1_048_576),
-    logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    bodyLimit: wholeNumber('TASKBASE_BODY_LIMIT', env.TASKBASE_BODY_LIMIT, 1_048_576, 1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes above 0, e.g. 1048576 for 1 MiB'),
+    logLevel: logLevel(env.LOG_LEVEL, env.NODE_ENV === 'test' ? 'silent' : 'info'),
     connections: loadConnectionLimits(env),
     origins: loadOriginPolicy(env, host),
     mcp: loadMcpSessionLimits(env),
   };
+}
+
+/** An unset or blank variable takes its default; anything else must be a whole number in [min, max]. */
+function wholeNumber(name: string, raw: string | undefined, fallback: number, min: number, max: number, accepts: string): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Error(`${name} must be ${accepts}; got "${raw}".`);
+  return value;
+}
+
+function bindHost(raw: string | undefined): string {
+  if (raw === undefined) return '127.0.0.1';
+  const host = raw.trim();
+  // A name or an address, IPv6 included; whether it can be bound is for listen() to say.
+  if (!/^[A-Za-z0-9.:%_-]+$/.test(host)) throw new Error(`HOST must be an address or name to listen on, such as 127.0.0.1, 0.0.0.0, :: or localhost; got "${raw}".`);
+  return host;
+}
+
+function databaseUrl(raw: string | undefined): string {
+  const url = (raw ?? 'sqlite:data/taskbase.sqlite').trim();
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://') || (url.startsWith('sqlite:') && url.length > 'sqlite:'.length)) return url;
+  throw new Error(`DATABASE_URL must be sqlite:<path> (e.g. sqlite:data/taskbase.sqlite) or postgres://user@host:port/db; got "${raw}".`);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(raw: string | undefined, fallback: string): string {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const level = raw.trim().toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}".`);
+  return level;
 }
 
 function sqliteSynchronous(value: string | undefined): SqliteSynchronous {

@@ -61,7 +61,11 @@ export async function startBuiltServer(databaseUrl: string, cwd: string, readyWi
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`the built server exited (code ${child.exitCode}, signal ${child.signalCode}) before /healthz answered:\n${output}`);
     }
-    if (Date.now() > deadline) throw new Error(`/healthz did not answer 200 within ${readyWithinMs / 1000} s:\n${output}`);
+    if (Date.now() > deadline) {
+      // The caller gets no handle to stop it with: stop it here, or it outlives the test run.
+      child.kill('SIGKILL');
+      throw new Error(`/healthz did not answer 200 within ${readyWithinMs / 1000} s:\n${output}`);
+    }
     try {
       if ((await fetch(`${base}/healthz`)).status === 200) break;
     } catch {

@@ -1,9 +1,9 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Services } from '../services/index.js';
 import { createMcpServer } from './mcp-server.js';
+import { JsonRpcStdioTransport } from './stdio-transport.js';
 import type { SessionOptions } from './tool-context.js';
 import type { ToolSelection } from './tool-sets.js';
 
@@ -17,10 +17,9 @@ export interface StdioOptions {
 /** Serves the tools over stdio on this process's own database; resolves when the client closes stdin. */
 export async function serveStdio(services: Services, logger: Logger, options: StdioOptions): Promise<void> {
   const { server } = createMcpServer(services, logger, { selection: options.selection, session: options.session, access: 'write' });
-  const transport = new StdioServerTransport();
+  const transport = new JsonRpcStdioTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
   });
   await server.connect(transport);
   await closed;
@@ -43,11 +42,10 @@ export async function relayStdio(graphqlUrl: string, token: string | undefined, 
   if (options.session.sessionId) headers['x-session-id'] = options.session.sessionId;
   if (options.session.parentId) headers['x-parent-session-id'] = options.session.parentId;
   const remote = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
-  const local = new StdioServerTransport();
+  const local = new JsonRpcStdioTransport();
 
   const closed = new Promise<void>((resolve) => {
     local.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
   });
   remote.onmessage = (message) => {
     // The HTTP transport sends the negotiated version on every later request, as the SDK's own client does.

@@ -43,7 +43,7 @@ registerEnumType(TaskStateEnum, {
   name: 'TaskState',
   description: "Derived from a task's items, never set directly.",
   valuesConfig: {
-    OPEN: { description: 'Some item is PENDING or IN_PROGRESS, or the task has no items.' },
+    OPEN: { description: 'Some live item is PENDING, IN_PROGRESS, BLOCKED or FAILED (stuck work still needs someone), or the task has no live items.' },
     COMPLETED: { description: 'Every live item is DONE or DROPPED and at least one is DONE.' },
     CANCELLED: { description: 'Every live item is DROPPED.' },
   },

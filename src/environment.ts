@@ -1,0 +1,40 @@
+/**
+ * The environment `taskbase serve` reads, as `taskbase serve --help` prints it
+ * and README's configuration table lists it (a test holds the two to the same
+ * names and defaults). config.ts parses each one.
+ */
+export interface EnvironmentVariable {
+  name: string;
+  /** As README shows it; "unset" when it has none. */
+  fallback: string;
+  meaning: string;
+}
+
+export const ENVIRONMENT: readonly EnvironmentVariable[] = [
+  { name: 'PORT', fallback: '4000', meaning: 'HTTP port (0 picks a free one)' },
+  { name: 'HOST', fallback: '127.0.0.1', meaning: 'bind address' },
+  { name: 'DATABASE_URL', fallback: 'sqlite:data/taskbase.sqlite', meaning: 'sqlite:<path>, or postgres://user@host:port/db' },
+  { name: 'TASKBASE_SQLITE_SYNCHRONOUS', fallback: 'normal', meaning: 'SQLite only: normal, or full to sync every commit to disk' },
+  { name: 'TASKBASE_TOKENS', fallback: 'unset', meaning: 'comma-separated bearer tokens (auth off when unset); secret:read may only read' },
+  { name: 'TASKBASE_BODY_LIMIT', fallback: '1048576', meaning: 'largest request body in bytes' },
+  { name: 'LOG_LEVEL', fallback: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
+  { name: 'TASKBASE_HEADERS_TIMEOUT_MS', fallback: '10000', meaning: 'the request line and headers must arrive within this' },
+  { name: 'TASKBASE_BODY_TIMEOUT_MS', fallback: '30000', meaning: 'the whole request must arrive within this' },
+  { name: 'TASKBASE_IDLE_TIMEOUT_MS', fallback: '30000', meaning: 'a connection idle this long is closed' },
+  { name: 'TASKBASE_KEEP_ALIVE_TIMEOUT_MS', fallback: '5000', meaning: 'an idle keep-alive connection is closed after this' },
+  { name: 'TASKBASE_KEEP_ALIVE_MAX_REQUESTS', fallback: '1000', meaning: 'requests on one connection before Connection: close' },
+  { name: 'TASKBASE_MAX_CONNECTIONS_PER_CLIENT', fallback: '128', meaning: 'open connections one client address may hold' },
+  { name: 'TASKBASE_MAX_CONNECTIONS', fallback: '4096', meaning: 'open connections in all' },
+  { name: 'TASKBASE_ALLOWED_HOSTS', fallback: 'unset', meaning: 'Host names answered besides local ones, comma-separated (* for any)' },
+  { name: 'TASKBASE_ALLOWED_ORIGINS', fallback: 'unset', meaning: "web page origins answered besides the dashboard's own, comma-separated (* for any)" },
+  { name: 'TASKBASE_MCP_MAX_SESSIONS', fallback: '2000', meaning: 'open MCP sessions over HTTP in all' },
+  { name: 'TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN', fallback: '100', meaning: 'open MCP sessions over HTTP one token (or, with auth off, one address) may hold' },
+  { name: 'TASKBASE_MCP_IDLE_MINUTES', fallback: '10', meaning: 'an MCP session over HTTP idle this long is closed' },
+];
+
+/** The "Environment:" section of a command's help. */
+export function environmentHelp(): string {
+  const width = Math.max(...ENVIRONMENT.map((variable) => variable.name.length));
+  const rows = ENVIRONMENT.map(({ name, fallback, meaning }) => `  ${name.padEnd(width)}  ${meaning}${fallback === 'unset' ? '' : ` (default: ${fallback})`}`);
+  return `\nEnvironment (each checked at start; a bad value stops it with one line naming the variable):\n${rows.join('\n')}\n`;
+}
