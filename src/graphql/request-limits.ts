@@ -84,8 +84,10 @@ function collect(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLComp
 
 /**
  * Checks, before any of it runs, every argument the operation passes
- * anywhere: on every connection its page size and cursor, read as that list reads it (a cursor of another kind of list is
- * refused here, not by the database). Inside a mutation's answer, `after` is
+ * anywhere: on every connection its page size and cursor, read as that
+ * list reads it (a cursor of another kind of list is refused here, not by
+ * the database). Text is the services' to check (domain/text-rules.ts), so
+ * every surface gets the same answer. Inside a mutation's answer, `after` is
  * refused outright: the lists it would page are read after the change, so
  * whether a cursor belongs to them cannot be known before; refusing it then
  * would answer "refused" for a change that was recorded. Counts depth and
