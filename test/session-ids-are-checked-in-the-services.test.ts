@@ -204,7 +204,7 @@ describe('a parent session started with another bearer token', () => {
     const intruder = await httpAgent('whole-list', BOB, { 'x-parent-session-id': parent });
     const refused = await intruder.call('todo_write', { todos: [{ content: 'Attached', status: 'pending' }] });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toMatch(/^Error: No session has id ".*"\. Pass the id startSession returned/);
+    expect(textOf(refused)).toMatch(/^Error: No session has the id ".*"\. Pass the id startSession returned/);
     await intruder.client.close();
     expect(await databaseState(server)).toEqual(before);
 

@@ -28,7 +28,7 @@ describe('the refusals', () => {
     expect(unknownSession('agent-7').message).toContain('"agent-7" names no started session');
     const long = unknownSession('s'.repeat(10_000));
     expect(long.code).toBe('NO_SESSION');
-    expect(long.message).toContain('of 10000 characters, which is not a session id');
+    expect(long.message).toContain('(x-session-id, or --session) (10000 characters, not a session id) names no started session');
     expect(long.message.length).toBeLessThan(400);
     expect(unknownSession('1\u0000').message).not.toContain('\u0000');
     expect(long.message).toContain('Send the id startSession returned');
@@ -38,7 +38,7 @@ describe('the refusals', () => {
     const error = parentNotFound('abc');
     expect(error.code).toBe('NOT_FOUND');
     expect(error.message).toBe(
-      'No session has id "abc". Pass the id startSession returned for the parent session (started with your own token), or leave parentId out.',
+      'No session has the id "abc". Pass the id startSession returned for the parent session (started with your own token), or leave parentId out.',
     );
   });
 });

@@ -24,7 +24,7 @@ export function sessionIdOf(raw: string | null | undefined): string | null {
 /** The id as a message may quote it: as sent when it could be an id, else only its length (it may be 10,000 characters, or hold NUL). */
 function quoted(raw: string): string {
   const id = sessionIdOf(raw);
-  return id ? `"${id}"` : `of ${[...raw].length} characters, which is not a session id`;
+  return id ? `"${id}"` : `(${[...raw].length} characters, not a session id)`;
 }
 
 /**
@@ -49,6 +49,6 @@ export function unknownSession(raw: string): DomainError {
 export function parentNotFound(raw: string): DomainError {
   return new DomainError(
     'NOT_FOUND',
-    `No session has id ${quoted(raw)}. Pass the id startSession returned for the parent session (started with your own token), or leave parentId out.`,
+    `No session has the id ${quoted(raw)}. Pass the id startSession returned for the parent session (started with your own token), or leave parentId out.`,
   );
 }
