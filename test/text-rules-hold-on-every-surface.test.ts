@@ -90,6 +90,8 @@ describe('other control characters', () => {
     expect(message).toContain('goal holds the control character U+001B at position 6');
     const kb = await mcp('knowledge-base');
     expect(await refusedByTool(server, kb, 'remember', { title: 'Bell\u0007', body: 'b', domain: base.domain })).toContain('control character U+0007');
+    const key = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', CREATE_TASK, { input: { ...base, title: 'Keyed', itemsText: 'A', idempotencyKey: 'key\u0000' } });
+    expect(key).toContain(`idempotencyKey contains a ${NUL}`);
     // Tabs and line breaks are text.
     const { task } = await createTask(server, ['Tabbed'], { goal: 'Line one\n\tLine two\r\nLine three' });
     expect((await readTask(server, task.id)).goal).toBe('Line one\n\tLine two\r\nLine three');
