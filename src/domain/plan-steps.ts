@@ -51,8 +51,7 @@ export function checkStepsPerCall(count: number): void {
 export function checkAddedSteps(liveTexts: readonly string[], raw: readonly string[], firstNumber: number, rules: PlanRules): string[] {
   if (raw.length === 0) throw new DomainError('BAD_USER_INPUT', 'addSteps needs at least one step in steps.');
   checkStepsPerCall(raw.length);
-  const live = new Map<string, number>();
-  liveTexts.forEach((text, index) => { if (!live.has(labelKey(text))) live.set(labelKey(text), index + 1); });
+  const live = new Map(liveTexts.map((text, index) => [labelKey(text), index + 1]));
   const sent = new Set<string>();
   const texts = raw.map((entry, index) => {
     const text = checkStepText(entry, firstNumber + index, rules);

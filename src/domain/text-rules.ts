@@ -98,12 +98,11 @@ export function cleanLabel(raw: string, field: string, maxLength?: number): stri
 }
 
 /**
- * The character rules every label is held to, a plan step's included
- * (normalizeText, then no bidi control, something visible that is not only
- * combining marks, one line). Returns it trimmed of whitespace and invisible
- * characters at its ends.
+ * cleanLabel's reading of a label's characters: normalizeText, then no bidi
+ * control, something visible that is not only combining marks, one line.
+ * Returns it trimmed of whitespace and invisible characters at its ends.
  */
-export function visibleLabel(raw: string, field: string): string {
+function visibleLabel(raw: string, field: string): string {
   const normalized = normalizeText(raw, field);
   // Checked before the invisible ends are trimmed: a bidi control at an end is refused too, never silently dropped.
   checkNoBidiControl(normalized, field);
