@@ -72,8 +72,9 @@ describe('history', () => {
     const { task, items } = await createTask(server, ['A', 'B']);
     const session = (await server.ok('mutation { startSession { id } }')).startSession.id;
     await server.ok(UPDATE_ITEM, { input: { id: items[0].id, state: 'DONE' } }, { session });
-    // A header that names no started session is not written into history.
-    await server.ok(UPDATE_ITEM, { input: { id: items[1].id, state: 'DONE' } }, { session: 'agent-session-7' });
+    await server.ok(UPDATE_ITEM, { input: { id: items[1].id, state: 'DONE' } });
+    // A header that names no started session is refused, so it is never written into history.
+    expect((await server.refused(UPDATE_ITEM, { input: { id: items[1].id, state: 'PENDING' } }, { session: 'agent-session-7' })).code).toBe('NO_SESSION');
     const history = await events(task.id);
     expect(history.map((event) => event.sessionId)).toEqual([null, session, null]);
   });

@@ -24,7 +24,7 @@ describe('a label of only invisible characters', () => {
     const messages = [
       await refusedAndNothingRecorded(server, 'EMPTY_TEXT', CREATE_TASK, { input: { ...base, title: '\u200B\u2060', items: ['A'] } }),
       await refusedAndNothingRecorded(server, 'EMPTY_TEXT', ADD_ITEMS, { input: { taskId: task.id, items: ['B', '\u200D \uFEFF'] } }),
-      await refusedAndNothingRecorded(server, 'EMPTY_TEXT', UPDATE_ITEM, { input: { id: items[0].id, text: '\u200E\u3164' } }),
+      await refusedAndNothingRecorded(server, 'EMPTY_TEXT', UPDATE_ITEM, { input: { id: items[0].id, text: '\u2060\u3164' } }),
       await refusedAndNothingRecorded(server, 'EMPTY_TEXT', EDIT_TASK, { input: { id: task.id, title: '\u00AD' } }),
     ];
     for (const message of messages) expect(message).toContain('only invisible characters');

@@ -50,6 +50,9 @@ export const LIST_CURSOR: readonly CursorKeyType[] = ['string'];
 /** The key of search hits: the last hit's rank tier, then its memory id. */
 export const SEARCH_CURSOR: readonly CursorKeyType[] = ['rank', 'id'];
 
+/** What encodeCursor makes: base64url, at most 200 characters. */
+const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;
+
 /**
  * Reads a cursor of a list whose key is `types` (ROW_CURSOR, LIST_CURSOR or
  * SEARCH_CURSOR): every part of the type it should be, so a cursor of another
@@ -60,8 +63,8 @@ export function decodeCursor(cursor: string | null | undefined, types: readonly 
   if (cursor === null || cursor === undefined) return null;
   let key: unknown;
   try {
-    // A cursor is short; a long string is not one, and need not be decoded to know it.
-    key = cursor.length > 200 ? undefined : JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    // A cursor is short base64url; anything else (a long string, NUL, other characters the decoder would skip) is not one.
+    key = BASE64URL.test(cursor) ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
   } catch {
     key = undefined;
   }

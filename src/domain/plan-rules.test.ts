@@ -145,6 +145,17 @@ describe('mergePlanRules', () => {
 });
 
 describe('checkPlan', () => {
+  it('holds step texts to every text\'s character rules, naming the step', () => {
+    expect(refusal(() => checkPlan([step('Read'), step('Write\u0000')], rules())).message).toContain('step 2 contains a NUL character');
+    expect(refusal(() => checkPlan([step('Pay \u202Eemosewa')], rules())).message).toContain('step 1 holds U+202E RIGHT-TO-LEFT OVERRIDE');
+  });
+
+  it('refuses two steps that read the same once NFKC-folded, with the to-do tool message', () => {
+    const error = refusal(() => checkPlan([step('Deploy'), step('Ｄｅｐｌｏｙ')], rules()));
+    expect(error.code).toBe('DUPLICATE_TEXT');
+    expect(error.message).toBe('invalid todos: duplicate content "Ｄｅｐｌｏｙ"');
+  });
+
   it('accepts a plan within the rules, and an empty one by default', () => {
     expect(() => checkPlan([step('Read'), step('Write', 'IN_PROGRESS'), step('Test', 'IN_PROGRESS')], rules())).not.toThrow();
     expect(() => checkPlan([], rules())).not.toThrow();

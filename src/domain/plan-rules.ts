@@ -6,7 +6,7 @@
  * or why, and the session cannot finish while a step is still open).
  */
 import { DomainError } from './errors.js';
-import { textLength } from './text-rules.js';
+import { cleanStepText, labelKey, textLength } from './text-rules.js';
 import { hasRefToken } from './refs.js';
 import { ITEM_STATES, isActive, type ItemState } from './states.js';
 
@@ -161,8 +161,9 @@ export function checkPlan(steps: readonly PlanStep[], rules: PlanRules): void {
   const seen = new Set<string>();
   steps.forEach((step, index) => {
     const text = checkStepText(step.text, index + 1, rules);
-    if (seen.has(text)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
-    seen.add(text);
+    const key = labelKey(text);
+    if (seen.has(key)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
+    seen.add(key);
   });
 
   checkPlanSize(steps.length, rules);
@@ -176,12 +177,13 @@ export function checkPlan(steps: readonly PlanStep[], rules: PlanRules): void {
 }
 
 /**
- * One step's text as it is about to be recorded as step `n`: trimmed, then
- * EMPTY_TEXT, REF_IN_LABEL or TEXT_TOO_LONG (over rules.maxTextLength).
- * Returns the trimmed text.
+ * One step's text as it is about to be recorded as step `n`: its characters
+ * (text-rules.ts cleanStepText: NUL, controls, bidi controls refused; NFC,
+ * trimmed), then EMPTY_TEXT, REF_IN_LABEL or TEXT_TOO_LONG (over
+ * rules.maxTextLength). Returns the text as it is stored.
  */
 export function checkStepText(raw: string, n: number, rules: PlanRules): string {
-  const text = raw.trim();
+  const text = cleanStepText(raw, `step ${n}`);
   if (text === '') throw new DomainError('EMPTY_TEXT', 'invalid todo: `content` must be a non-empty string');
   if (hasRefToken(text)) {
     throw new DomainError(

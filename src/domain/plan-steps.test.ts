@@ -49,6 +49,12 @@ describe('checkStepsPerCall', () => {
 });
 
 describe('checkAddedSteps', () => {
+  it('refuses a fullwidth look-alike of a live step, naming that step', () => {
+    const error = refusal(() => checkAddedSteps(['Read the code', 'Deploy'], ['Ｄｅｐｌｏｙ'], 3, rules()));
+    expect(error.code).toBe('DUPLICATE_TEXT');
+    expect(error.message).toContain('already step 2 of the plan');
+  });
+
   it('returns the trimmed texts', () => {
     expect(checkAddedSteps(['Read the code'], ['  Write the fix ', 'Run the tests'], 2, rules())).toEqual(['Write the fix', 'Run the tests']);
   });

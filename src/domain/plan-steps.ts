@@ -6,7 +6,7 @@
  * longer maxTextLength is not refused when one of its steps is marked DONE).
  */
 import { DomainError } from './errors.js';
-import { ITEMS_PER_CALL_MAX } from './text-rules.js';
+import { ITEMS_PER_CALL_MAX, labelKey } from './text-rules.js';
 import { checkPlanResize, checkStepText, countOf, planMessage, type PlanRules, type PlanStep } from './plan-rules.js';
 import type { ItemState } from './states.js';
 
@@ -51,19 +51,20 @@ export function checkStepsPerCall(count: number): void {
 export function checkAddedSteps(liveTexts: readonly string[], raw: readonly string[], firstNumber: number, rules: PlanRules): string[] {
   if (raw.length === 0) throw new DomainError('BAD_USER_INPUT', 'addSteps needs at least one step in steps.');
   checkStepsPerCall(raw.length);
-  const live = new Map(liveTexts.map((text, index) => [text, index + 1]));
+  const live = new Map(liveTexts.map((text, index) => [labelKey(text), index + 1]));
   const sent = new Set<string>();
   const texts = raw.map((entry, index) => {
     const text = checkStepText(entry, firstNumber + index, rules);
-    const existing = live.get(text);
+    const key = labelKey(text);
+    const existing = live.get(key);
     if (existing !== undefined) {
       throw new DomainError(
         'DUPLICATE_TEXT',
         `"${text}" is already step ${existing} of the plan. Update that step instead, or word the new one so the two can be told apart.`,
       );
     }
-    if (sent.has(text)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
-    sent.add(text);
+    if (sent.has(key)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
+    sent.add(key);
     return text;
   });
   checkPlanResize(liveTexts.length, liveTexts.length + texts.length, rules);

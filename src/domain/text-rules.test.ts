@@ -8,6 +8,7 @@ import {
   cleanFreeText,
   cleanItemLabels,
   cleanLabel,
+  cleanStepText,
   labelKey,
   normalizeText,
   sameLabel,
@@ -191,7 +192,7 @@ describe('invisible characters', () => {
     ['zero-width space', '\u200B'],
     ['zero-width joiners and a word joiner', '\u200C\u200D\u2060'],
     ['a byte-order mark and a soft hyphen', '\uFEFF\u00AD'],
-    ['bidi marks among spaces', ' \u200E \u200F\u202A '],
+    ['format characters among spaces', ' \u2061 \u2063\u206A '],
     ['a Hangul filler and a variation selector', '\u3164\uFE0F'],
   ])('a label of only %s is EMPTY_TEXT, saying it is invisible', (_name, raw) => {
     const error = refusal(() => cleanLabel(raw, 'title'));
@@ -277,5 +278,68 @@ describe('line breaks in a label', () => {
 
   it('leaves line breaks in free text alone', () => {
     expect(cleanFreeText('First line\nSecond line', 'goal')).toBe('First line\nSecond line');
+  });
+});
+
+describe('bidi controls in a label', () => {
+  it('are refused with BAD_USER_INPUT naming the character, inside or at an end', () => {
+    for (const raw of ['Pay \u202Eemosewa', '\u202EPay', 'Pay\u200F', ' \u2066 ']) {
+      const error = refusal(() => cleanLabel(raw, 'title'));
+      expect(error.code).toBe('BAD_USER_INPUT');
+      expect(error.message).toContain('bidi control');
+      expect(error.message).toContain('title');
+    }
+    expect(refusal(() => cleanItemLabels(['Fine', 'Pay \u202Eemosewa'], [])).message).toContain('item 2 of 2 sent holds U+202E RIGHT-TO-LEFT OVERRIDE');
+    expect(refusal(() => cleanStepText('Step \u2067one', 'step 1')).message).toContain('U+2067 RIGHT-TO-LEFT ISOLATE');
+  });
+
+  it('are free text\'s to carry', () => {
+    expect(cleanFreeText('Quote: \u202Bשלום\u202C', 'goal')).toBe('Quote: \u202Bשלום\u202C');
+  });
+});
+
+describe('control characters and NUL', () => {
+  it('are refused in labels, free text and plan steps', () => {
+    for (const run of [() => cleanLabel('a\u0000', 'title'), () => cleanFreeText('a\u0000', 'goal'), () => cleanStepText('a\u0000', 'step 1')]) {
+      expect(refusal(run).message).toContain('NUL character');
+    }
+    for (const run of [() => cleanLabel('a\u001B', 'title'), () => cleanFreeText('a\u0007', 'goal'), () => cleanStepText('a\u0008', 'step 1')]) {
+      expect(refusal(run).message).toContain('control character');
+    }
+  });
+});
+
+describe('NFKC for duplicates', () => {
+  it('reads fullwidth letters, ligatures and compatibility forms as the plain label', () => {
+    expect(labelKey('Ｄｅｐｌｏｙ')).toBe('Deploy');
+    expect(sameLabel('ﬁx the build', 'fix the build')).toBe(true);
+    expect(sameLabel('Step ①', 'Step 1')).toBe(true);
+    expect(sameLabel('Ｄｅｐｌｏｙ', 'deploy')).toBe(false);
+  });
+
+  it('refuses a fullwidth look-alike of a live label or of one sent beside it', () => {
+    expect(refusal(() => cleanItemLabels(['Ｄｅｐｌｏｙ'], ['Deploy'])).code).toBe('DUPLICATE_TEXT');
+    expect(refusal(() => cleanItemLabels(['Deploy', 'Ｄｅｐｌｏｙ'], [])).code).toBe('DUPLICATE_TEXT');
+  });
+
+  it('stores the label as it was sent', () => {
+    expect(cleanLabel('Ｄｅｐｌｏｙ', 'title')).toBe('Ｄｅｐｌｏｙ');
+    expect(cleanItemLabels(['ﬁx'], [])).toEqual(['ﬁx']);
+  });
+});
+
+describe('a label of only combining marks', () => {
+  it.each([['a lone acute accent', '\u0301'], ['several marks', '\u0301\u0308 \u0327'], ['an enclosing mark', '\u20DD']])(
+    'is EMPTY_TEXT: %s',
+    (_name, raw) => {
+      const error = refusal(() => cleanLabel(raw, 'title'));
+      expect(error.code).toBe('EMPTY_TEXT');
+      expect(error.message).toContain('only combining marks');
+    },
+  );
+
+  it('keeps marks on a letter', () => {
+    expect(cleanLabel('e\u0301', 'title')).toBe('\u00E9');
+    expect(cleanLabel('नमस्ते', 'title')).toBe('नमस्ते');
   });
 });

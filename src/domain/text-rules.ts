@@ -1,10 +1,13 @@
 /**
- * Text rules for labels (task titles, item labels, note titles) and free
- * text (goals, brief fields, note bodies, comments): trimming, Unicode
- * normalisation, what counts as empty, line breaks, lengths and duplicates.
+ * Text rules for labels (task titles, item labels, note titles, plan steps)
+ * and free text (goals, brief fields, note bodies, comments, step notes):
+ * characters (text-input.ts), trimming, Unicode normalisation, what counts as
+ * empty, line breaks, lengths and duplicates. The services call these for
+ * every text they take, so every surface gets the same answer.
  */
 import { DomainError } from './errors.js';
 import { hasRefToken } from './refs.js';
+import { checkCharacters, checkNoBidiControl } from './text-input.js';
 
 /** Lists, progress and every DEPENDS ON show an item's label whole, so it stays short. */
 export const ITEM_LABEL_MAX = 80;
@@ -15,42 +18,38 @@ export const ITEMS_PER_CALL_MAX = 100;
 /**
  * Characters a reader cannot see: whitespace and Unicode's default-ignorable
  * code points (zero-width space and joiners, word joiner, BOM, soft hyphen,
- * bidi marks, variation selectors, Hangul fillers). A label made only of
- * these looks empty, and two labels differing only in them look the same.
+ * variation selectors, Hangul fillers; the bidi controls among them are
+ * refused in labels outright). A label made only of these looks empty, and
+ * two labels differing only in them look the same.
  */
 const INVISIBLE = /[\s\p{Default_Ignorable_Code_Point}]/u;
 const INVISIBLE_EDGES = /^[\s\p{Default_Ignorable_Code_Point}]+|[\s\p{Default_Ignorable_Code_Point}]+$/gu;
 const INVISIBLE_RUNS = /[\s\p{Default_Ignorable_Code_Point}]+/gu;
 /** Every line break JavaScript, JSON readers and terminals honour. */
 const LINE_BREAK = /[\n\r\v\f\u0085\u2028\u2029]/;
-/** A UTF-16 surrogate without its partner: not a character, and stored as U+FFFD by SQLite. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Nothing but combining marks (and spaces): accents with no letter to sit on, which show as nothing or as a stray mark. */
+const ONLY_MARKS = /^[\p{M}\s]*$/u;
 
 /**
  * Text as it is checked and stored: refused with BAD_USER_INPUT when it
- * carries a lone surrogate, else NFC-normalised (so "é" typed as one
+ * carries NUL, a lone surrogate or another control character
+ * (text-input.ts checkCharacters), else NFC-normalised (so "é" typed as one
  * character or as e + accent is one text) and trimmed.
  */
 export function normalizeText(raw: string, field: string): string {
-  const lone = LONE_SURROGATE.exec(raw);
-  if (lone) {
-    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
-    throw new DomainError(
-      'BAD_USER_INPUT',
-      `${field} carries a lone UTF-16 surrogate (U+${unit} at position ${lone.index + 1}), which is not a character. ` +
-        `Send valid Unicode: each emoji or rare character whole (as UTF-8, or as a \\uD83D\\uDE80 pair in JSON).`,
-    );
-  }
+  checkCharacters(raw, field);
   return raw.normalize('NFC').trim();
 }
 
 /**
- * The form two labels are compared in: NFC, invisible characters dropped
- * and whitespace runs read as one space. "Deploy", "Deploy\u200B" and
- * "De\u200Dploy" are one label to a reader, so they are one label here.
+ * The form two labels are compared in: NFKC, invisible characters dropped
+ * and whitespace runs read as one space. "Deploy", "Deploy\u200B",
+ * "De\u200Dploy" and the fullwidth "Ｄｅｐｌｏｙ" are one label to a reader,
+ * so they are one label here. Only the comparison folds: a label is stored
+ * as it was sent (in NFC).
  */
 export function labelKey(label: string): string {
-  return label.normalize('NFC').replace(INVISIBLE_EDGES, '').replace(INVISIBLE_RUNS, (run) => (/\s/u.test(run) ? ' ' : ''));
+  return label.normalize('NFKC').replace(INVISIBLE_EDGES, '').replace(INVISIBLE_RUNS, (run) => (/\s/u.test(run) ? ' ' : ''));
 }
 
 /** True when two labels read the same (see labelKey). */
@@ -71,29 +70,15 @@ export function textLength(text: string): number {
 
 /**
  * Normalises a label (task title, item text, note title; see normalizeText)
- * and checks it: EMPTY_TEXT when nothing visible is left, BAD_USER_INPUT for
- * a line break inside it (a label is one line), REF_IN_LABEL when it carries
- * an [[#id]] token, TEXT_TOO_LONG over `maxLength` when one is given.
- * Returns the label trimmed of whitespace and invisible characters at its ends.
+ * and checks it: BAD_USER_INPUT for a bidi control (text-input.ts
+ * checkNoBidiControl), EMPTY_TEXT when nothing visible is left or only
+ * combining marks are, BAD_USER_INPUT for a line break inside it (a label is
+ * one line), REF_IN_LABEL when it carries an [[#id]] token, TEXT_TOO_LONG
+ * over `maxLength` when one is given. Returns the label trimmed of
+ * whitespace and invisible characters at its ends.
  */
 export function cleanLabel(raw: string, field: string, maxLength?: number): string {
-  const label = normalizeText(raw, field).replace(INVISIBLE_EDGES, '');
-  if (label === '') {
-    const invisible = raw.trim() !== '' && [...raw].every((char) => INVISIBLE.test(char));
-    throw new DomainError(
-      'EMPTY_TEXT',
-      invisible
-        ? `${field} holds only invisible characters (zero-width or format characters, whitespace); send a short label with some visible text in it.`
-        : `${field} is empty once trimmed; send a short label with some text in it.`,
-    );
-  }
-  if (LINE_BREAK.test(label)) {
-    throw new DomainError(
-      'BAD_USER_INPUT',
-      `${field} holds a line break, and a label is one line. Send each item as its own label ` +
-        `(items: ["First", "Second"], or one per line in itemsText), and put longer detail in free text.`,
-    );
-  }
+  const label = visibleLabel(raw, field);
   if (hasRefToken(label)) {
     throw new DomainError(
       'REF_IN_LABEL',
@@ -110,6 +95,53 @@ export function cleanLabel(raw: string, field: string, maxLength?: number): stri
     );
   }
   return label;
+}
+
+/**
+ * cleanLabel's reading of a label's characters: normalizeText, then no bidi
+ * control, something visible that is not only combining marks, one line.
+ * Returns it trimmed of whitespace and invisible characters at its ends.
+ */
+function visibleLabel(raw: string, field: string): string {
+  const normalized = normalizeText(raw, field);
+  // Checked before the invisible ends are trimmed: a bidi control at an end is refused too, never silently dropped.
+  checkNoBidiControl(normalized, field);
+  const label = normalized.replace(INVISIBLE_EDGES, '');
+  if (label === '') {
+    const invisible = raw.trim() !== '' && [...raw].every((char) => INVISIBLE.test(char));
+    throw new DomainError(
+      'EMPTY_TEXT',
+      invisible
+        ? `${field} holds only invisible characters (zero-width or format characters, whitespace); send a short label with some visible text in it.`
+        : `${field} is empty once trimmed; send a short label with some text in it.`,
+    );
+  }
+  if (ONLY_MARKS.test(labelKey(label))) {
+    throw new DomainError(
+      'EMPTY_TEXT',
+      `${field} holds only combining marks (accents with no letter to sit on), which show as nothing a reader can tell apart; ` +
+        'send a short label with some letters or digits in it.',
+    );
+  }
+  if (LINE_BREAK.test(label)) {
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `${field} holds a line break, and a label is one line. Send each item as its own label ` +
+        `(items: ["First", "Second"], or one per line in itemsText), and put longer detail in free text.`,
+    );
+  }
+  return label;
+}
+
+/**
+ * A plan step's text as it is checked and stored: normalizeText, then no
+ * bidi control. A step is plain text the agent wrote for itself; the rest of
+ * its rules (empty, length, duplicates) are its plan's (plan-rules.ts).
+ */
+export function cleanStepText(raw: string, field: string): string {
+  const text = normalizeText(raw, field);
+  checkNoBidiControl(text, field);
+  return text;
 }
 
 /** Normalises free text (goal, brief field, note body, comment; see normalizeText); TOO_LARGE over FREE_TEXT_MAX. May be empty. */
@@ -132,7 +164,7 @@ export function cleanFreeText(raw: string, field: string): string {
  * and checks them against each other and the task's live labels. Refuses with
  * TOO_LARGE over ITEMS_PER_CALL_MAX in one call or when the task would hold more
  * than ITEMS_PER_TASK_MAX live items, and DUPLICATE_TEXT when a label reads
- * the same as another in the call or a live item (labelKey: after NFC, with
+ * the same as another in the call or a live item (labelKey: after NFKC, with
  * invisible characters ignored). Returns the cleaned labels in order.
  */
 export function cleanItemLabels(raw: readonly string[], existingLive: readonly string[], maxLength = ITEM_LABEL_MAX): string[] {

@@ -25,6 +25,17 @@ describe('planWholeList', () => {
     expect(removedIds).toEqual([]);
   });
 
+  it('refuses two entries that read the same once NFKC-folded, and stores each text as sent', () => {
+    const error = refusal(() => planWholeList([], [{ content: 'Ship', status: 'PENDING' }, { content: 'Ｓｈｉｐ', status: 'PENDING' }]));
+    expect(error.code).toBe('DUPLICATE_TEXT');
+    expect(planWholeList([], [{ content: 'Ｓｈｉｐ', status: 'PENDING' }]).next[0]!.text).toBe('Ｓｈｉｐ');
+  });
+
+  it('holds notes to every text\'s character rules, trimmed', () => {
+    expect(refusal(() => planWholeList([], [{ content: 'Ship', status: 'DONE', note: 'ok\u0000' }])).message).toContain('the note of step 1 contains a NUL');
+    expect(planWholeList([], [{ content: 'Ship', status: 'DONE', note: ' checked ' }]).next[0]!.note).toBe('checked');
+  });
+
   it('makes new text a new item and removes items left out, in existing order', () => {
     const { next, removedIds } = planWholeList(existing, [
       { content: 'Ship', status: 'PENDING' },

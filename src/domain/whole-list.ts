@@ -7,6 +7,7 @@
 import { DomainError } from './errors.js';
 import type { Snapshot } from './list-diff.js';
 import type { ItemState } from './states.js';
+import { cleanStepText, labelKey, normalizeText } from './text-rules.js';
 
 /** One entry of a whole-list write (writeTodos). */
 export interface TodoIn {
@@ -22,31 +23,32 @@ export interface PlannedTodo {
   id: string | null;
   text: string;
   state: ItemState;
-  /** The note sent with it, if any (untrimmed; the plan rules keep it). */
+  /** The note sent with it, if any (NFC and trimmed; the plan rules keep it to their length). */
   note?: string | null;
 }
 
 /**
  * Whole-list replace (writeTodos): the list sent becomes the plan. Each content
- * is trimmed; an entry whose trimmed text equals a live item's text keeps that
+ * is cleaned as a step's text (text-rules.ts cleanStepText: trimmed, NFC); an entry whose trimmed text equals a live item's text keeps that
  * item's id (so its history, comments and references follow it), otherwise it
  * is new (id null). `existing` items not matched are the removed ones, in
  * `existing` order.
  *
  * Refuses, with the messages clients already know from the to-do tool:
- * EMPTY_TEXT for an entry with no text once trimmed, DUPLICATE_TEXT for the
- * same trimmed text twice.
+ * EMPTY_TEXT for an entry with no text once trimmed, DUPLICATE_TEXT for two
+ * entries that read the same (text-rules.ts labelKey).
  */
 export function planWholeList(
   existing: readonly Snapshot[],
   todos: readonly TodoIn[],
 ): { next: PlannedTodo[]; removedIds: string[] } {
   const seen = new Set<string>();
-  const texts = todos.map((todo) => {
-    const text = todo.content.trim();
+  const texts = todos.map((todo, index) => {
+    const text = cleanStepText(todo.content, `step ${index + 1}`);
     if (text === '') throw new DomainError('EMPTY_TEXT', 'invalid todo: `content` must be a non-empty string');
-    if (seen.has(text)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
-    seen.add(text);
+    const key = labelKey(text);
+    if (seen.has(key)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
+    seen.add(key);
     return text;
   });
 
@@ -60,7 +62,9 @@ export function planWholeList(
     const text = texts[index]!;
     const id = idByText.get(text) ?? null;
     if (id !== null) keptIds.add(id);
-    return { id, text, state: todo.status, note: todo.note };
+    // The note's characters are held to every text's rules; its length is the plan rules' (keptNote).
+    const note = todo.note === null || todo.note === undefined ? todo.note : normalizeText(todo.note, `the note of step ${index + 1}`);
+    return { id, text, state: todo.status, note };
   });
   const removedIds = existing.filter((item) => !keptIds.has(item.id)).map((item) => item.id);
   return { next, removedIds };

@@ -21,7 +21,8 @@ export function createContext(
   access: Access = 'write',
   principal: string | null = null,
 ): Context {
-  // Kept as sent, whatever its length: a header naming no session still is not "no header" (it may not steer others' plans).
+  // Kept as sent, whatever its length: a header naming no session is not "no header". The services check it (Writer.run):
+  // a write with one is refused with NO_SESSION and records nothing; a read just finds no session by it.
   const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim() || null;
   return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services), budget: newBudget() };
 }

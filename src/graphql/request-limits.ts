@@ -5,7 +5,6 @@ import {
 } from 'graphql';
 import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
 import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
-import { checkNoNulCharacter } from '../domain/text-input.js';
 import type { Context } from './context.js';
 import { NESTED_TOO_DEEP } from './errors.js';
 import { MAX_COST, queryCost } from './query-cost.js';
@@ -83,18 +82,12 @@ function collect(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLComp
   return groups;
 }
 
-/** Every string in an argument's value (inside input objects and lists too) is free of U+0000. */
-function checkStrings(value: unknown, field: string): void {
-  if (typeof value === 'string') checkNoNulCharacter(value, field);
-  else if (Array.isArray(value)) for (const entry of value) checkStrings(entry, field);
-  else if (value && typeof value === 'object') for (const [key, entry] of Object.entries(value)) checkStrings(entry, `${field}.${key}`);
-}
-
 /**
  * Checks, before any of it runs, every argument the operation passes
- * anywhere: text (no U+0000), and on every connection its page size and
- * cursor, read as that list reads it (a cursor of another kind of list is
- * refused here, not by the database). Inside a mutation's answer, `after` is
+ * anywhere: on every connection its page size and cursor, read as that
+ * list reads it (a cursor of another kind of list is refused here, not by
+ * the database). Text is the services' to check (domain/text-rules.ts), so
+ * every surface gets the same answer. Inside a mutation's answer, `after` is
  * refused outright: the lists it would page are read after the change, so
  * whether a cursor belongs to them cannot be known before; refusing it then
  * would answer "refused" for a change that was recorded. Counts depth and
@@ -119,8 +112,6 @@ function walk(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLComposi
       const definition = field.args.find((arg) => arg.name === argument.name.value);
       if (!definition) continue;
       args[definition.name] = valueFromAST(argument.value, definition.type, w.variables);
-      // Text that would be stored; a search query or filter is read, never stored, and takes any string.
-      if (w.mutation) checkStrings(args[definition.name], definition.name);
     }
     const named = getNamedType(field.type);
     if (named.name.endsWith('Connection')) {

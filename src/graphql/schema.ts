@@ -41,7 +41,7 @@ export async function createSchema(pubSub: ChangePubSub = createChangePubSub()):
   // type-graphql has no decorator for the root types; every type is documented, these too.
   schema.getQueryType()!.description = 'Reads: tasks, items and notes by id, memories by domain, search, sessions and settings.';
   schema.getMutationType()!.description =
-    'Changes. Each is one transaction: a refused call (an error with extensions.code) records nothing. The calling agent session is the x-session-id header. ' +
+    'Changes. Each is one transaction: a refused call (an error with extensions.code) records nothing. The calling agent session is the x-session-id header; one naming no started session is refused with NO_SESSION. ' +
     'Every field is nullable: in a request with several mutations, run in order, a refused one answers null with an error whose path names it, ' +
     'and the others answer (and record) as they would alone. Everything that can be refused in a mutation\'s answer (first, after) is checked ' +
     'before anything runs, so an answer never says refused for a change that was recorded; after is not taken inside a mutation\'s answer.';

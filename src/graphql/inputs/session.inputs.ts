@@ -45,7 +45,7 @@ export class TodoInput {
 
 @InputType({ description: 'A new agent session.' })
 export class StartSessionInput {
-  @Field(() => ID, { nullable: true, description: 'The session that starts this one as its helper; NOT_FOUND when unknown.' })
+  @Field(() => ID, { nullable: true, description: 'The session that starts this one as its helper, one of the calling bearer token\'s own; NOT_FOUND when unknown or another token\'s (the same words either way).' })
   parentId?: string | null;
 
   @Field(() => PlanPresetEnum, { nullable: true, description: 'The rules to start from (WHOLE_LIST when null); rules given beside it override them field by field.' })

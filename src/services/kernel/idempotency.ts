@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../../domain/errors.js';
+import { checkCharacters } from '../../domain/text-input.js';
 import { IdempotencyKeyEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -61,6 +62,7 @@ async function findReplay(uow: UnitOfWork, operation: string, key: string | null
   if (key.length > IDEMPOTENCY_KEY_MAX) {
     throw new DomainError('BAD_USER_INPUT', `idempotencyKey is ${key.length} characters; the limit is ${IDEMPOTENCY_KEY_MAX}. A UUID is a good key.`);
   }
+  checkCharacters(key, 'idempotencyKey');
   const scoped = scopedKey(uow, key);
   const postgres = uow.manager.connection.options.type === 'postgres';
   const [a, b, c, d] = postgres ? ['$1', '$2', '$3', '$4'] : ['?', '?', '?', '?'];

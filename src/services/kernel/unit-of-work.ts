@@ -3,9 +3,18 @@ import type { Database } from '../../db/database.js';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
 import type { ChangeBus, ChangeEvent } from './changes.js';
 import { DomainError } from '../../domain/errors.js';
+import { noSession } from '../../domain/plan-steps.js';
+import { sessionIdOf, unknownSession } from '../../domain/session-ids.js';
 
 /** Who is calling: the agent session named by x-session-id, if any, and the bearer token's principal. */
 export interface Caller {
+  /**
+   * As sent (x-session-id, --session): not yet known to name a session. A
+   * write checks it before anything else (Writer.run): one naming no started
+   * session is refused with NO_SESSION, so what a write records is a real
+   * session's id or null. A read takes it as it is: one naming nothing just
+   * finds nothing.
+   */
   sessionId: string | null;
   /**
    * A digest naming the bearer token (src/auth.ts principalOf), never the
@@ -45,8 +54,9 @@ export class UnitOfWork {
     return this.stamp;
   }
 
+  /** A change to publish once committed, made by the calling session (checked by Writer.run before any work, so a started one or null). */
   emit(event: Omit<ChangeEvent, 'at' | 'sessionId'>): void {
-    this.events.push({ ...event, at: this.now, sessionId: this.caller.sessionId });
+    this.events.push({ ...event, at: this.now, sessionId: sessionIdOf(this.caller.sessionId) });
   }
 
   /** The calling session named this domain (as an argument, or by touching something in it). */
@@ -68,9 +78,9 @@ export class UnitOfWork {
 
   private named?: Promise<Pick<SessionEntity, 'id' | 'owner'> | null>;
 
-  /** The session x-session-id names (its id and owner), or null when it names none. */
+  /** The session x-session-id names (its id and owner), or null when it names none (one that cannot be an id is not looked up). */
   private namedSession(): Promise<Pick<SessionEntity, 'id' | 'owner'> | null> {
-    const sessionId = this.caller.sessionId;
+    const sessionId = sessionIdOf(this.caller.sessionId);
     this.named ??= sessionId
       ? this.manager.findOne(SessionEntity, { where: { id: sessionId }, select: { id: true, owner: true } })
       : Promise.resolve(null);
@@ -78,14 +88,17 @@ export class UnitOfWork {
   }
 
   /**
-   * With auth on, x-session-id must name a session of the calling token (or
-   * one started without auth): naming another token's session is FORBIDDEN
-   * for every mutation, before anything is written.
+   * Who calls, checked before anything is written: an x-session-id must name
+   * a started session (else `unknown`, NO_SESSION), and with auth on a
+   * session of the calling token or one started without auth (else
+   * FORBIDDEN). Without an x-session-id the call acts as nobody's.
    */
-  async checkSessionOwner(): Promise<void> {
-    if (!this.caller.principal || !this.caller.sessionId) return;
+  async checkCaller(unknown: (sent: string) => DomainError): Promise<void> {
+    const sent = this.caller.sessionId;
+    if (!sent) return;
     const session = await this.namedSession();
-    if (session) assertOwner(session, this.caller);
+    if (!session) throw unknown(sent);
+    assertOwner(session, this.caller);
   }
 
   /** @internal Records the touched domains on the calling session, inside the transaction. */
@@ -132,6 +145,16 @@ function isRaceLost(error: unknown): boolean {
   return typeof code === 'string' && RACE_LOST.has(code);
 }
 
+export interface RunOptions {
+  /**
+   * The call acts as its calling session and needs one (the plan mutations,
+   * the session's own changes, endTurn): an x-session-id naming none gets the
+   * to-do tool's NO_SESSION words (errors.md "Session plans"), which clients
+   * match on, instead of unknownSession's.
+   */
+  asSession?: boolean;
+}
+
 /** Runs one mutation: a transaction, the session's domains, then its change events once committed. */
 export class Writer {
   constructor(
@@ -140,13 +163,13 @@ export class Writer {
     private readonly clock: Clock,
   ) {}
 
-  async run<T>(caller: Caller, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  async run<T>(caller: Caller, work: (uow: UnitOfWork) => Promise<T>, options: RunOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       let events: ChangeEvent[] = [];
       try {
         const result = await this.db.transaction(async (manager) => {
           const uow = new UnitOfWork(manager, caller, this.clock);
-          await uow.checkSessionOwner();
+          await uow.checkCaller(options.asSession ? noSession : unknownSession);
           const value = await work(uow);
           await uow.flushDomains();
           events = uow.takeEvents();

@@ -82,6 +82,6 @@ export class ReminderService {
       );
       uow.emit({ entity: 'SESSION', id: session.id, action: 'REMINDED' });
       return { text, tasks, domains };
-    });
+    }, { asSession: true });
   }
 }

@@ -38,6 +38,9 @@ export interface PlanResult {
   rendered: string;
 }
 
+/** Every plan mutation acts as the calling session: without a started one it is the to-do tool's NO_SESSION. */
+const AS_SESSION = { asSession: true } as const;
+
 /** What rendered reads when the session has no plan. */
 const NO_PLAN_RENDERED = '(no plan)';
 
@@ -113,7 +116,7 @@ export class PlanService {
       const order = orderWithRemoved(aggregate.items.map((item) => String(item.id)), live);
       aggregate.items = await applyOrder(uow, [...aggregate.items, ...created], order);
       return this.recorded(uow, open.session, aggregate, 'PLAN_WRITTEN', planMessage);
-    });
+    }, AS_SESSION);
   }
 
   /** Replaces the plan with fresh PENDING steps (new ids); the old steps are deleted, statuses and notes discarded. */
@@ -130,7 +133,7 @@ export class PlanService {
       const created = await insertItems(uow, aggregate.task.id, fresh.map((step, index) => ({ text: step.text, position: base + index, added: false })));
       aggregate.items = [...aggregate.items, ...created];
       return this.recorded(uow, open.session, aggregate, 'PLAN_WRITTEN', planSetMessage);
-    });
+    }, AS_SESSION);
   }
 
   /** Inserts steps after `after` (an item id; at the end when null), keeping every existing step and its state; marks them added. */
@@ -145,7 +148,7 @@ export class PlanService {
       const texts = checkAddedSteps(live.map((item) => item.text), steps, firstNumber, open.session.rules);
       await insertItemsAfter(uow, aggregate, texts, anchor ? String(anchor.id) : null);
       return this.recorded(uow, open.session, aggregate, 'ITEMS_ADDED', (now) => stepsAddedMessage(firstNumber, texts.length, now));
-    });
+    }, AS_SESSION);
   }
 
   /**
@@ -182,7 +185,7 @@ export class PlanService {
       await uow.manager.update(ItemEntity, { id: item.id }, change);
       Object.assign(item, change);
       return this.recorded(uow, open.session, aggregate, 'ITEM_STATE', (now) => stepUpdatedMessage(index, now));
-    });
+    }, AS_SESSION);
   }
 
   /**
@@ -202,7 +205,7 @@ export class PlanService {
       await recordTaskChange(uow, this.search, aggregate, 'PLAN_CLEARED');
       await this.saveSession(uow, session, { planStanding: false });
       return { session, plan: null, message: planClearedMessage(live.length), rendered: NO_PLAN_RENDERED };
-    });
+    }, AS_SESSION);
   }
 
   /** The calling session (NO_SESSION without one) and its plan task. */

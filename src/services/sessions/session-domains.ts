@@ -16,8 +16,8 @@ export class SessionDomains {
     try {
       await this.writer.run(caller, async (uow) => uow.touchDomain(clean));
     } catch (error) {
-      // Any token may read; naming another token's session in a read just records nothing on it.
-      if (!(error instanceof DomainError && error.code === 'FORBIDDEN')) throw error;
+      // Any token may read, with any x-session-id: naming another token's session, or none, in a read just records nothing.
+      if (!(error instanceof DomainError && (error.code === 'FORBIDDEN' || error.code === 'NO_SESSION'))) throw error;
     }
   }
 }

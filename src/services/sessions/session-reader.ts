@@ -1,5 +1,6 @@
 import { In, IsNull, Not, type EntityManager } from 'typeorm';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
+import { sessionIdOf } from '../../domain/session-ids.js';
 import { currentPlanIds } from './session-store.js';
 
 /**
@@ -10,11 +11,12 @@ import { currentPlanIds } from './session-store.js';
 export class SessionReader {
   constructor(private readonly reader: () => EntityManager) {}
 
-  /** Sessions by id, in the order asked; null where none has the id. */
+  /** Sessions by id, in the order asked; null where none has the id (an id no session can have is not looked up: sessionIdOf). */
   async sessionsByIds(ids: readonly string[]): Promise<(SessionEntity | null)[]> {
-    const rows = ids.length ? await this.reader().findBy(SessionEntity, { id: In([...ids]) }) : [];
+    const possible = [...new Set(ids.map(sessionIdOf).filter((id): id is string => id !== null))];
+    const rows = possible.length ? await this.reader().findBy(SessionEntity, { id: In(possible) }) : [];
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => byId.get(id) ?? null);
+    return ids.map((id) => byId.get(sessionIdOf(id) ?? '') ?? null);
   }
 
   /** Each session's helpers (children), oldest first. */

@@ -1,6 +1,7 @@
 import { LIST_ACTIONS, type HistoryAction } from '../../domain/history.js';
 import type { EntityManager } from 'typeorm';
 import { noSession } from '../../domain/plan-steps.js';
+import { sessionIdOf } from '../../domain/session-ids.js';
 import { SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
@@ -25,11 +26,12 @@ export async function lockSession(uow: UnitOfWork, id: string): Promise<SessionE
  * Loads the calling session (x-session-id) for change, locked (lockSession),
  * so two calls of one session (say, two first plan writes) queue instead of
  * both creating a plan. NO_SESSION without a header or when it names no
- * started session, with the to-do tool's exact message (a session of another
- * bearer token never gets here: the Writer refuses it with FORBIDDEN).
+ * started session, with the to-do tool's exact message (run such calls with
+ * the Writer's asSession, which refuses the same before any work; a session
+ * of another bearer token never gets here: the Writer refuses it with FORBIDDEN).
  */
 export async function loadCallingSession(uow: UnitOfWork): Promise<SessionEntity> {
-  const id = uow.caller.sessionId;
+  const id = sessionIdOf(uow.caller.sessionId);
   if (!id) throw noSession();
   const session = await lockSession(uow, id);
   if (!session) throw noSession();

@@ -1,6 +1,7 @@
 import type { ChangeAction } from '../../domain/history.js';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain/errors.js';
+import { parentNotFound, sessionIdOf } from '../../domain/session-ids.js';
 import { checkHelperCount } from '../../domain/session-limits.js';
 import { checkRulesChange, mergePlanRules, startingRules, whyNotFinished, type PlanPreset, type PlanRulesChange } from '../../domain/plan-rules.js';
 import { noPlan } from '../../domain/plan-steps.js';
@@ -24,19 +25,13 @@ export class SessionService {
 
   /**
    * A new session with a server-made id; its rules are the preset's (WHOLE_LIST by default) with the given rules over them.
-   * NOT_FOUND for an unknown parent. With auth on it belongs to the calling token: only that token may change it.
+   * With auth on it belongs to the calling token: only that token may change it, or start a helper under it.
    */
   async startSession(caller: Caller, input: StartSessionInput = {}): Promise<SessionEntity> {
     return this.writer.run(caller, async (uow) => {
       let parentId: string | null = null;
       if (input.parentId !== null && input.parentId !== undefined) {
-        const parent = await uow.manager.findOneBy(SessionEntity, { id: input.parentId.trim() });
-        if (!parent) {
-          throw new DomainError(
-            'NOT_FOUND',
-            `No session has id "${input.parentId}". Pass the id startSession returned for the parent session, or leave parentId out.`,
-          );
-        }
+        const parent = await this.parentOf(uow, input.parentId);
         // Session.children lists every helper, so their number has a bound the query check can count on.
         const helpers = await uow.manager.countBy(SessionEntity, { parentId: parent.id });
         checkHelperCount(parent.id, helpers);
@@ -51,6 +46,23 @@ export class SessionService {
       uow.emit({ entity: 'SESSION', id: session.id, action: 'SESSION_STARTED' });
       return session;
     });
+  }
+
+  /**
+   * The session a new helper starts under. NOT_FOUND when the id names no
+   * session, and the same NOT_FOUND, word for word, when it names another
+   * bearer token's: helpers are the parent's to start (Session.children is
+   * capped, so another token's helpers would lock the owner out), and the
+   * answer must not tell another token's session from none (errors.md
+   * NOT_FOUND: "nothing this caller may see"). A parent started without auth,
+   * or a call without auth, is not checked, as for x-session-id.
+   */
+  private async parentOf(uow: UnitOfWork, sent: string): Promise<SessionEntity> {
+    const id = sessionIdOf(sent);
+    const parent = id ? await uow.manager.findOneBy(SessionEntity, { id }) : null;
+    const principal = uow.caller.principal;
+    if (!parent || (parent.owner && principal && parent.owner !== principal)) throw parentNotFound(sent);
+    return parent;
   }
 
   /** Changes the calling session's rules; they apply from its next plan update on, the recorded plan is kept as it is. */
@@ -103,6 +115,6 @@ export class SessionService {
       Object.assign(session, change);
       uow.emit({ entity: 'SESSION', id: session.id, action });
       return session;
-    });
+    }, { asSession: true });
   }
 }
