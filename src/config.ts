@@ -1,6 +1,7 @@
 import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 import type { SqliteSynchronous } from './db/data-source.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
+import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
@@ -18,6 +19,8 @@ export interface Config {
   connections: ConnectionLimits;
   /** Which Host and Origin headers are answered (TASKBASE_ALLOWED_HOSTS, TASKBASE_ALLOWED_ORIGINS). */
   origins: OriginPolicy;
+  /** Caps on WebSocket sockets and subscriptions (TASKBASE_WS_MAX_*). */
+  subscriptions: SubscriptionLimits;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -32,6 +35,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     connections: loadConnectionLimits(env),
     origins: loadOriginPolicy(env, host),
+    subscriptions: loadSubscriptionLimits(env),
   };
 }
 

@@ -23,5 +23,6 @@ export function createContext(
 ): Context {
   // Kept as sent, whatever its length: a header naming no session still is not "no header" (it may not steer others' plans).
   const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim() || null;
-  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services), budget: newBudget() };
+  const budget = newBudget();
+  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services, budget), budget };
 }

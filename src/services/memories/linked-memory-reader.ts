@@ -1,29 +1,58 @@
 import type { EntityManager } from 'typeorm';
-import { ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
+import { ItemLinkEntity, type MemoryEntity } from '../../db/entities/index.js';
+import { LINKS_PER_ITEM_MAX } from '../../domain/task-rules.js';
 import { appendTo } from '../kernel/grouping.js';
+import { memoriesWithIds } from './memory-reader.js';
+
+/** Items' links, and the text their memories hold: what loading them would bring in, known before it is loaded. */
+export interface LinkSet {
+  /** The linked memories' ids for each item asked, oldest link first. */
+  memoryIds: number[][];
+  /** Characters of text (title, body, goal) the distinct linked memories hold together. */
+  chars: number;
+}
 
 /** Memories linked to checklist items (Item.related). */
 export class LinkedMemoryReader {
   constructor(private readonly reader: () => EntityManager) {}
 
-  /** For each item, the memories linked to it, oldest link first: one statement (links joined with memories) for any number of items. */
-  async relatedOfItems(itemIds: readonly number[]): Promise<MemoryEntity[][]> {
-    if (itemIds.length === 0) return [];
-    const { entities, raw } = await this.reader()
-      .createQueryBuilder(MemoryEntity, 'm')
-      .innerJoin(ItemLinkEntity, 'l', 'l."memoryId" = m."id"')
-      .addSelect('l."itemId"', 'linkedItem')
-      .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] })
-      .orderBy('l."createdAt"', 'ASC')
-      .addOrderBy('l."memoryId"', 'ASC')
-      .getRawAndEntities();
-    const byId = new Map(entities.map((memory) => [memory.id, memory]));
-    const byItem = new Map<number, MemoryEntity[]>();
-    for (const row of raw as { m_id: number | string; linkedItem: number | string }[]) {
-      const memory = byId.get(Number(row.m_id));
-      if (!memory) continue;
-      appendTo(byItem, Number(row.linkedItem), memory);
+  /**
+   * For each item, the ids of the memories linked to it, oldest link first
+   * (at most LINKS_PER_ITEM_MAX per item, ranked in SQL), and the size of
+   * their text: one statement for any number of items, reading the link
+   * table's index and the memories' lengths, never their text.
+   */
+  async linksOfItems(itemIds: readonly number[]): Promise<LinkSet> {
+    if (itemIds.length === 0) return { memoryIds: [], chars: 0 };
+    const rows: { itemId: number | string; memoryId: number | string; chars: number | string | null }[] = await this.reader()
+      .createQueryBuilder()
+      .select('ranked."itemId"', 'itemId')
+      .addSelect('ranked."memoryId"', 'memoryId')
+      .addSelect('LENGTH(m."title") + LENGTH(m."body") + LENGTH(m."goal")', 'chars')
+      .from((links) => links
+        .select('l."itemId"', 'itemId')
+        .addSelect('l."memoryId"', 'memoryId')
+        .addSelect('ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."createdAt", l."memoryId")', 'rn')
+        .from(ItemLinkEntity, 'l')
+        .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] }), 'ranked')
+      .innerJoin('memories', 'm', 'm."id" = ranked."memoryId"')
+      .where('ranked."rn" <= :most', { most: LINKS_PER_ITEM_MAX })
+      .orderBy('ranked."itemId"')
+      .addOrderBy('ranked."rn"')
+      .getRawMany();
+    const byItem = new Map<number, number[]>();
+    const sizes = new Map<number, number>();
+    for (const row of rows) {
+      appendTo(byItem, Number(row.itemId), Number(row.memoryId));
+      sizes.set(Number(row.memoryId), Number(row.chars ?? 0));
     }
-    return itemIds.map((itemId) => byItem.get(itemId) ?? []);
+    let chars = 0;
+    for (const size of sizes.values()) chars += size;
+    return { memoryIds: itemIds.map((itemId) => byItem.get(itemId) ?? []), chars };
+  }
+
+  /** The linked memories themselves, each read once however many items link it. */
+  memories(ids: readonly number[]): Promise<MemoryEntity[]> {
+    return memoriesWithIds(this.reader(), ids);
   }
 }
