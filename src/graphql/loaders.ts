@@ -3,7 +3,7 @@ import type { Page } from '../domain/paging.js';
 import { appendTo } from '../services/kernel/grouping.js';
 import type { Services } from '../services/index.js';
 import type { MemoryEntity } from '../db/entities/index.js';
-import { refuseUnlessItFits, type ExecutionBudget } from './execution-budget.js';
+import { RESPONSE_BUDGET_CHARS, refuseUnlessItFits, type ExecutionBudget } from './execution-budget.js';
 import { createSessionLoaders } from './session-loaders.js';
 
 /** One page of a list per owner (an item or a task): the owner and the page arguments. */
@@ -46,18 +46,14 @@ function pageLoader<T>(load: (ownerIds: number[], args: Omit<PageKey, 'ownerId'>
 }
 
 /**
- * Memories linked to each item: the links first (ids and text sizes), then
- * each distinct memory once, and only when their text fits in what is left
- * of the answer's budget. A note linked from every item of a page is one
- * row, not one per link, and links to more text than an answer may carry
- * are refused before any of it is read.
+ * Memories linked to each item, read only when their text fits in what is
+ * left of the answer's budget: links to more text than an answer may carry
+ * are refused (TOO_LARGE) with only their lengths read.
  */
 async function relatedOfItems(services: Services, budget: ExecutionBudget, itemIds: readonly number[]): Promise<MemoryEntity[][]> {
-  const links = await services.linkedMemories.linksOfItems(itemIds);
-  refuseUnlessItFits(budget, links.chars);
-  const rows = await services.linkedMemories.memories([...new Set(links.memoryIds.flat())]);
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return links.memoryIds.map((ids) => ids.map((id) => byId.get(id)).filter((row): row is MemoryEntity => row !== undefined));
+  const linked = await services.linkedMemories.relatedOfItems(itemIds, RESPONSE_BUDGET_CHARS - budget.chars);
+  refuseUnlessItFits(budget, linked.chars);
+  return linked.memories;
 }
 
 /**

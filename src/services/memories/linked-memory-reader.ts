@@ -1,58 +1,76 @@
 import type { EntityManager } from 'typeorm';
-import { ItemLinkEntity, type MemoryEntity } from '../../db/entities/index.js';
+import { ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
 import { LINKS_PER_ITEM_MAX } from '../../domain/task-rules.js';
 import { appendTo } from '../kernel/grouping.js';
-import { memoriesWithIds } from './memory-reader.js';
+import { entityFromRow } from '../kernel/plain-rows.js';
 
-/** Items' links, and the text their memories hold: what loading them would bring in, known before it is loaded. */
-export interface LinkSet {
-  /** The linked memories' ids for each item asked, oldest link first. */
-  memoryIds: number[][];
+/** What items link to: the memories for each item asked, and how much text they hold. */
+export interface LinkedMemories {
+  /** For each item asked, its linked memories, oldest link first; complete only when `chars` is within the bound asked. */
+  memories: MemoryEntity[][];
   /** Characters of text (title, body, goal) the distinct linked memories hold together. */
   chars: number;
 }
+
+/** The text a memory row holds, as the database counts it (characters on both). */
+const TEXT_CHARS = 'LENGTH(m."title") + LENGTH(m."body") + LENGTH(m."goal")';
 
 /** Memories linked to checklist items (Item.related). */
 export class LinkedMemoryReader {
   constructor(private readonly reader: () => EntityManager) {}
 
   /**
-   * For each item, the ids of the memories linked to it, oldest link first
-   * (at most LINKS_PER_ITEM_MAX per item, ranked in SQL), and the size of
-   * their text: one statement for any number of items, reading the link
-   * table's index and the memories' lengths, never their text.
+   * For each item, the memories linked to it, oldest link first: one
+   * statement for any number of items. The links are ranked per item in
+   * SQL (at most LINKS_PER_ITEM_MAX each); a memory's columns come once,
+   * on its first link, however many items link it; and the text comes only
+   * while the distinct memories' text so far is within `maxChars` (a
+   * running sum of their lengths), so links to more text than an answer may
+   * carry read the lengths, never the text. `chars` says which happened.
    */
-  async linksOfItems(itemIds: readonly number[]): Promise<LinkSet> {
-    if (itemIds.length === 0) return { memoryIds: [], chars: 0 };
-    const rows: { itemId: number | string; memoryId: number | string; chars: number | string | null }[] = await this.reader()
-      .createQueryBuilder()
-      .select('ranked."itemId"', 'itemId')
-      .addSelect('ranked."memoryId"', 'memoryId')
-      .addSelect('LENGTH(m."title") + LENGTH(m."body") + LENGTH(m."goal")', 'chars')
-      .from((links) => links
-        .select('l."itemId"', 'itemId')
-        .addSelect('l."memoryId"', 'memoryId')
-        .addSelect('ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."createdAt", l."memoryId")', 'rn')
-        .from(ItemLinkEntity, 'l')
-        .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] }), 'ranked')
-      .innerJoin('memories', 'm', 'm."id" = ranked."memoryId"')
-      .where('ranked."rn" <= :most', { most: LINKS_PER_ITEM_MAX })
-      .orderBy('ranked."itemId"')
-      .addOrderBy('ranked."rn"')
-      .getRawMany();
-    const byItem = new Map<number, number[]>();
-    const sizes = new Map<number, number>();
-    for (const row of rows) {
-      appendTo(byItem, Number(row.itemId), Number(row.memoryId));
-      sizes.set(Number(row.memoryId), Number(row.chars ?? 0));
+  async relatedOfItems(itemIds: readonly number[], maxChars: number): Promise<LinkedMemories> {
+    if (itemIds.length === 0) return { memories: [], chars: 0 };
+    const manager = this.reader();
+    const firstCopy = 'k."copy" = 1';
+    const running = `SUM(CASE WHEN ${firstCopy} THEN ${TEXT_CHARS} ELSE 0 END) OVER (ORDER BY k."itemId", k."rn" ROWS UNBOUNDED PRECEDING)`;
+    const query = manager.createQueryBuilder()
+      .select('k."itemId"', 'itemId')
+      .addSelect('k."memoryId"', 'memoryId')
+      .addSelect(running, 'running');
+    for (const column of manager.connection.getMetadata(MemoryEntity).columns) {
+      const text = column.databaseName === 'title' || column.databaseName === 'body' || column.databaseName === 'goal';
+      const shown = text ? `${firstCopy} AND ${running} <= :maxChars` : firstCopy;
+      query.addSelect(`CASE WHEN ${shown} THEN m."${column.databaseName}" END`, `m_${column.databaseName}`);
     }
+    const rows: Record<string, unknown>[] = await query
+      .from((kept) => kept
+        .select('r."itemId"', 'itemId')
+        .addSelect('r."memoryId"', 'memoryId')
+        .addSelect('r."rn"', 'rn')
+        .addSelect('ROW_NUMBER() OVER (PARTITION BY r."memoryId" ORDER BY r."itemId", r."rn")', 'copy')
+        .from((ranked) => ranked
+          .select('l."itemId"', 'itemId')
+          .addSelect('l."memoryId"', 'memoryId')
+          .addSelect('ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."createdAt", l."memoryId")', 'rn')
+          .from(ItemLinkEntity, 'l')
+          .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] }), 'r')
+        .where('r."rn" <= :most', { most: LINKS_PER_ITEM_MAX }), 'k')
+      .innerJoin('memories', 'm', 'm."id" = k."memoryId"')
+      .setParameter('maxChars', maxChars)
+      .orderBy('k."itemId"')
+      .addOrderBy('k."rn"')
+      .getRawMany();
+    const byId = new Map<number, MemoryEntity>();
+    const byItem = new Map<number, MemoryEntity[]>();
     let chars = 0;
-    for (const size of sizes.values()) chars += size;
-    return { memoryIds: itemIds.map((itemId) => byItem.get(itemId) ?? []), chars };
-  }
-
-  /** The linked memories themselves, each read once however many items link it. */
-  memories(ids: readonly number[]): Promise<MemoryEntity[]> {
-    return memoriesWithIds(this.reader(), ids);
+    for (const row of rows) {
+      chars = Number(row.running ?? 0);
+      const memoryId = Number(row.memoryId);
+      // Rows come in link order, so a memory's first link (the row with its columns) comes before its others.
+      if (row.m_id !== null && row.m_id !== undefined) byId.set(memoryId, entityFromRow(manager, MemoryEntity, row, 'm_'));
+      const memory = byId.get(memoryId);
+      if (memory) appendTo(byItem, Number(row.itemId), memory);
+    }
+    return { memories: itemIds.map((itemId) => byItem.get(itemId) ?? []), chars };
   }
 }
