@@ -142,6 +142,16 @@ export function attachSubscriptions(
         `The server already holds ${limits.maxSockets} open subscription sockets, the most it may (TASKBASE_WS_MAX_SOCKETS). Retry later.`);
     }
     wss.handleUpgrade(request, socket, head, (ws: WebSocket) => {
+      // ws closes a socket that sent too big a message with 1009 itself; that is the client's doing, not
+      // an internal error for graphql-ws to log and answer with 1011.
+      const emit = ws.emit.bind(ws);
+      ws.emit = (event: string | symbol, ...args: unknown[]) => {
+        if (event === 'error' && (args[0] as { code?: string } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+          logger.info({ client }, `a WebSocket message over ${MAX_MESSAGE_BYTES} bytes: socket closed with 1009`);
+          return true;
+        }
+        return emit(event, ...args);
+      };
       byClient.add(client);
       total += 1;
       ws.once('close', () => {

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
 import { LINKS_PER_ITEM_MAX } from '../../domain/task-rules.js';
 import { appendTo } from '../kernel/grouping.js';
@@ -13,7 +13,7 @@ export interface LinkedMemories {
 }
 
 /** The text a memory row holds, as the database counts it (characters on both). */
-const TEXT_CHARS = 'LENGTH(m."title") + LENGTH(m."body") + LENGTH(m."goal")';
+const TEXT_CHARS = 'LENGTH(t."title") + LENGTH(t."body") + LENGTH(t."goal")';
 
 /** Memories linked to checklist items (Item.related). */
 export class LinkedMemoryReader {
@@ -31,34 +31,41 @@ export class LinkedMemoryReader {
   async relatedOfItems(itemIds: readonly number[], maxChars: number): Promise<LinkedMemories> {
     if (itemIds.length === 0) return { memories: [], chars: 0 };
     const manager = this.reader();
-    const firstCopy = 'k."copy" = 1';
-    const running = `SUM(CASE WHEN ${firstCopy} THEN ${TEXT_CHARS} ELSE 0 END) OVER (ORDER BY k."itemId", k."rn" ROWS UNBOUNDED PRECEDING)`;
     const query = manager.createQueryBuilder()
-      .select('k."itemId"', 'itemId')
-      .addSelect('k."memoryId"', 'memoryId')
-      .addSelect(running, 'running');
+      .select('s."itemId"', 'itemId')
+      .addSelect('s."memoryId"', 'memoryId')
+      .addSelect('s."running"', 'running');
     for (const column of manager.connection.getMetadata(MemoryEntity).columns) {
       const text = column.databaseName === 'title' || column.databaseName === 'body' || column.databaseName === 'goal';
-      const shown = text ? `${firstCopy} AND ${running} <= :maxChars` : firstCopy;
+      const shown = text ? 's."copy" = 1 AND s."running" <= :maxChars' : 's."copy" = 1';
       query.addSelect(`CASE WHEN ${shown} THEN m."${column.databaseName}" END`, `m_${column.databaseName}`);
     }
+    // Three levels, one window each: links ranked per item (the bound), each memory's first link (its one copy),
+    // then the running sum of the distinct memories' text in link order, from their lengths alone.
+    const ranked = (links: SelectQueryBuilder<ObjectLiteral>) => links
+      .select('l."itemId"', 'itemId')
+      .addSelect('l."memoryId"', 'memoryId')
+      .addSelect('ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."createdAt", l."memoryId")', 'rn')
+      .from(ItemLinkEntity, 'l')
+      .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] });
+    const kept = (links: SelectQueryBuilder<ObjectLiteral>) => links
+      .select('r."itemId"', 'itemId')
+      .addSelect('r."memoryId"', 'memoryId')
+      .addSelect('r."rn"', 'rn')
+      .addSelect('ROW_NUMBER() OVER (PARTITION BY r."memoryId" ORDER BY r."itemId", r."rn")', 'copy')
+      .from(ranked, 'r')
+      .where('r."rn" <= :most', { most: LINKS_PER_ITEM_MAX });
+    const sized = (links: SelectQueryBuilder<ObjectLiteral>) => links
+      .select('k.*')
+      .addSelect(`SUM(CASE WHEN k."copy" = 1 THEN ${TEXT_CHARS} ELSE 0 END) OVER (ORDER BY k."itemId", k."rn" ROWS UNBOUNDED PRECEDING)`, 'running')
+      .from(kept, 'k')
+      .innerJoin('memories', 't', 't."id" = k."memoryId"');
     const rows: Record<string, unknown>[] = await query
-      .from((kept) => kept
-        .select('r."itemId"', 'itemId')
-        .addSelect('r."memoryId"', 'memoryId')
-        .addSelect('r."rn"', 'rn')
-        .addSelect('ROW_NUMBER() OVER (PARTITION BY r."memoryId" ORDER BY r."itemId", r."rn")', 'copy')
-        .from((ranked) => ranked
-          .select('l."itemId"', 'itemId')
-          .addSelect('l."memoryId"', 'memoryId')
-          .addSelect('ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."createdAt", l."memoryId")', 'rn')
-          .from(ItemLinkEntity, 'l')
-          .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] }), 'r')
-        .where('r."rn" <= :most', { most: LINKS_PER_ITEM_MAX }), 'k')
-      .innerJoin('memories', 'm', 'm."id" = k."memoryId"')
+      .from(sized, 's')
+      .innerJoin('memories', 'm', 'm."id" = s."memoryId"')
       .setParameter('maxChars', maxChars)
-      .orderBy('k."itemId"')
-      .addOrderBy('k."rn"')
+      .orderBy('s."itemId"')
+      .addOrderBy('s."rn"')
       .getRawMany();
     const byId = new Map<number, MemoryEntity>();
     const byItem = new Map<number, MemoryEntity[]>();
