@@ -68,17 +68,18 @@ function firstOf(client: Client, query: string): { result: Promise<{ data?: any;
 /** Every result a subscription gets, data or errors alike (an event refused for its size is one result; the subscription goes on). */
 function results(url: string, query: string, variables: Record<string, unknown>) {
   const queue: { data?: any; errors?: any[] }[] = [];
-  const waiters: ((value: { data?: any; errors?: any[] }) => void)[] = [];
+  const waiters: ((value: { data?: any; errors?: any[] } | null) => void)[] = [];
   const client = oneSocket(url);
   client.subscribe({ query, variables }, {
     next: (value) => { const waiter = waiters.shift(); if (waiter) waiter(value as any); else queue.push(value as any); },
-    error: (error) => { throw new Error(`the subscription ended: ${JSON.stringify(error)}`); },
+    // An ended subscription (its socket closed) hears nothing more: every wait for it then comes back empty.
+    error: () => { for (const waiter of waiters.splice(0)) waiter(null); },
     complete: () => undefined,
   });
   const next = (ms: number) => new Promise<{ data?: any; errors?: any[] } | null>((resolve) => {
     if (queue.length) return resolve(queue.shift()!);
     const timer = setTimeout(() => { waiters.splice(waiters.indexOf(waiter), 1); resolve(null); }, ms);
-    const waiter = (value: { data?: any; errors?: any[] }) => { clearTimeout(timer); resolve(value); };
+    const waiter = (value: { data?: any; errors?: any[] } | null) => { clearTimeout(timer); resolve(value); };
     waiters.push(waiter);
   });
   return {
