@@ -2,6 +2,7 @@ import { loadConnectionLimits, type ConnectionLimits } from './connection-limits
 import type { SqliteSynchronous } from './db/data-source.js';
 import { loadMcpSessionLimits, type McpSessionLimits } from './mcp/session-limits.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
+import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
@@ -21,6 +22,8 @@ export interface Config {
   origins: OriginPolicy;
   /** Open MCP sessions over HTTP and their idle time (TASKBASE_MCP_MAX_SESSIONS, TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN, TASKBASE_MCP_IDLE_MINUTES). */
   mcp: McpSessionLimits;
+  /** Caps on WebSocket sockets and subscriptions (TASKBASE_WS_MAX_*). */
+  subscriptions: SubscriptionLimits;
 }
 
 /**
@@ -42,6 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     connections: loadConnectionLimits(env),
     origins: loadOriginPolicy(env, host),
     mcp: loadMcpSessionLimits(env),
+    subscriptions: loadSubscriptionLimits(env),
   };
 }
 

@@ -30,6 +30,10 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'TASKBASE_MCP_MAX_SESSIONS', fallback: '2000', meaning: 'open MCP sessions over HTTP in all' },
   { name: 'TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN', fallback: '100', meaning: 'open MCP sessions over HTTP one token (or, with auth off, one address) may hold' },
   { name: 'TASKBASE_MCP_IDLE_MINUTES', fallback: '10', meaning: 'an MCP session over HTTP idle this long is closed' },
+  { name: 'TASKBASE_WS_MAX_SOCKETS_PER_CLIENT', fallback: '64', meaning: 'open WebSocket sockets one client address may hold' },
+  { name: 'TASKBASE_WS_MAX_SOCKETS_PER_TOKEN', fallback: '64', meaning: 'open WebSocket sockets one bearer token may hold' },
+  { name: 'TASKBASE_WS_MAX_SOCKETS', fallback: '1024', meaning: 'open WebSocket sockets in all' },
+  { name: 'TASKBASE_WS_MAX_SUBSCRIPTIONS_PER_SOCKET', fallback: '32', meaning: 'subscriptions one socket may run at once' },
 ];
 
 /** The "Environment:" section of a command's help. */

@@ -71,7 +71,7 @@ export async function startServer(
     ],
   });
   await apollo.start();
-  const stopLive = serveLiveChanges({ httpServer, schema, pubSub, feed, services, tokens, logger });
+  const stopLive = serveLiveChanges({ httpServer, schema, pubSub, feed, services, tokens, origins: config.origins, limits: config.subscriptions, logger });
 
   app.get('/healthz', async (_req, res) => {
     try {

@@ -24,5 +24,6 @@ export function createContext(
   // Kept as sent, whatever its length: a header naming no session is not "no header". The services check it (Writer.run):
   // a write with one is refused with NO_SESSION and records nothing; a read just finds no session by it.
   const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim() || null;
-  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services), budget: newBudget() };
+  const budget = newBudget();
+  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services, budget), budget };
 }

@@ -25,6 +25,24 @@ export function newBudget(): ExecutionBudget {
   return { chars: 0, deadline: Infinity, exceeded: null };
 }
 
+/** A budget whose clock runs from now: a query's, or one event of a subscription's (each event is an answer of its own). */
+export function runningBudget(): ExecutionBudget {
+  return { chars: 0, deadline: Date.now() + TIME_BUDGET_MS, exceeded: null };
+}
+
+/**
+ * For a reader about to load rows holding `chars` characters of text: spends
+ * the budget (and throws) when they could not fit in what is left of the
+ * answer, so they are never read. The text is not charged here; the fields
+ * that show it are, as they resolve.
+ */
+export function refuseUnlessItFits(budget: ExecutionBudget, chars: number): void {
+  if (budget.exceeded) throw budget.exceeded;
+  if (budget.chars + chars <= RESPONSE_BUDGET_CHARS) return;
+  budget.exceeded = overBudget('size');
+  throw budget.exceeded;
+}
+
 function overBudget(kind: 'size' | 'time'): GraphQLError {
   const what = kind === 'size'
     ? `The answer would be over ${RESPONSE_BUDGET_CHARS / 1024 / 1024} MB`
@@ -85,7 +103,7 @@ export function executionBudget(): ApolloServerPlugin<Context> {
     async requestDidStart() {
       return {
         async executionDidStart({ contextValue, operation }) {
-          if (operation.operation !== 'mutation') contextValue.budget.deadline = Date.now() + TIME_BUDGET_MS;
+          if (operation.operation !== 'mutation') contextValue.budget.deadline = runningBudget().deadline;
         },
         async willSendResponse({ response, contextValue, operation }) {
           const exceeded = contextValue.budget.exceeded;

@@ -2,6 +2,8 @@ import DataLoader from 'dataloader';
 import type { Page } from '../domain/paging.js';
 import { appendTo } from '../services/kernel/grouping.js';
 import type { Services } from '../services/index.js';
+import type { MemoryEntity } from '../db/entities/index.js';
+import { RESPONSE_BUDGET_CHARS, refuseUnlessItFits, type ExecutionBudget } from './execution-budget.js';
 import { createSessionLoaders } from './session-loaders.js';
 
 /** One page of a list per owner (an item or a task): the owner and the page arguments. */
@@ -44,11 +46,24 @@ function pageLoader<T>(load: (ownerIds: number[], args: Omit<PageKey, 'ownerId'>
 }
 
 /**
+ * Memories linked to each item, read only when their text fits in what is
+ * left of the answer's budget: links to more text than an answer may carry
+ * are refused (TOO_LARGE) with only their lengths read.
+ */
+async function relatedOfItems(services: Services, budget: ExecutionBudget, itemIds: readonly number[]): Promise<MemoryEntity[][]> {
+  const linked = await services.linkedMemories.relatedOfItems(itemIds, RESPONSE_BUDGET_CHARS - budget.chars);
+  refuseUnlessItFits(budget, linked.chars);
+  return linked.memories;
+}
+
+/**
  * Per-request batching: one SQL statement per kind of row a query needs,
  * whatever the number of items, notes or comments. Built in the context
- * factory for each request, never shared between requests.
+ * factory for each request (and for each event of a subscription), never
+ * shared between requests; `budget` is that answer's, for the readers that
+ * check it before they load.
  */
-export function createLoaders(services: Services) {
+export function createLoaders(services: Services, budget: ExecutionBudget) {
   const reader = services.taskReader;
   return {
     memory: new DataLoader((ids: readonly string[]) => reader.memoriesByIds(ids)),
@@ -61,7 +76,7 @@ export function createLoaders(services: Services) {
      */
     taskNotes: new DataLoader((taskIds: readonly number[]) => services.taskNoteReader.noteSetsOfTasks(taskIds)),
     /** Memories linked to each item. */
-    related: new DataLoader((itemIds: readonly number[]) => services.linkedMemories.relatedOfItems(itemIds)),
+    related: new DataLoader((itemIds: readonly number[]) => relatedOfItems(services, budget, itemIds)),
     /** A page of comments on each item (Item.comments, when its nodes are asked for). */
     itemComments: pageLoader((itemIds, { first, after }) => services.commentReader.commentPagesOfItems(itemIds, first, after)),
     /** How many comments each item of a task has (Item.comments { totalCount } alone). */

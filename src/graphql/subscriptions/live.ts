@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
+import type { OriginPolicy } from '../../origin-policy.js';
+import type { SubscriptionLimits } from '../../subscription-limits.js';
 import type { Services } from '../../services/index.js';
 import type { ChangeFeed } from '../../services/kernel/change-feed.js';
 import type { Access } from '../context.js';
@@ -10,10 +12,10 @@ import { attachSubscriptions } from './ws-server.js';
 
 /** Live updates: the change feed into the topics, and the topics out over WebSocket. Returns what stops both. */
 export function serveLiveChanges(
-  options: { httpServer: Server; schema: GraphQLSchema; pubSub: ChangePubSub; feed: ChangeFeed; services: Services; tokens: Map<string, Access>; logger: Logger },
+  options: { httpServer: Server; schema: GraphQLSchema; pubSub: ChangePubSub; feed: ChangeFeed; services: Services; tokens: Map<string, Access>; origins: OriginPolicy; limits: SubscriptionLimits; logger: Logger },
 ): () => Promise<void> {
   const unbridge = bridgeChanges(options.feed, options.pubSub, options.services, options.logger);
-  const closeSockets = attachSubscriptions(options.httpServer, options.schema, options.services, options.tokens, options.logger);
+  const closeSockets = attachSubscriptions(options);
   return async () => {
     unbridge();
     await closeSockets();

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createPubSub, type PubSub } from '@graphql-yoga/subscription';
 import type { ChangeEvent } from '../../services/kernel/changes.js';
 
@@ -35,6 +36,13 @@ export const TOPIC = {
 
 export type ChangePubSub = PubSub<ChangeTopics>;
 
+/**
+ * Every subscription on a topic is one listener, and many dashboards on one
+ * task is normal use, not a leak: Node's warning past 10 listeners is off.
+ * What bounds the listeners is the socket and subscription caps (ws-server.ts).
+ */
 export function createChangePubSub(): ChangePubSub {
-  return createPubSub<ChangeTopics>();
+  const eventTarget = new EventTarget();
+  setMaxListeners(Infinity, eventTarget);
+  return createPubSub<ChangeTopics>({ eventTarget });
 }

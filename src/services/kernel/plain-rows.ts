@@ -75,6 +75,21 @@ export async function plainRows<T extends ObjectLiteral>(manager: EntityManager,
   });
 }
 
+/**
+ * One entity from a raw row whose columns are named `<prefix><column>` (a
+ * statement that selects more than one entity's columns, which plainRows
+ * does not read), converted as TypeORM would.
+ */
+export function entityFromRow<T extends ObjectLiteral>(manager: EntityManager, entity: new () => T, row: Record<string, unknown>, prefix: string): T {
+  const made = new entity() as Record<string, unknown>;
+  for (const column of manager.connection.getMetadata(entity).columns) {
+    const value = row[`${prefix}${column.databaseName}`];
+    const convert = converterFor(column.type);
+    made[column.propertyName] = convert ? convert(value) : value;
+  }
+  return made as T;
+}
+
 interface SqliteStatement {
   columns(): { name: string }[];
   raw(on: boolean): SqliteStatement;
