@@ -44,7 +44,7 @@ function dashboardHeaders(res: Response): void {
  * mounted before this.
  */
 export function serveDashboard(app: Express): void {
-  const assets = express.static(DASHBOARD_DIR, {
+  const assets = express.static(path.join(DASHBOARD_DIR, 'assets'), {
     index: false, fallthrough: true, maxAge: '1h', redirect: false,
     setHeaders: (res) => dashboardHeaders(res as Response),
   });
