@@ -72,7 +72,7 @@ describe('bearer-only auth, as MCP clients meet it', () => {
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer realm="taskbase"');
       expect(response.headers.get('content-type')).toMatch(/application\/json/);
-      const body = await response.json();
+      const body: any = await response.json();
       // /graphql answers in the GraphQL shape, /mcp in JSON-RPC's, with the same words.
       const [message, code] = path === '/mcp' ? [body.error.message, body.error.data.code] : [body.errors[0].message, body.errors[0].extensions.code];
       expect(code).toBe('UNAUTHENTICATED');
@@ -101,7 +101,7 @@ describe('bearer-only auth, as MCP clients meet it', () => {
       });
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toMatch(/application\/json/);
-      const body = await response.json();
+      const body: any = await response.json();
       expect(body.errors[0].extensions.code).toBe('NOT_FOUND');
       expect(body.errors[0].message).toContain('bearer tokens, not OAuth');
       expect(body.errors[0].message).toContain('Authorization: Bearer <token>');

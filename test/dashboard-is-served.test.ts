@@ -41,7 +41,7 @@ describe('GET /', () => {
   it('answers a path that is not a dashboard view with 404 JSON, never the page', async () => {
     const response = await fetch(`${base}/wp-admin/setup.php`, { headers: { accept: 'text/html' } });
     expect(response.status).toBe(404);
-    expect((await response.json()).errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(((await response.json()) as any).errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
   it('serves the page and its bundles under a strict CSP that forbids framing, sniffing and referrers', async () => {
