@@ -35,6 +35,14 @@ export function accessOf(table: Map<string, Access>, authorization: string | und
   return match ? table.get(digest(match[1])) : undefined;
 }
 
+/** A key for the bearer token an Authorization value names, when the server knows it (the per-token caps); null otherwise and with auth off. */
+export function knownTokenKey(table: Map<string, Access>, authorization: string | undefined): string | null {
+  if (table.size === 0) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  const key = match ? digest(match[1]) : null;
+  return key && table.has(key) ? key : null;
+}
+
 function digest(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

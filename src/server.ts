@@ -6,7 +6,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler } from 'express';
 import http from 'node:http';
 import type { Logger } from 'pino';
-import { bearerAuth, notFound, tokenTable } from './auth.js';
+import { bearerAuth, knownTokenKey, notFound, tokenTable } from './auth.js';
 import { serveDashboard } from './dashboard.js';
 import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
@@ -47,7 +47,9 @@ export async function startServer(
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(httpServerOptions(config.connections), app);
-  limitConnections(httpServer, config.connections);
+  limitConnections(httpServer, config.connections, {
+    authOn: tokens.size > 0, tokenOf: (authorization) => knownTokenKey(tokens, authorization),
+  });
   const pubSub = createChangePubSub();
   const schema = await createSchema(pubSub);
   const apollo = new ApolloServer<Context>({
