@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
  * sent a complete request that proves it: one carrying a bearer token the
  * server knows (proven as soon as its headers are in, body or not: that is
  * the reserve kept for authenticated requests), or with auth off any request
- * received whole and answered. Idle sockets, headers or bodies trickling in,
+ * received whole. Idle sockets, headers or bodies trickling in,
  * and connections whose requests were all refused 401 stay unproven.
  *
  * - Per address at most maxConnectionsPerClient connections. At the cap, a
@@ -215,7 +215,12 @@ export function limitConnections(server: Server, limits: ConnectionLimits, ident
       });
       prove(socket);
     } else if (!identity.authOn) {
-      res.once('finish', () => { if (req.complete) prove(socket); });
+      // Proven once the request is whole, so a request still being answered (a long query) is never closed for a newcomer.
+      const whole = () => { if (req.complete) prove(socket); };
+      req.once('end', whole);
+      res.once('finish', whole);
+      // A request without a body is whole as soon as the parser is past its headers.
+      setImmediate(whole);
     }
     for (const handler of onRequest) handler.call(server, req, res);
   });

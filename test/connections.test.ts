@@ -95,6 +95,23 @@ describe('a slow-body flood from one address, auth off', () => {
     expect(evicted.message).toContain('TASKBASE_MAX_CONNECTIONS_PER_CLIENT');
   });
 
+  it('never closes a connection that sent a whole request to make room for the flood', async () => {
+    const { port, host } = new URL(server.url);
+    const body = JSON.stringify({ query: '{ reminderSettings { enabled } }' });
+    const request = `POST /graphql HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const agent = await rawClient(Number(port));
+    const answers = () => agent.received().match(/^HTTP\/1\.1 \d{3}/gm) ?? [];
+    agent.socket.write(request);
+    while (answers().length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    const slow = await flood(Number(port), host, 100);
+    // The same keep-alive connection, after the flood: still open, and answered again.
+    agent.socket.write(request);
+    while (answers().length < 2 && !agent.socket.destroyed) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(answers()).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    agent.socket.destroy();
+    for (const client of slow) client.socket.destroy();
+  });
+
   it('cuts off headers sent byte by byte with 408', async () => {
     const { port } = new URL(server.url);
     const client = await rawClient(Number(port), '127.0.0.3');
