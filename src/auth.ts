@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Access } from './graphql/context.js';
+import { httpErrorBody, isMcpPath, rpcErrorBody } from './http-edge.js';
 
 /**
  * Bearer tokens from TASKBASE_TOKENS: "secret" may read and write,
@@ -34,6 +35,14 @@ export function accessOf(table: Map<string, Access>, authorization: string | und
   return match ? table.get(digest(match[1])) : undefined;
 }
 
+/** A key for the bearer token an Authorization value names, when the server knows it (the per-token caps); null otherwise and with auth off. */
+export function knownTokenKey(table: Map<string, Access>, authorization: string | undefined): string | null {
+  if (table.size === 0) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  const key = match ? digest(match[1]) : null;
+  return key && table.has(key) ? key : null;
+}
+
 function digest(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
@@ -47,11 +56,17 @@ export function principalOf(token: string): string {
   return createHash('sha256').update('taskbase principal\0').update(token).digest('hex');
 }
 
+/** How to send a token, in the words every refusal below uses. */
+export const HOW_TO_SEND_A_TOKEN =
+  'Send the header Authorization: Bearer <token> with a token from TASKBASE_TOKENS (for MCP clients: --header "Authorization: Bearer <token>", or "headers" in an mcpServers entry).';
+
 /**
  * With no tokens configured, auth is off and every caller may write. With
  * tokens, a request without a known bearer token is answered 401
- * UNAUTHENTICATED before GraphQL runs; a known one sets res.locals.access
- * and res.locals.principal.
+ * UNAUTHENTICATED before GraphQL or MCP runs; a known one sets
+ * res.locals.access and res.locals.principal. The challenge names the
+ * realm and nothing else: there is no authorization server to discover
+ * (see notOAuth).
  */
 export function bearerAuth(table: Map<string, Access>): RequestHandler {
   return (req, res, next) => {
@@ -62,19 +77,33 @@ export function bearerAuth(table: Map<string, Access>): RequestHandler {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     const access = accessOf(table, req.headers.authorization);
     if (!access) {
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      res.status(401).json({
-        errors: [{
-          message: match
-            ? 'The bearer token is not one this server knows. Send Authorization: Bearer <token> with a token from TASKBASE_TOKENS.'
-            : 'Authentication is on: send Authorization: Bearer <token> with a token from TASKBASE_TOKENS.',
-          extensions: { code: 'UNAUTHENTICATED' },
-        }],
-      });
+      const message = match
+        ? `The bearer token is not one this server knows. ${HOW_TO_SEND_A_TOKEN}`
+        : `Authentication is on. ${HOW_TO_SEND_A_TOKEN}`;
+      res.setHeader('WWW-Authenticate', 'Bearer realm="taskbase"');
+      res.status(401).json(isMcpPath(req.path) ? rpcErrorBody(message, 'UNAUTHENTICATED') : httpErrorBody(message, 'UNAUTHENTICATED'));
       return;
     }
     res.locals.access = access;
     res.locals.principal = principalOf(match![1]);
     next();
+  };
+}
+
+/**
+ * Every path the server does not serve, the ones MCP clients probe when they
+ * meet a 401 included (OAuth discovery under /.well-known/, dynamic client
+ * registration at /register, /authorize, /token): taskbase has no
+ * authorization server, so each answers 404 JSON that says to send the bearer
+ * token instead, and a client falls back to the header it was given rather
+ * than to a login flow.
+ */
+export function notFound(): RequestHandler {
+  return (req, res) => {
+    res.status(404).json(httpErrorBody(
+      `Nothing is served at ${req.method} ${req.path}: taskbase answers /graphql, /mcp, /healthz and its dashboard at /. ` +
+        `It uses bearer tokens, not OAuth (there is no discovery, registration or authorization endpoint). ${HOW_TO_SEND_A_TOKEN}`,
+      'NOT_FOUND',
+    ));
   };
 }

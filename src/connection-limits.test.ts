@@ -6,7 +6,7 @@ describe('loadConnectionLimits', () => {
     const limits = loadConnectionLimits({}, null);
     expect(limits).toEqual({
       headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, idleTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000,
-      keepAliveMaxRequests: 1_000, maxConnectionsPerClient: 128, maxConnections: 4_096,
+      keepAliveMaxRequests: 1_000, maxConnectionsPerClient: 128, maxConnections: 4_096, maxRequestsPerToken: 256,
     });
   });
 

@@ -1,12 +1,36 @@
 import fs from 'node:fs';
-import type { Server, ServerOptions } from 'node:http';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
- * How long a client may take and how many connections it may hold. Agents
- * send small JSON bodies from nearby, so a request that is not in within
- * seconds is a stuck or hostile client, and one address holding hundreds of
- * connections must not crowd out everyone else.
+ * How long a client may take and how many connections it may hold, designed
+ * so that a flood cannot lock out the local user (the dashboard, the agents
+ * and their hooks all come from 127.0.0.1, like any local attacker).
+ *
+ * A connection is *unproven* from the moment it is accepted until it has
+ * sent a complete request that proves it: one carrying a bearer token the
+ * server knows (proven as soon as its headers are in, body or not: that is
+ * the reserve kept for authenticated requests), or with auth off any request
+ * received whole. Idle sockets, headers or bodies trickling in,
+ * and connections whose requests were all refused 401 stay unproven.
+ *
+ * - Per address at most maxConnectionsPerClient connections. At the cap, a
+ *   new connection does not wait and is not refused while the address holds
+ *   an unproven one: the address's oldest unproven connection is closed
+ *   instead (429, saying why). Only an address whose connections are all
+ *   proven gets 429 on a new one. So 200 slow bodies from 127.0.0.1 hold at
+ *   most the cap, cost themselves their oldest, and a fresh request, with a
+ *   token or not, is answered.
+ * - In all at most maxConnections (below the open-file limit): at the cap
+ *   the oldest unproven connection anywhere is closed for the new one; with
+ *   none to close, the new one is closed at once.
+ * - Per token at most maxRequestsPerToken requests in progress (headers in,
+ *   answer not yet sent): past it 429 before the request runs, so one token,
+ *   read-only included, cannot hold the server's requests for itself.
+ * - A connection upgraded to a WebSocket leaves these counts to the
+ *   subscription server's own caps.
+ * - Every request and every connection is also bounded in time (the
+ *   timeouts below), so what is held is held for seconds.
  */
 export interface ConnectionLimits {
   /** The request line and headers must be in within this (else 408, closed). */
@@ -19,10 +43,12 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** After this many requests on one connection the answer says Connection: close. */
   keepAliveMaxRequests: number;
-  /** Open connections one client address may hold; more are refused at once with 429. */
+  /** Open connections one client address may hold; past it the address's oldest unproven one is closed, or with none the new one gets 429. */
   maxConnectionsPerClient: number;
   /** Open connections in all; kept below the process's open-file limit, beyond which the OS would refuse files and sockets alike. */
   maxConnections: number;
+  /** Requests in progress for one bearer token; more are answered 429 before they run. */
+  maxRequestsPerToken: number;
 }
 
 /** The variables of README's configuration table, with their defaults. */
@@ -34,6 +60,7 @@ const VARIABLES: Record<keyof ConnectionLimits, [name: string, fallback: number]
   keepAliveMaxRequests: ['TASKBASE_KEEP_ALIVE_MAX_REQUESTS', 1_000],
   maxConnectionsPerClient: ['TASKBASE_MAX_CONNECTIONS_PER_CLIENT', 128],
   maxConnections: ['TASKBASE_MAX_CONNECTIONS', 4_096],
+  maxRequestsPerToken: ['TASKBASE_MAX_REQUESTS_PER_TOKEN', 256],
 };
 
 /** File descriptors kept back from connections: the database files, PostgreSQL pools, logs and modules. */
@@ -84,50 +111,160 @@ function clientOf(socket: Socket): string {
   return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
 }
 
+/** Who a request is for the per-token cap: a key for a known bearer token, null for none (or auth off). */
+export interface RequestIdentity {
+  /** True when TASKBASE_TOKENS is set: then only a known token proves a connection. */
+  authOn: boolean;
+  tokenOf(authorization: string | undefined): string | null;
+}
+
+interface Tracked {
+  client: string;
+  /** Set once the connection is proven (see ConnectionLimits); it is then never closed to make room. */
+  proven: boolean;
+  /** The answer of the request in progress, if any: an eviction must not write into an answer already begun. */
+  response: ServerResponse | null;
+}
+
 /**
- * Applies the limits to a server created with httpServerOptions. The
- * per-client cap sits in front of Node's own connection handling, so a
- * refused socket is never parsed as HTTP: it gets one 429 answer and is
- * closed.
+ * Applies the limits to a server created with httpServerOptions. The caps
+ * sit in front of Node's own handling: a refused or evicted socket gets one
+ * raw 429 answer and is closed, and a request refused for its token never
+ * reaches the application.
  */
-export function limitConnections(server: Server, limits: ConnectionLimits): void {
+export function limitConnections(server: Server, limits: ConnectionLimits, identity: RequestIdentity): void {
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxRequestsPerSocket = limits.keepAliveMaxRequests;
-  server.maxConnections = limits.maxConnections;
   server.setTimeout(limits.idleTimeoutMs);
 
-  const open = new Map<string, number>();
+  const tracked = new Map<Socket, Tracked>();
+  const perClient = new Map<string, number>();
+  // Insertion order is age: the first entry is the oldest unproven connection.
+  const unproven = new Set<Socket>();
+  const unprovenOf = new Map<string, Set<Socket>>();
+  const perToken = new Map<string, number>();
+
+  const settle = (socket: Socket, state: Tracked) => {
+    unproven.delete(socket);
+    const mine = unprovenOf.get(state.client);
+    mine?.delete(socket);
+    if (mine?.size === 0) unprovenOf.delete(state.client);
+  };
+  const prove = (socket: Socket) => {
+    const state = tracked.get(socket);
+    if (!state || state.proven) return;
+    state.proven = true;
+    settle(socket, state);
+  };
+  const evict = (socket: Socket, why: string) => {
+    const state = tracked.get(socket)!;
+    settle(socket, state);
+    if (state.response?.headersSent) socket.destroy();
+    else refuse(socket, why);
+  };
+
   // Node's HTTP handling (and anything else listening so far) only ever sees the connections let through.
-  const handlers = server.listeners('connection') as ((socket: Socket) => void)[];
+  const onConnection = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     const client = clientOf(socket);
-    const count = open.get(client) ?? 0;
-    if (count >= limits.maxConnectionsPerClient) return refuse(socket, limits.maxConnectionsPerClient);
-    open.set(client, count + 1);
+    if ((perClient.get(client) ?? 0) >= limits.maxConnectionsPerClient) {
+      const oldest = unprovenOf.get(client)?.values().next().value;
+      if (!oldest) return refuse(socket, fullOfProven(limits.maxConnectionsPerClient));
+      evict(oldest, evicted(`its client address reached ${limits.maxConnectionsPerClient} open connections to taskbase (TASKBASE_MAX_CONNECTIONS_PER_CLIENT)`));
+    }
+    if (tracked.size >= limits.maxConnections) {
+      const oldest = unproven.values().next().value;
+      if (!oldest) return void socket.destroy();
+      evict(oldest, evicted(`taskbase reached ${limits.maxConnections} open connections in all (TASKBASE_MAX_CONNECTIONS)`));
+    }
+    const state: Tracked = { client, proven: false, response: null };
+    tracked.set(socket, state);
+    perClient.set(client, (perClient.get(client) ?? 0) + 1);
+    unproven.add(socket);
+    if (!unprovenOf.has(client)) unprovenOf.set(client, new Set());
+    unprovenOf.get(client)!.add(socket);
     socket.once('close', () => {
-      const left = (open.get(client) ?? 1) - 1;
-      if (left > 0) open.set(client, left);
-      else open.delete(client);
+      settle(socket, state);
+      tracked.delete(socket);
+      const left = (perClient.get(client) ?? 1) - 1;
+      if (left > 0) perClient.set(client, left);
+      else perClient.delete(client);
     });
-    for (const handler of handlers) handler.call(server, socket);
+    for (const handler of onConnection) handler.call(server, socket);
   });
+
+  const onRequest = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    const state = tracked.get(socket);
+    if (state) {
+      state.response = res;
+      res.once('close', () => { if (state.response === res) state.response = null; });
+    }
+    const token = identity.tokenOf(req.headers.authorization);
+    if (token) {
+      const open = perToken.get(token) ?? 0;
+      if (open >= limits.maxRequestsPerToken) return tooManyForToken(res, limits.maxRequestsPerToken);
+      perToken.set(token, open + 1);
+      res.once('close', () => {
+        const left = (perToken.get(token) ?? 1) - 1;
+        if (left > 0) perToken.set(token, left);
+        else perToken.delete(token);
+      });
+      prove(socket);
+    } else if (!identity.authOn) {
+      // Proven once the request is whole, so a request still being answered (a long query) is never closed for a newcomer.
+      const whole = () => { if (req.complete) prove(socket); };
+      req.once('end', whole);
+      res.once('finish', whole);
+      // A request without a body is whole as soon as the parser is past its headers.
+      setImmediate(whole);
+    }
+    for (const handler of onRequest) handler.call(server, req, res);
+  });
+
+  // A WebSocket is counted by the subscription server from here on; it is not an unproven HTTP connection to close.
+  server.prependListener('upgrade', (req: IncomingMessage) => prove(req.socket));
+}
+
+function tooLarge(message: string): string {
+  return JSON.stringify({ errors: [{ message, extensions: { code: 'TOO_LARGE' } }] });
+}
+
+function evicted(reached: string): string {
+  return tooLarge(
+    `This connection was closed to make room: ${reached}, ` +
+      'and this was the oldest that had not completed an authenticated request. Send each request whole and promptly, with its bearer token, then retry.',
+  );
+}
+
+function fullOfProven(cap: number): string {
+  return tooLarge(
+    `This client address already holds ${cap} open connections to taskbase, the most it may (TASKBASE_MAX_CONNECTIONS_PER_CLIENT). ` +
+      'Reuse connections (keep-alive) or wait for one to finish, then retry.',
+  );
+}
+
+function tooManyForToken(res: ServerResponse, cap: number): void {
+  const body = tooLarge(
+    `This bearer token already has ${cap} requests in progress, the most one token may (TASKBASE_MAX_REQUESTS_PER_TOKEN). ` +
+      'Wait for an answer before sending more, then retry.',
+  );
+  res.writeHead(429, {
+    'Connection': 'close', 'Retry-After': '1', 'Content-Type': 'application/json; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body),
+  }).end(body);
 }
 
 /** One short answer, then the connection is closed; whatever the client sends meanwhile is read and dropped. */
-function refuse(socket: Socket, cap: number): void {
-  const body = JSON.stringify({
-    errors: [{
-      message: `This client address already holds ${cap} open connections to taskbase, the most it may (TASKBASE_MAX_CONNECTIONS_PER_CLIENT). ` +
-        'Reuse connections (keep-alive) or wait for one to finish, then retry.',
-      extensions: { code: 'TOO_LARGE' },
-    }],
-  });
+function refuse(socket: Socket, body: string): void {
   socket.on('error', () => undefined);
   socket.resume();
   socket.setTimeout(1_000, () => socket.destroy());
   socket.end(
     'HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `X-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

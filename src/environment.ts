@@ -25,6 +25,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'TASKBASE_KEEP_ALIVE_MAX_REQUESTS', fallback: '1000', meaning: 'requests on one connection before Connection: close' },
   { name: 'TASKBASE_MAX_CONNECTIONS_PER_CLIENT', fallback: '128', meaning: 'open connections one client address may hold' },
   { name: 'TASKBASE_MAX_CONNECTIONS', fallback: '4096', meaning: 'open connections in all' },
+  { name: 'TASKBASE_MAX_REQUESTS_PER_TOKEN', fallback: '256', meaning: 'requests one bearer token may have in progress' },
   { name: 'TASKBASE_ALLOWED_HOSTS', fallback: 'unset', meaning: 'Host names answered besides local ones, comma-separated (* for any)' },
   { name: 'TASKBASE_ALLOWED_ORIGINS', fallback: 'unset', meaning: "web page origins answered besides the dashboard's own, comma-separated (* for any)" },
   { name: 'TASKBASE_MCP_MAX_SESSIONS', fallback: '2000', meaning: 'open MCP sessions over HTTP in all' },

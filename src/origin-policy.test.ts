@@ -41,4 +41,10 @@ describe('the Host and Origin policy', () => {
     expect(() => loadOriginPolicy({ TASKBASE_ALLOWED_HOSTS: 'bad host/' }, '127.0.0.1')).toThrow(/^TASKBASE_ALLOWED_HOSTS has an entry "bad host\/"/);
     expect(() => loadOriginPolicy({ TASKBASE_ALLOWED_ORIGINS: 'ftp://x' }, '127.0.0.1')).toThrow(/^TASKBASE_ALLOWED_ORIGINS/);
   });
+
+  it('quotes a refused header back only when it is a plain host or origin', () => {
+    expect(local.refusal({ host: 'attacker.example:4000' })?.message).toContain('"attacker.example:4000"');
+    expect(local.refusal({ host: 'x"><script>alert(1)</script>' })?.message).not.toContain('<script');
+    expect(local.refusal({ host: '127.0.0.1', origin: 'http://a.example/"<img>' })?.message).not.toContain('<img');
+  });
 });

@@ -54,6 +54,12 @@ export function normalizedOrigin(origin: string): string | null {
   }
 }
 
+/** A header value fit to quote back in a message: only URL characters, at most 100 of them; anything else is not repeated. */
+function quoted(value: string | undefined): string {
+  const text = (value ?? '').trim();
+  return /^[A-Za-z0-9.:[\]/_-]{1,100}$/.test(text) ? `"${text}"` : text ? '(a value that is not a host name)' : '(none)';
+}
+
 function list(raw: string | undefined): string[] {
   return (raw ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
 }
@@ -88,7 +94,7 @@ export function originPolicy(allowedHosts: readonly string[], allowedOrigins: re
       if (!hostAllowed(hostnameOf(host))) {
         return {
           header: 'host',
-          message: `This server does not answer to the Host "${host ?? ''}" (a guard against DNS rebinding). ` +
+          message: `This server does not answer to the Host ${quoted(host)} (a guard against DNS rebinding). ` +
             'Use http://127.0.0.1:<port> or http://localhost:<port>, or add the name to TASKBASE_ALLOWED_HOSTS.',
         };
       }
@@ -99,7 +105,7 @@ export function originPolicy(allowedHosts: readonly string[], allowedOrigins: re
       if (normalized && allowedOrigins.includes(normalized)) return null;
       return {
         header: 'origin',
-        message: `Requests from a web page at "${origin}" are refused: taskbase answers only its own dashboard and clients that send no Origin. ` +
+        message: `Requests from a web page at ${quoted(origin)} are refused: taskbase answers only its own dashboard and clients that send no Origin. ` +
           'Add the origin to TASKBASE_ALLOWED_ORIGINS to allow it.',
       };
     },

@@ -6,12 +6,13 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler } from 'express';
 import http from 'node:http';
 import type { Logger } from 'pino';
-import { bearerAuth, tokenTable } from './auth.js';
+import { bearerAuth, knownTokenKey, notFound, tokenTable } from './auth.js';
 import { serveDashboard } from './dashboard.js';
 import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
+import { hostAndOriginGuard, httpErrorBody } from './http-edge.js';
 import { createContext, type Context } from './graphql/context.js';
-import { createErrorFormatter } from './graphql/errors.js';
+import { createErrorFormatter, unavailableStatus } from './graphql/errors.js';
 import { executionBudget } from './graphql/execution-budget.js';
 import { readOnlyAccess } from './graphql/read-only-access.js';
 import { requestLimits } from './graphql/request-limits.js';
@@ -31,16 +32,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** A JSON error body in the GraphQL shape, for failures before GraphQL runs (body too large, bad JSON). */
-function httpErrorBody(message: string, code: string) {
-  return { errors: [{ message, extensions: { code } }] };
-}
-
 /**
- * The HTTP layer: POST /graphql (Apollo over express) behind bearer-token
- * auth when TASKBASE_TOKENS is set, GET /healthz (always open), a body size
- * limit, request limits checked before execution, and error bodies that
- * never carry a stack.
+ * The HTTP layer: the Host and Origin guard in front of everything, POST
+ * /graphql (Apollo over express) and /mcp behind bearer-token auth when
+ * TASKBASE_TOKENS is set, GET /healthz (always open), a body size limit,
+ * request limits checked before execution, the dashboard at GET /, 404 JSON
+ * for every other path, and error bodies that never carry a stack.
  */
 export async function startServer(
   config: Config, services: Services, logger: Logger, feed: ChangeFeed = new LocalChangeFeed(services.bus),
@@ -50,7 +47,9 @@ export async function startServer(
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(httpServerOptions(config.connections), app);
-  limitConnections(httpServer, config.connections);
+  limitConnections(httpServer, config.connections, {
+    authOn: tokens.size > 0, tokenOf: (authorization) => knownTokenKey(tokens, authorization),
+  });
   const pubSub = createChangePubSub();
   const schema = await createSchema(pubSub);
   const apollo = new ApolloServer<Context>({
@@ -67,10 +66,12 @@ export async function startServer(
     // Apollo's landing page loads its explorer from a CDN; a browser gets landingPage() instead.
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginLandingPageDisabled(),
-      readOnlyAccess(), requestLimits(), executionBudget(),
+      readOnlyAccess(), requestLimits(), executionBudget(), unavailableStatus(),
     ],
   });
   await apollo.start();
+  // Before anything else, /healthz included: a rebinding page must not even learn that the server is up.
+  app.use(hostAndOriginGuard(config.origins));
   const stopLive = serveLiveChanges({ httpServer, schema, pubSub, feed, services, tokens, origins: config.origins, limits: config.subscriptions, logger });
 
   app.get('/healthz', async (_req, res) => {
@@ -98,6 +99,8 @@ export async function startServer(
   const mcp = mcpHttp(services, logger, { limits: config.mcp, origins: config.origins });
   app.all('/mcp', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), mcp.handler);
   serveDashboard(app);
+  // OAuth discovery (/.well-known/…, /register, /authorize, /token) and every other path: 404 JSON, never the page.
+  app.use(notFound());
 
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
     const status = typeof error?.status === 'number' ? error.status : 500;

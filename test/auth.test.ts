@@ -61,6 +61,54 @@ describe('with TASKBASE_TOKENS set', () => {
   });
 });
 
+describe('bearer-only auth, as MCP clients meet it', () => {
+  const base = () => server.app.server.url;
+
+  it('answers 401 with a Bearer challenge in the taskbase realm and a body that says how to send the token', async () => {
+    for (const path of ['/graphql', '/mcp']) {
+      const response = await fetch(`${base()}${path}`, {
+        method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"query":"{ access }"}',
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="taskbase"');
+      expect(response.headers.get('content-type')).toMatch(/application\/json/);
+      const body: any = await response.json();
+      // /graphql answers in the GraphQL shape, /mcp in JSON-RPC's, with the same words.
+      const [message, code] = path === '/mcp' ? [body.error.message, body.error.data.code] : [body.errors[0].message, body.errors[0].extensions.code];
+      expect(code).toBe('UNAUTHENTICATED');
+      expect(message).toContain('Authorization: Bearer <token>');
+    }
+  });
+
+  const PROBES: [method: string, path: string][] = [
+    ['GET', '/.well-known/oauth-authorization-server'],
+    ['GET', '/.well-known/oauth-authorization-server/mcp'],
+    ['GET', '/.well-known/oauth-protected-resource'],
+    ['GET', '/.well-known/oauth-protected-resource/mcp'],
+    ['GET', '/.well-known/openid-configuration'],
+    ['POST', '/register'],
+    ['GET', '/authorize?response_type=code&client_id=x'],
+    ['POST', '/token'],
+    ['GET', '/mcp/.well-known/oauth-protected-resource'],
+    ['GET', '/favicon.ico'],
+    ['GET', '/no/such/page'],
+  ];
+
+  it.each(PROBES)('answers %s %s with 404 JSON saying taskbase takes bearer tokens, not OAuth, even to a browser', async (method, path) => {
+    for (const accept of ['application/json', 'text/html,application/xhtml+xml,*/*']) {
+      const response = await fetch(`${base()}${path}`, {
+        method, headers: { accept, 'content-type': 'application/json' }, body: method === 'POST' ? '{"client_name":"inspector"}' : undefined,
+      });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toMatch(/application\/json/);
+      const body: any = await response.json();
+      expect(body.errors[0].extensions.code).toBe('NOT_FOUND');
+      expect(body.errors[0].message).toContain('bearer tokens, not OAuth');
+      expect(body.errors[0].message).toContain('Authorization: Bearer <token>');
+    }
+  });
+});
+
 describe('a TASKBASE_TOKENS that names no usable token', () => {
   it.each([':read', 'has space', 'same,same:read'])('%j stops the server from starting, rather than leaving it open', async (tokens) => {
     await expect(startTestServer({ env: { TASKBASE_TOKENS: tokens } })).rejects.toThrow(/TASKBASE_TOKENS/);

@@ -1,8 +1,10 @@
 /**
- * One client cannot hold every connection: a flood of slow bodies from one
- * address is capped (the extras refused at once with 429) and each slow body
- * is cut off (408, closed), while a client at another address is answered.
- * Loopback only; every socket is bounded in count and closed by the server.
+ * A flood cannot lock out the local user: slow bodies from one address hold
+ * at most the per-address cap (each new connection past it closes the
+ * oldest that has proven nothing, with 429) and each is cut off (408), while
+ * a fresh request from the same address, with a token or with auth off, is
+ * answered; one token cannot hold more requests than its cap. Loopback
+ * only; every socket is bounded in count and closed by the server.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -25,17 +27,20 @@ function rawClient(port: number, localAddress = '127.0.0.1'): Promise<RawClient>
 }
 
 /** Sends the headers of a POST whose 1,000-byte body then arrives one byte every 200 ms, until the server closes it. */
-function dripBody(client: RawClient, host: string): void {
-  client.socket.write(`POST /graphql HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`);
+function dripBody(client: RawClient, host: string, token?: string): void {
+  const auth = token ? `Authorization: Bearer ${token}\r\n` : '';
+  client.socket.write(`POST /graphql HTTP/1.1\r\nHost: ${host}\r\n${auth}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n`);
   const timer = setInterval(() => { if (!client.socket.destroyed) client.socket.write('{'); }, 200);
   void client.closed.then(() => clearInterval(timer));
 }
 
-/** One ordinary GraphQL request from `localAddress`: status and body. */
-function query(url: string, localAddress: string): Promise<{ status: number; body: string }> {
+/** One ordinary GraphQL request from `localAddress` (with a bearer token when given): status and body. */
+function query(url: string, localAddress: string, token?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ query: '{ reminderSettings { enabled } }' });
-    const req = http.request(url, { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const req = http.request(url, { method: 'POST', localAddress, agent: false, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (chunk) => { text += chunk; }).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
@@ -45,7 +50,20 @@ function query(url: string, localAddress: string): Promise<{ status: number; bod
 
 const statusOf = (client: RawClient) => /^HTTP\/1\.1 (\d{3})/.exec(client.received())?.[1] ?? 'none';
 
-describe('a slow-body flood from one address', () => {
+/** Opens `count` connections from 127.0.0.1 and starts a slow body on each, one after the other (each new one may close an older one). */
+async function flood(port: number, host: string, count: number, token?: string): Promise<RawClient[]> {
+  const clients: RawClient[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const client = await rawClient(port);
+    dripBody(client, host, token);
+    clients.push(client);
+  }
+  return clients;
+}
+
+const openConnections = (server: TestServer) => new Promise<number>((resolve) => server.app.server.http.getConnections((_e, n) => resolve(n)));
+
+describe('a slow-body flood from one address, auth off', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({
@@ -54,31 +72,44 @@ describe('a slow-body flood from one address', () => {
   });
   afterAll(async () => { await server?.close(); });
 
-  it('is capped per address and cut off, while another client is answered', async () => {
+  it('holds at most the per-address cap, and a fresh request from the same address is answered', async () => {
     const { port, host } = new URL(server.url);
-    const flood: RawClient[] = [];
-    for (let i = 0; i < 60; i += 1) flood.push(await rawClient(Number(port)));
-    for (const client of flood) dripBody(client, host);
+    const slow = await flood(Number(port), host, 200);
 
-    // While the flood holds its 20 connections, a client at another loopback address is answered as usual...
-    const other = await query(server.url, '127.0.0.2');
-    expect(other.status).toBe(200);
-    expect(JSON.parse(other.body)).toEqual({ data: { reminderSettings: { enabled: true } } });
-    // ...and the flooding address itself gets no more: a coded 429 that says what to do.
-    const same = await query(server.url, '127.0.0.1');
-    expect(same.status).toBe(429);
-    const refusal = JSON.parse(same.body).errors[0];
-    expect(refusal.extensions.code).toBe('TOO_LARGE');
-    expect(refusal.message).toContain('Reuse connections');
+    // A fresh request from the flooding address itself is answered as usual, and so is another address.
+    for (const address of ['127.0.0.1', '127.0.0.1', '127.0.0.2']) {
+      const probe = await query(server.url, address);
+      expect(probe.status).toBe(200);
+      expect(JSON.parse(probe.body)).toEqual({ data: { reminderSettings: { enabled: true } } });
+    }
+    // The flood never holds more than its cap, whatever it opens: the others were answered 429 at once.
+    expect(slow.filter((client) => client.received() === '').length).toBeLessThanOrEqual(20);
 
-    // The server closes every flooding connection itself: the extras at once with 429, the slow bodies with 408.
-    await Promise.all(flood.map((client) => client.closed));
-    const statuses = flood.map(statusOf);
-    expect(statuses.filter((s) => s === '429')).toHaveLength(40);
-    expect(statuses.filter((s) => s === '408')).toHaveLength(20);
+    // The server closes every flooding connection itself: the oldest to make room (429, saying why), the rest when their body times out (408).
+    await Promise.all(slow.map((client) => client.closed));
+    const statuses = slow.map(statusOf);
+    expect(statuses.filter((s) => s === '429').length).toBeGreaterThanOrEqual(180);
+    expect(statuses.every((s) => s === '429' || s === '408')).toBe(true);
+    const evicted = JSON.parse(slow[0].received().split('\r\n\r\n')[1]).errors[0];
+    expect(evicted.extensions.code).toBe('TOO_LARGE');
+    expect(evicted.message).toContain('TASKBASE_MAX_CONNECTIONS_PER_CLIENT');
+  });
 
-    // Once they are gone the address is welcome again.
-    expect((await query(server.url, '127.0.0.1')).status).toBe(200);
+  it('never closes a connection that sent a whole request to make room for the flood', async () => {
+    const { port, host } = new URL(server.url);
+    const body = JSON.stringify({ query: '{ reminderSettings { enabled } }' });
+    const request = `POST /graphql HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const agent = await rawClient(Number(port));
+    const answers = () => agent.received().match(/^HTTP\/1\.1 \d{3}/gm) ?? [];
+    agent.socket.write(request);
+    while (answers().length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    const slow = await flood(Number(port), host, 100);
+    // The same keep-alive connection, after the flood: still open, and answered again.
+    agent.socket.write(request);
+    while (answers().length < 2 && !agent.socket.destroyed) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(answers()).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    agent.socket.destroy();
+    for (const client of slow) client.socket.destroy();
   });
 
   it('cuts off headers sent byte by byte with 408', async () => {
@@ -94,22 +125,83 @@ describe('a slow-body flood from one address', () => {
   });
 });
 
+describe('with TASKBASE_TOKENS set', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: {
+        TASKBASE_TOKENS: 'agent-token,hook-token,reader-token:read', TASKBASE_HEADERS_TIMEOUT_MS: '2000', TASKBASE_BODY_TIMEOUT_MS: '4000',
+        TASKBASE_MAX_CONNECTIONS_PER_CLIENT: '20', TASKBASE_MAX_REQUESTS_PER_TOKEN: '3',
+      },
+    });
+  });
+  afterAll(async () => { await server?.close(); });
+
+  it('keeps a token\'s requests through a flood of anonymous slow bodies from the same address', async () => {
+    const { port, host } = new URL(server.url);
+    const own = await flood(Number(port), host, 2, 'agent-token');
+    const anonymous = await flood(Number(port), host, 200);
+    const probe = await query(server.url, '127.0.0.1', 'hook-token');
+    expect(probe.status).toBe(200);
+    expect(JSON.parse(probe.body)).toEqual({ data: { reminderSettings: { enabled: true } } });
+    // The token's own slow bodies were never closed to make room: they end with the body timeout, not 429.
+    await Promise.all([...own, ...anonymous].map((client) => client.closed));
+    expect(own.map(statusOf)).toEqual(['408', '408']);
+    // The anonymous ones were refused (401 as soon as their headers were in) or closed to make room (429), never served.
+    expect(anonymous.map(statusOf).every((s) => s === '401' || s === '429' || s === '408')).toBe(true);
+  });
+
+  it('lets one token hold at most its cap of requests, refusing the next with 429 before it runs, while other tokens are answered', async () => {
+    const { port, host } = new URL(server.url);
+    const held = await flood(Number(port), host, 3, 'reader-token');
+    // Its headers are in when the server counts it: wait until the three are counted, by asking once more.
+    let refused = await query(server.url, '127.0.0.1', 'reader-token');
+    for (let tries = 0; refused.status !== 429 && tries < 50; tries += 1) refused = await query(server.url, '127.0.0.1', 'reader-token');
+    expect(refused.status).toBe(429);
+    const error = JSON.parse(refused.body).errors[0];
+    expect(error.extensions.code).toBe('TOO_LARGE');
+    expect(error.message).toContain('TASKBASE_MAX_REQUESTS_PER_TOKEN');
+    expect((await query(server.url, '127.0.0.1', 'agent-token')).status).toBe(200);
+    await Promise.all(held.map((client) => client.closed));
+    // Once its requests are done, the token is answered again.
+    expect((await query(server.url, '127.0.0.1', 'reader-token')).status).toBe(200);
+  });
+});
+
 describe('the global connection cap', () => {
   let server: TestServer;
   beforeAll(async () => { server = await startTestServer({ env: { TASKBASE_MAX_CONNECTIONS: '5' } }); });
   afterAll(async () => { await server?.close(); });
 
-  it('closes a connection past it at once, and serves again when one is free', async () => {
+  it('closes the oldest connection that proved nothing to serve a new one', async () => {
     const { port } = new URL(server.url);
     const held = await Promise.all(Array.from({ length: 5 }, (_, i) => rawClient(Number(port), `127.0.0.${10 + i}`)));
-    const count = () => new Promise<number>((resolve) => server.app.server.http.getConnections((_e, n) => resolve(n)));
-    while ((await count()) < 5) await new Promise((resolve) => setTimeout(resolve, 20));
-    const extra = await rawClient(Number(port), '127.0.0.20');
+    while ((await openConnections(server)) < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await query(server.url, '127.0.0.20')).status).toBe(200);
+    await held[0].closed;
+    expect(statusOf(held[0])).toBe('429');
+    expect(held[0].received()).toContain('TASKBASE_MAX_CONNECTIONS');
+    expect(held.slice(1).every((client) => !client.socket.destroyed && client.received() === '')).toBe(true);
+    for (const client of held) client.socket.destroy();
+  });
+
+  it('closes a new connection at once when every held one is proven', async () => {
+    const { port } = new URL(server.url);
+    // Five keep-alive connections, each proven by a complete answered request (auth is off).
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 5 });
+    const body = JSON.stringify({ query: '{ reminderSettings { enabled } }' });
+    const ask = () => new Promise<number>((resolve, reject) => {
+      http.request(server.url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume().on('end', () => resolve(res.statusCode ?? 0));
+      }).on('error', reject).end(body);
+    });
+    expect(await Promise.all(Array.from({ length: 5 }, ask))).toEqual([200, 200, 200, 200, 200]);
+    while ((await openConnections(server)) < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+    const extra = await rawClient(Number(port), '127.0.0.21');
     await extra.closed;
     expect(extra.received()).toBe('');
-    for (const client of held) client.socket.destroy();
-    await Promise.all(held.map((client) => client.closed));
-    while ((await count()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await query(server.url, '127.0.0.20')).status).toBe(200);
+    agent.destroy();
+    while ((await openConnections(server)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await query(server.url, '127.0.0.21')).status).toBe(200);
   });
 });

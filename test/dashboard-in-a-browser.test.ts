@@ -2,16 +2,22 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import { startBuiltServer, type BuiltServer } from './built-server.js';
 import { CREATE_TASK, ADD_TASK_NOTE, START_SESSION, WRITE_TODOS, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from './fixtures/documents.js';
 import { brief } from './fixtures/knowledge.js';
-import { launchBrowser, openPage, whenLive } from './fixtures/browser.js';
+import { launchBrowser, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
-declare const document: { querySelectorAll(selector: string): { length: number } };
+declare const document: {
+  querySelectorAll(selector: string): { length: number };
+  createElement(tag: string): { textContent: string };
+  head: { append(node: unknown): void };
+  body: { dataset: Record<string, string | undefined> };
+};
+declare const localStorage: unknown;
 
 const onPostgres = Boolean(process.env.TEST_POSTGRES_URL);
 let server: TestServer;
@@ -37,7 +43,7 @@ async function newTask(items = ['Key charge.succeeded by event id', 'Cover refun
 async function itemsOf(taskId: string) {
   return (await server.ok(READ_ITEMS_WITH_DELETED, { id: taskId })).task.items.nodes as { id: string; text: string; state: string; deleted: boolean }[];
 }
-async function openTask(taskId: string): Promise<Page> {
+async function openTask(taskId: string): Promise<WatchedPage> {
   const page = await openPage(browser, `${base()}/#/task/${taskId}`);
   await page.getByRole('heading', { level: 2 }).waitFor();
   return page;
@@ -198,6 +204,27 @@ describe('live', () => {
   });
 });
 
+describe('under its Content-Security-Policy', () => {
+  it('loads, goes live and opens a task with no violation, while the policy is in force', async () => {
+    const task = await newTask();
+    const page = await openTask(task.id);
+    await whenLive(page);
+    await page.getByRole('combobox', { name: 'Cover refunds and disputes' }).waitFor();
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await page.getByRole('heading', { level: 2 }).waitFor();
+    expect(page.cspViolations).toEqual([]);
+    expect(page.errors).toEqual([]);
+    // The policy is the page's: a script the bundle did not bring is refused, and the refusal is seen.
+    expect(await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'document.body.dataset.inline = "ran"';
+      document.head.append(script);
+      return document.body.dataset.inline ?? 'refused';
+    })).toBe('refused');
+    await expect.poll(() => page.cspViolations.length).toBeGreaterThan(0);
+  });
+});
+
 describe('a dropped connection', () => {
   it('reconnects and refetches, so a change made while it was down shows', async () => {
     const task = await newTask();
@@ -265,6 +292,17 @@ describe('with TASKBASE_TOKENS set', () => {
 
     const writer = await openPage(browser, `${guardedBase}/#/task/${taskId}`, { token: 'writer-secret' });
     await writer.getByRole('combobox', { name: 'Read me' }).waitFor();
+  });
+
+  it('renders and asks for the token when the browser blocks storage, and works with it for the page', async () => {
+    const made = await guarded.gql(CREATE_TASK, { input: { title: 'Storage blocked', goal: 'g', domain: 'web/blocked', items: ['Still here'] } }, { headers: { authorization: 'Bearer writer-secret' } });
+    const page = await openPage(browser, `${guarded.url.replace(/\/graphql$/, '')}/#/task/${made.data!.createTask.task.id}`, { blockStorage: true });
+    expect(await page.evaluate(() => { try { return typeof localStorage; } catch (error) { return (error as Error).name; } })).toBe('SecurityError');
+    await page.getByLabel('Bearer token').fill('writer-secret');
+    await page.getByRole('button', { name: 'Use this token' }).click();
+    await page.getByRole('heading', { name: 'Storage blocked' }).waitFor();
+    await page.getByRole('combobox', { name: 'Still here' }).waitFor();
+    expect(page.errors).toEqual([]);
   });
 });
 

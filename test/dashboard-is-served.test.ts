@@ -1,4 +1,4 @@
-/** GET / serves the built dashboard from the server itself: its page, its bundles, and the page again for any deep link. */
+/** GET / serves the built dashboard from the server itself: its page, its bundles and their headers; a path-style deep link goes to its hash route, and any other path is 404 JSON. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 
@@ -26,13 +26,48 @@ describe('GET /', () => {
     }
   });
 
-  it('answers a deep link with the page, and leaves /graphql and /healthz to the API', async () => {
-    const deep = await fetch(`${base}/domains/acme`, { headers: { accept: 'text/html' } });
-    expect(deep.status).toBe(200);
-    expect(await deep.text()).toContain('<div id="app">');
+  it('sends a path-style deep link to its hash route, and leaves /graphql and /healthz to the API', async () => {
+    const deep = await fetch(`${base}/domains/acme?archived=1`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(deep.status).toBe(302);
+    expect(deep.headers.get('location')).toBe('/#/domains/acme?archived=1');
+    const followed = await fetch(`${base}/task/12`, { headers: { accept: 'text/html' } });
+    expect(followed.status).toBe(200);
+    expect(await followed.text()).toContain('<div id="app">');
     expect((await fetch(`${base}/healthz`)).headers.get('content-type')).toMatch(/json/);
     const api = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ access }"}' });
     expect(api.status).toBe(401);
+  });
+
+  it('answers a path that is not a dashboard view with 404 JSON, never the page', async () => {
+    const response = await fetch(`${base}/wp-admin/setup.php`, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as any).errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('serves the page and its bundles under a strict CSP that forbids framing, sniffing and referrers', async () => {
+    const page = await fetch(`${base}/`);
+    const html = await page.text();
+    // Vite's build puts every script in a file: nothing inline for the CSP to allow.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+    for (const response of [page, await fetch(`${base}${asset}`)]) {
+      const csp = response.headers.get('content-security-policy') ?? '';
+      const directives = Object.fromEntries(csp.split(';').map((part) => part.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+      expect(directives['default-src']).toEqual(["'self'"]);
+      expect(directives['script-src']).toEqual(["'self'"]);
+      expect(directives['frame-ancestors']).toEqual(["'none'"]);
+      expect(directives['base-uri']).toEqual(["'none'"]);
+      expect(directives['object-src']).toEqual(["'none'"]);
+      const host = new URL(base).host;
+      expect(directives['connect-src']).toEqual(["'self'", `ws://${host}`, `wss://${host}`]);
+      expect(csp).not.toContain('unsafe');
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    }
+    const json = await fetch(`${base}/healthz`);
+    expect(json.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });
 

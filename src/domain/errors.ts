@@ -50,6 +50,8 @@ export const ERROR_CODES = [
   'PLAN_OPEN',
   /** The session's rules have planOnce and the call would rewrite its written plan. */
   'PLAN_LOCKED',
+  /** The database cannot be reached or written (PostgreSQL down, the SQLite file unreadable): nothing was recorded; retry. */
+  'UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { ApolloServerPlugin } from '@apollo/server';
 import type { Logger } from 'pino';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.js';
 import { isDomainError } from '../domain/errors.js';
 
 /** Codes Apollo and graphql-js give to requests that are malformed; passed through as they are. */
@@ -40,6 +42,10 @@ export function createErrorFormatter(logger: Logger) {
     if (nestedTooDeep(original)) {
       return { ...base, message: NESTED_TOO_DEEP, extensions: { code: 'TOO_LARGE' } };
     }
+    if (isDatabaseUnavailable(original)) {
+      logger.warn({ err: original, path: formatted.path }, 'database unavailable');
+      return { ...base, message: DATABASE_UNAVAILABLE, extensions: { code: 'UNAVAILABLE' } };
+    }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && REQUEST_CODES.has(code) && original instanceof GraphQLError) {
       return { ...base, extensions: { code } };
@@ -51,5 +57,23 @@ export function createErrorFormatter(logger: Logger) {
       message: `Internal server error (id ${errorId}). Nothing about its cause is shown here; if it was a mutation, nothing was recorded unless the task's version moved. Retry, and quote the id if it persists.`,
       extensions: { code: 'INTERNAL_SERVER_ERROR', errorId },
     };
+  };
+}
+
+/**
+ * An answer that carries UNAVAILABLE is HTTP 503, so a client or a proxy
+ * that looks only at the status knows to retry (Apollo would say 200: the
+ * error came from a resolver).
+ */
+export function unavailableStatus(): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          if (response.body.kind !== 'single') return;
+          if (response.body.singleResult.errors?.some((error) => error.extensions?.code === 'UNAVAILABLE')) response.http.status = 503;
+        },
+      };
+    },
   };
 }

@@ -205,6 +205,16 @@ export function checkOperation(
   }
 }
 
+/** Why no operation of the document was picked: several and no operationName, or a name none of them has. */
+function unresolvedOperation(document: DocumentNode, operationName: string | null | undefined): GraphQLError {
+  const names = document.definitions.flatMap((definition) =>
+    definition.kind === Kind.OPERATION_DEFINITION ? [definition.name?.value ?? '(unnamed)'] : []);
+  const listed = names.map((name) => `"${name}"`).join(', ');
+  return refusal('BAD_REQUEST', operationName
+    ? `The document has no operation named "${operationName}"; its operations are ${listed}. Send operationName naming one of them.`
+    : `The document has ${names.length} operations (${listed}) and the request names none. Send operationName naming the one to run, or send one operation per request.`);
+}
+
 /**
  * Refuses, before execution, what the API would refuse anyway or cannot
  * afford: bad arguments anywhere in the operation (as the resolvers would),
@@ -216,7 +226,7 @@ export function requestLimits(): ApolloServerPlugin<Context> {
     async requestDidStart() {
       return {
         async didResolveOperation({ operation, document, schema, request }) {
-          if (!operation) return;
+          if (!operation) throw unresolvedOperation(document, request.operationName);
           if (operation.operation === 'subscription') {
             throw refusal('BAD_REQUEST', 'POST /graphql runs queries and mutations; subscriptions run over a WebSocket on /graphql (graphql-ws). Send a query or a mutation here.');
           }

@@ -4,6 +4,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.js';
 import type { Access } from '../graphql/context.js';
 import type { OriginPolicy } from '../origin-policy.js';
 import type { Services } from '../services/index.js';
@@ -144,6 +145,11 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
       await transport.handleRequest(req, res, req.body);
     } catch (error) {
       if (error instanceof ToolRefusal) return rpcError(res, 400, `Error: ${error.message}`);
+      // Outside a tool handler (an initialize starting its session, say), an unreachable database is still "retry", not a fault.
+      if (isDatabaseUnavailable(error)) {
+        if (!res.headersSent) rpcError(res, 503, `Error: ${DATABASE_UNAVAILABLE}`, null, { code: 'UNAVAILABLE' });
+        return;
+      }
       logger.error({ err: error }, 'MCP request failed');
       if (!res.headersSent) rpcError(res, 500, 'Internal server error; nothing was recorded.');
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.js';
 import { isDomainError, type DomainError } from '../domain/errors.js';
 
 /** An answer with text for the agent and, where it has data, structured content matching the tool's outputSchema. */
@@ -31,6 +32,10 @@ export async function guarded(logger: Logger, run: () => Promise<CallToolResult>
   } catch (error) {
     if (error instanceof ToolRefusal) return refusal(error.message);
     if (isDomainError(error)) return refusal((translate && (await translate(error))) ?? error.message);
+    if (isDatabaseUnavailable(error)) {
+      logger.warn({ err: error }, 'database unavailable');
+      return refusal(DATABASE_UNAVAILABLE);
+    }
     const errorId = randomUUID();
     logger.error({ errorId, err: error }, 'MCP tool failed');
     return refusal(`the server failed on this call (id ${errorId}); nothing was recorded. Retry it, and quote the id if it fails again.`);

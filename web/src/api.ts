@@ -2,12 +2,35 @@ import { signal } from './signal';
 
 /** The bearer token, asked once and kept in this browser. */
 const TOKEN_KEY = 'taskbase.token';
-export const token = signal<string | null>(localStorage.getItem(TOKEN_KEY));
+
+/**
+ * localStorage, where the browser allows it. Blocked storage (site data off,
+ * some private modes, a sandboxed frame) throws on access; the token is then
+ * kept in this page's memory only and asked again on the next visit.
+ */
+const tokenStore = {
+  read(): string | null {
+    try {
+      return localStorage.getItem(TOKEN_KEY);
+    } catch {
+      return null;
+    }
+  },
+  write(value: string): void {
+    try {
+      localStorage.setItem(TOKEN_KEY, value);
+    } catch {
+      // Memory only: the signal below holds it for this page.
+    }
+  },
+};
+
+export const token = signal<string | null>(tokenStore.read());
 export const needToken = signal(false);
 export const canWrite = signal(true);
 
 export function saveToken(value: string): void {
-  localStorage.setItem(TOKEN_KEY, value);
+  tokenStore.write(value);
   token.set(value);
   needToken.set(false);
 }
