@@ -1,5 +1,6 @@
 import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 import type { SqliteSynchronous } from './db/data-source.js';
+import type { ChangeLogRetention } from './services/kernel/change-log.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
@@ -18,6 +19,8 @@ export interface Config {
   connections: ConnectionLimits;
   /** Which Host and Origin headers are answered (TASKBASE_ALLOWED_HOSTS, TASKBASE_ALLOWED_ORIGINS). */
   origins: OriginPolicy;
+  /** How much of the change log servers keep (TASKBASE_CHANGE_LOG_DAYS, TASKBASE_CHANGE_LOG_ROWS). */
+  changeLog: ChangeLogRetention;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -32,7 +35,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     connections: loadConnectionLimits(env),
     origins: loadOriginPolicy(env, host),
+    changeLog: {
+      days: wholeNumber(env, 'TASKBASE_CHANGE_LOG_DAYS', 7, 'days to keep changes in the change log'),
+      rows: wholeNumber(env, 'TASKBASE_CHANGE_LOG_ROWS', 100_000, 'changes the change log keeps at most'),
+    },
   };
+}
+
+/** A whole number from 1 up, or the default when unset; anything else names the variable and what it takes. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, meaning: string): number {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') return fallback;
+  const number = /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(number) || number < 1) throw new Error(`${name} is a whole number from 1 up (${meaning}; default ${fallback}); got "${value}"`);
+  return number;
 }
 
 function sqliteSynchronous(value: string | undefined): SqliteSynchronous {

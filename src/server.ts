@@ -22,7 +22,7 @@ import { mcpHttp } from './mcp/http.js';
 import { serveLiveChanges } from './graphql/subscriptions/live.js';
 import { createChangePubSub } from './graphql/subscriptions/topics.js';
 import type { Services } from './services/index.js';
-import { LocalChangeFeed, type ChangeFeed } from './services/kernel/change-feed.js';
+import type { ChangeFeed } from './services/kernel/change-feed.js';
 
 export interface RunningServer {
   url: string;
@@ -43,7 +43,7 @@ function httpErrorBody(message: string, code: string) {
  * never carry a stack.
  */
 export async function startServer(
-  config: Config, services: Services, logger: Logger, feed: ChangeFeed = new LocalChangeFeed(services.bus),
+  config: Config, services: Services, logger: Logger, feed: ChangeFeed,
 ): Promise<RunningServer> {
   const tokens = tokenTable(config.tokens);
   logger.info({ auth: tokens.size > 0 ? `${tokens.size} bearer token(s)` : 'off' }, 'authentication');
