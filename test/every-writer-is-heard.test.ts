@@ -51,12 +51,13 @@ describe('taskbase mcp writing the database itself, beside the running server', 
     const created = await agent.call('task', { title: 'Written over stdio', goal: 'g', items: 'First\nSecond', domain: 'heard/mcp/agent' });
     const uid = created.data.uid as string;
     await agent.call('task_item', { uid, item: created.data.items[0], state: 'done', comment: 'checked' });
+    await agent.call('task_comment', { uid, body: 'Commented over stdio' });
     await agent.call('remember', { title: 'Noted over stdio', body: 'b', domain: 'heard/mcp/agent' });
     const sentinel = await note('heard/mcp', 'sentinel');
 
     const heard = await heardUntil(live, sentinel);
-    expect(heard.slice(0, 2)).toEqual([`${uid} TASK_CREATED`, `${uid} ITEM_STATE`]);
-    expect(heard[2]).toMatch(/^\d+ NOTE_CREATED$/);
+    expect(heard.slice(0, 3)).toEqual([`${uid} TASK_CREATED`, `${uid} ITEM_STATE`, `${uid} COMMENT_ADDED`]);
+    expect(heard[3]).toMatch(/^\d+ NOTE_CREATED$/);
     expect(heard).toEqual(await loggedUnder(server, 'heard/mcp', from));
     console.log(`[change log, taskbase mcp on ${onPostgres ? 'PostgreSQL' : 'SQLite'}] written ${heard.length - 1} by the stdio process + 1 by the server, delivered ${heard.length}`);
   });
