@@ -75,11 +75,6 @@ export class LogChangeFeed implements ChangeFeed {
     return this.started;
   }
 
-  /** The id of the last change delivered. */
-  get position(): number {
-    return this.lastId;
-  }
-
   /** Reads the log now (coalesced with a read under way). */
   wake(): void {
     if (!this.live || this.closed) return;
