@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Database, type OpenOptions } from './db/database.js';
-import { claimSqliteFile } from './db/sqlite-owner.js';
-import { PostgresChangeFeed } from './db/pg-change-feed.js';
+import { claimSqliteFile, ownerNotice } from './db/sqlite-owner.js';
+import { PostgresWakeups } from './db/pg-change-feed.js';
 import { createLogger } from './logger.js';
-import { LocalChangeFeed, type ChangeFeed } from './services/kernel/change-feed.js';
+import { LogChangeFeed, POLL_MS } from './services/kernel/change-feed.js';
+import { pruneChanges } from './services/kernel/change-log.js';
 import { startServer, type RunningServer } from './server.js';
 import { createServices, type ServiceOptions, type Services } from './services/index.js';
 
@@ -31,8 +32,12 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     throw error;
   }
   const services = createServices(db, options);
-  // On PostgreSQL every server process hears every other's changes (LISTEN/NOTIFY); on SQLite there is one process.
-  const feed: ChangeFeed = db.kind === 'postgres' ? new PostgresChangeFeed(config.databaseUrl, services.bus, logger) : new LocalChangeFeed(services.bus);
+  // Subscriptions hear every writer through the change log: on PostgreSQL NOTIFY wakes the feed, on SQLite it polls.
+  const feed = new LogChangeFeed(() => db.tail(), services.commits, {
+    pollMs: POLL_MS[db.kind],
+    wakeups: db.kind === 'postgres' ? new PostgresWakeups(config.databaseUrl, logger) : null,
+    onError: (error) => logger.warn({ err: error }, 'could not read the change log; trying again from the same change'),
+  });
   let server: RunningServer;
   try {
     await feed.ready();
@@ -43,24 +48,54 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     owner?.release();
     throw error;
   }
+  const retention = keepChangeLog(services, config, logger);
   if (owner) {
     // A server bound to every interface is reached on loopback by the processes beside it.
     const url = /^http:\/\/(0\.0\.0\.0|\[?::\]?):/.test(server.url) ? server.url.replace(/^http:\/\/[^/]*:(\d+)$/, 'http://127.0.0.1:$1') : server.url;
     owner.publish(`${url}/graphql`);
-    logger.info(
-      { database: owner.file },
-      'a SQLite file has one server process: this one holds it; other processes (taskbase remind) go through this server, and a second server on the file is refused',
-    );
+    logger.info({ database: owner.file }, ownerNotice());
   }
   return {
     services,
     server,
     logger,
     close: async () => {
+      await retention.stop();
       await server.stop();
       await feed.close();
       await db.close();
       owner?.release();
+    },
+  };
+}
+
+/** How often a server prunes the change log (and once at start). */
+const PRUNE_EVERY_MS = 60_000;
+
+/**
+ * Keeps the change log within TASKBASE_CHANGE_LOG_DAYS and _ROWS: pruned at
+ * start and then every minute, in small batches (pruneChanges). On
+ * PostgreSQL every server does it; deleting what another already deleted
+ * costs nothing.
+ */
+function keepChangeLog(services: Services, config: Config, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const prune = () => {
+    if (running) return;
+    running = pruneChanges(services.db, config.changeLog, services.clock()).then(
+      (deleted) => { if (deleted > 0) logger.info({ deleted, retention: config.changeLog }, 'pruned the change log'); },
+      (error) => { if (!stopped) logger.warn({ err: error }, 'could not prune the change log; trying again later'); },
+    ).finally(() => { running = null; });
+  };
+  prune();
+  const timer = setInterval(() => { if (!stopped) prune(); }, PRUNE_EVERY_MS);
+  timer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
     },
   };
 }

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
-import { runningServer } from './db/sqlite-owner.js';
+import { directWriteNotice, runningServer } from './db/sqlite-owner.js';
 import type { Database } from './db/database.js';
 import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
 import { environmentHelp } from './environment.js';
@@ -153,6 +153,9 @@ program
       tools: options.tools ?? null,
       session: { sessionId: options.session ?? null, parentId: options.parent ?? null, oneActive: options.oneActive ?? false },
     };
+    // Which mode this is, on stderr, whatever LOG_LEVEL says: whoever reads the client's log learns where the changes go.
+    const mode = options.url ? `relaying to the taskbase server at ${options.url}; it records these changes` : directWriteNotice(config.databaseUrl);
+    process.stderr.write(`taskbase mcp: ${mode}\n`);
     if (options.url) {
       await relayStdio(options.url, process.env.TASKBASE_TOKEN, logger, stdio);
       return;

@@ -1,6 +1,7 @@
 import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 import type { SqliteSynchronous } from './db/data-source.js';
 import { loadMcpSessionLimits, type McpSessionLimits } from './mcp/session-limits.js';
+import type { ChangeLogRetention } from './services/kernel/change-log.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';
 
@@ -24,6 +25,8 @@ export interface Config {
   mcp: McpSessionLimits;
   /** Caps on WebSocket sockets and subscriptions (TASKBASE_WS_MAX_*). */
   subscriptions: SubscriptionLimits;
+  /** How much of the change log servers keep (TASKBASE_CHANGE_LOG_DAYS, TASKBASE_CHANGE_LOG_ROWS). */
+  changeLog: ChangeLogRetention;
 }
 
 /**
@@ -46,6 +49,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     origins: loadOriginPolicy(env, host),
     mcp: loadMcpSessionLimits(env),
     subscriptions: loadSubscriptionLimits(env),
+    changeLog: {
+      days: wholeNumber('TASKBASE_CHANGE_LOG_DAYS', env.TASKBASE_CHANGE_LOG_DAYS, 7, 1, 1_000_000, 'a whole number from 1 up (days to keep changes in the change log; default 7)'),
+      rows: wholeNumber('TASKBASE_CHANGE_LOG_ROWS', env.TASKBASE_CHANGE_LOG_ROWS, 100_000, 1, Number.MAX_SAFE_INTEGER, 'a whole number from 1 up (changes the change log keeps at most; default 100000)'),
+    },
   };
 }
 

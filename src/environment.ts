@@ -35,6 +35,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'TASKBASE_WS_MAX_SOCKETS_PER_TOKEN', fallback: '64', meaning: 'open WebSocket sockets one bearer token may hold' },
   { name: 'TASKBASE_WS_MAX_SOCKETS', fallback: '1024', meaning: 'open WebSocket sockets in all' },
   { name: 'TASKBASE_WS_MAX_SUBSCRIPTIONS_PER_SOCKET', fallback: '32', meaning: 'subscriptions one socket may run at once' },
+  { name: 'TASKBASE_CHANGE_LOG_DAYS', fallback: '7', meaning: 'days a change stays in the change log' },
+  { name: 'TASKBASE_CHANGE_LOG_ROWS', fallback: '100000', meaning: 'changes the change log keeps at most' },
 ];
 
 /** The "Environment:" section of a command's help. */

@@ -23,7 +23,7 @@ import { mcpHttp } from './mcp/http.js';
 import { serveLiveChanges } from './graphql/subscriptions/live.js';
 import { createChangePubSub } from './graphql/subscriptions/topics.js';
 import type { Services } from './services/index.js';
-import { LocalChangeFeed, type ChangeFeed } from './services/kernel/change-feed.js';
+import type { ChangeFeed } from './services/kernel/change-feed.js';
 
 export interface RunningServer {
   url: string;
@@ -40,7 +40,7 @@ export interface RunningServer {
  * for every other path, and error bodies that never carry a stack.
  */
 export async function startServer(
-  config: Config, services: Services, logger: Logger, feed: ChangeFeed = new LocalChangeFeed(services.bus),
+  config: Config, services: Services, logger: Logger, feed: ChangeFeed,
 ): Promise<RunningServer> {
   const tokens = tokenTable(config.tokens);
   logger.info({ auth: tokens.size > 0 ? `${tokens.size} bearer token(s)` : 'off' }, 'authentication');

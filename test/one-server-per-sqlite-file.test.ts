@@ -3,7 +3,9 @@
  * refused in one line (exit 1), the claim dies with its process (kill -9
  * included), and `taskbase remind` goes through the running server by
  * itself, so it succeeds while agents write. Without a server it opens the
- * file and waits its turn for the write lock instead of failing.
+ * file and waits its turn for the write lock instead of failing. Other
+ * processes (`taskbase mcp`, `seed`) may write the file beside the server,
+ * which hears them through the change log (test/every-writer-is-heard.test.ts).
  */
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -54,6 +56,7 @@ describe('a second server on the same SQLite file', () => {
     const { dir, url } = tempSqlite('second');
     const first = await started(url, dir);
     expect(first.output()).toContain('a SQLite file has one server process');
+    expect(first.output()).toContain('this server hears their changes through the change log');
 
     const second = await refusedStart(url, dir);
     expect(second.code).toBe(1);
@@ -64,6 +67,7 @@ describe('a second server on the same SQLite file', () => {
     expect(msg).toContain('a SQLite file has one server process');
     expect(msg).toContain(`pid ${first.process.pid}`);
     expect(msg).toContain(`${first.base}/graphql`);
+    expect(msg).toContain('taskbase mcp and the other commands may write the file beside it');
 
     expect((await first.graphql('{ reminderSettings { enabled } }')).data).toEqual({ reminderSettings: { enabled: true } });
   });

@@ -33,10 +33,13 @@ export type SqliteSynchronous = 'normal' | 'full';
 /**
  * The options for one connection (SQLite) or pool (PostgreSQL). On SQLite
  * the reader is a second, read-only connection to the same WAL file: it sees
- * only committed rows, never the writer's open transaction.
+ * only committed rows, never the writer's open transaction. The tail is a
+ * third such reader, for the change feed alone (one connection on PostgreSQL).
  */
+export type ConnectionRole = 'writer' | 'reader' | 'tail';
+
 export function dataSourceOptions(
-  url: string, role: 'writer' | 'reader', listener?: QueryListener, synchronous: SqliteSynchronous = 'normal',
+  url: string, role: ConnectionRole, listener?: QueryListener, synchronous: SqliteSynchronous = 'normal',
 ): DataSourceOptions {
   const common = {
     entities: ENTITIES,
@@ -46,7 +49,7 @@ export function dataSourceOptions(
     logger: listeningLogger(listener),
   };
   if (databaseKind(url) === 'postgres') {
-    return { ...common, type: 'postgres', url, poolSize: 10 } as DataSourceOptions;
+    return { ...common, type: 'postgres', url, poolSize: role === 'tail' ? 1 : 10 } as DataSourceOptions;
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -55,7 +58,7 @@ export function dataSourceOptions(
     type: 'better-sqlite3',
     database: file,
     timeout: 5000,
-    readonly: role === 'reader',
+    readonly: role !== 'writer',
     prepareDatabase: (db: { pragma(sql: string): unknown; prepare(sql: string): unknown }) => {
       if (role === 'writer') {
         db.pragma('journal_mode = WAL');
@@ -132,7 +135,7 @@ function bindIntegersAsParameters(source: DataSource): void {
 }
 
 export function createDataSource(
-  url: string, role: 'writer' | 'reader', listener?: QueryListener, synchronous?: SqliteSynchronous,
+  url: string, role: ConnectionRole, listener?: QueryListener, synchronous?: SqliteSynchronous,
 ): DataSource {
   const source = new DataSource(dataSourceOptions(url, role, listener, synchronous));
   if (databaseKind(url) === 'sqlite') bindIntegersAsParameters(source);

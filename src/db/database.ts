@@ -21,9 +21,11 @@ export interface OpenOptions {
  */
 export class Database {
   private readonly lock = new WriteLock();
+  private tailSource?: Promise<DataSource>;
 
   private constructor(
     readonly kind: DatabaseKind,
+    private readonly url: string,
     private readonly writer: DataSource,
     private readonly readerSource: DataSource,
   ) {}
@@ -40,11 +42,25 @@ export class Database {
       : options.onReadQuery ?? options.onQuery;
     const reader = createDataSource(url, 'reader', onRead);
     await reader.initialize();
-    return new Database(kind, writer, reader);
+    return new Database(kind, url, writer, reader);
   }
 
   get reader(): EntityManager {
     return this.readerSource.manager;
+  }
+
+  /**
+   * A read connection of its own for the change feed, opened on first use (a
+   * CLI command never needs it): its polls never count as, or wait behind, a
+   * request's reads, and like the reader it sees only committed rows.
+   */
+  async tail(): Promise<EntityManager> {
+    this.tailSource ??= (async () => {
+      const source = createDataSource(this.url, 'tail');
+      await source.initialize();
+      return source;
+    })();
+    return (await this.tailSource).manager;
   }
 
   /**
@@ -57,6 +73,8 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    const tail = await this.tailSource?.catch(() => undefined);
+    if (tail?.isInitialized) await tail.destroy();
     if (this.readerSource !== this.writer && this.readerSource.isInitialized) await this.readerSource.destroy();
     if (this.writer.isInitialized) await this.writer.destroy();
   }

@@ -1,11 +1,12 @@
 /**
- * One server process per SQLite file. The server holds a write lock on a
- * small SQLite file beside the database (`<file>.server.lock`) for as long as
- * it runs: the operating system drops the lock when the process ends, however
- * it ends (kill -9 included), so a lock is never stale. Beside it,
- * `<file>.server.json` says where that server listens, so other processes
- * (`taskbase remind`) can go through it instead of writing the file
- * themselves.
+ * One server process per SQLite file; other processes (`taskbase mcp`,
+ * `seed`, any CLI command) may write the file beside it, and the server
+ * hears their changes through the change log. The server holds a write lock
+ * on a small SQLite file beside the database (`<file>.server.lock`) for as
+ * long as it runs: the operating system drops the lock when the process ends,
+ * however it ends (kill -9 included), so a lock is never stale. Beside it,
+ * `<file>.server.json` says where that server listens, so other processes can
+ * name it, and `taskbase remind` goes through it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,7 +34,8 @@ export class DatabaseInUseError extends Error {
     const who = owner ? `another taskbase server (pid ${owner.pid}, ${owner.url})` : 'another taskbase server';
     super(
       `${who} already serves the SQLite file ${file}, and a SQLite file has one server process. ` +
-        `Use that server (taskbase remind finds it by itself), stop it first, or give this one its own DATABASE_URL (PostgreSQL for several servers on one database).`,
+        `Use that server (taskbase mcp and the other commands may write the file beside it; it hears their changes), stop it first, ` +
+        `or give this one its own DATABASE_URL (PostgreSQL for several servers on one database).`,
     );
     this.name = 'DatabaseInUseError';
   }
@@ -123,4 +125,30 @@ export function runningServer(databaseUrl: string): ServerRecord | null {
   } finally {
     probe.close();
   }
+}
+
+/** What the server says at start-up about the file it holds. */
+export function ownerNotice(): string {
+  return 'a SQLite file has one server process: this one holds it, and a second server on the file is refused; ' +
+    'other processes (taskbase mcp, seed, remind without a server) may write the file too, and this server hears their changes through the change log';
+}
+
+/**
+ * What a process that writes DATABASE_URL itself (`taskbase mcp` without
+ * --url) says on stderr about where its changes go, so whoever reads its log
+ * knows whether a running dashboard will show them.
+ */
+export function directWriteNotice(databaseUrl: string): string {
+  const file = sqliteFileOf(databaseUrl);
+  if (databaseKind(databaseUrl) === 'postgres') {
+    const url = new URL(databaseUrl);
+    return `writing to the PostgreSQL database ${url.pathname.slice(1) || url.username} on ${url.host} directly; ` +
+      'every taskbase server on this database hears these changes through the change log';
+  }
+  if (file === null) return 'writing to an in-memory SQLite database; no server can hear these changes';
+  const server = runningServer(databaseUrl);
+  const shown = path.relative(process.cwd(), file).startsWith('..') ? file : path.relative(process.cwd(), file);
+  return server
+    ? `writing to ${shown} directly; the server at ${server.url.replace(/\/graphql$/, '')} on this file hears these changes through the change log`
+    : `writing to ${shown} directly; no taskbase server runs on this file now (one started later shows what was written)`;
 }

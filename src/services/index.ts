@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { ChangeBus } from './kernel/changes.js';
+import { CommitSignal } from './kernel/changes.js';
 import { CommentService } from './comments/comment.service.js';
 import { MemoryReader } from './memories/memory-reader.js';
 import { NoteService } from './memories/note.service.js';
@@ -21,19 +21,19 @@ import { Writer, type Clock } from './kernel/unit-of-work.js';
 
 export interface ServiceOptions {
   clock?: Clock;
-  bus?: ChangeBus;
 }
 
 /** Every use case, built once per process over one database. Free of HTTP and GraphQL. */
 export function createServices(db: Database, options: ServiceOptions = {}) {
   const clock = options.clock ?? (() => new Date());
-  const bus = options.bus ?? new ChangeBus();
-  const writer = new Writer(db, bus, clock);
+  // This process's commits, for its own change feed to read the log at once.
+  const commits = new CommitSignal();
+  const writer = new Writer(db, commits, clock);
   const search: SearchIndex = db.kind === 'postgres' ? new PostgresSearchIndex() : new SqliteSearchIndex();
   const reader = () => db.reader;
   return {
     db,
-    bus,
+    commits,
     clock,
     tasks: new TaskService(writer, search),
     taskReader: new TaskReader(reader),

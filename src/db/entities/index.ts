@@ -1,6 +1,7 @@
 import { CommentEntity } from './comment.entity.js';
 import { ItemLinkEntity } from './item-link.entity.js';
 import { ItemEntity } from './item.entity.js';
+import { LoggedChangeEntity } from './logged-change.entity.js';
 import { MemoryEntity } from './memory.entity.js';
 import { SessionDomainEntity, SessionEntity } from './session.entity.js';
 import { IdempotencyKeyEntity, SettingEntity } from './setting.entity.js';
@@ -8,11 +9,12 @@ import { TaskEventEntity } from './task-event.entity.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from './task-note.entity.js';
 
 export {
-  CommentEntity, IdempotencyKeyEntity, ItemEntity, ItemLinkEntity, MemoryEntity, SessionDomainEntity,
+  CommentEntity, IdempotencyKeyEntity, ItemEntity, ItemLinkEntity, LoggedChangeEntity, MemoryEntity, SessionDomainEntity,
   SessionEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity,
 };
 
 export const ENTITIES = [
   MemoryEntity, ItemEntity, TaskEventEntity, CommentEntity, TaskNoteEntity, TaskNoteItemEntity,
   ItemLinkEntity, SessionEntity, SessionDomainEntity, SettingEntity, IdempotencyKeyEntity,
+  LoggedChangeEntity,
 ];

@@ -20,7 +20,7 @@ function freshRead(ctx: Context): void {
   clearLoaders(ctx.loaders);
 }
 
-const common = (event: ChangeEvent) => ({ action: event.action, at: new Date(event.at), madeBy: event.sessionId });
+const common = (event: ChangeEvent) => ({ action: event.action, at: new Date(event.at), madeBy: event.madeBy });
 
 /** Live changes over WebSocket (graphql-ws on /graphql), fed by every committed mutation, on this server or (PostgreSQL) any other. */
 @Resolver()

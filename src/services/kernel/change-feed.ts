@@ -1,9 +1,12 @@
-import type { ChangeBus, ChangeEvent } from './changes.js';
+import { EventEmitter } from 'node:events';
+import type { EntityManager } from 'typeorm';
+import { newestChangeId, readChanges } from './change-log.js';
+import type { ChangeEvent, CommitSignal } from './changes.js';
 
 /**
- * Every committed change a server should hear about: its own, and on
- * PostgreSQL those of every other server process on the same database. The
- * subscriptions read this, never the bus, so one path carries both.
+ * Every committed change a server should hear about, whichever process made
+ * it (this server, another server, `taskbase mcp`, a CLI command), once each
+ * and in log order. The subscriptions read this.
  */
 export interface ChangeFeed {
   subscribe(listener: (event: ChangeEvent) => void): () => void;
@@ -12,15 +15,114 @@ export interface ChangeFeed {
   close(): Promise<void>;
 }
 
-/** One process (SQLite): the feed is the bus itself. */
-export class LocalChangeFeed implements ChangeFeed {
-  constructor(private readonly bus: ChangeBus) {}
+/** Something that says the log may have grown: PostgreSQL's LISTEN connection (db/pg-change-feed.ts). */
+export interface Wakeups {
+  /** Resolves once listening; calls `wake` on each notification, and after a dropped connection is back. */
+  start(wake: () => void): Promise<void>;
+  close(): Promise<void>;
+}
 
-  subscribe(listener: (event: ChangeEvent) => void): () => void {
-    return this.bus.subscribe(listener);
+/**
+ * How often the feed looks at the log when nothing woke it. SQLite has no
+ * notifications, so another process's change is found by this poll: one
+ * index seek past the last id read, four times a second. On PostgreSQL
+ * NOTIFY wakes the feed; the poll only covers a wake-up that never came.
+ */
+export const POLL_MS = { sqlite: 250, postgres: 5_000 } as const;
+/** Changes read per statement; a feed that is behind reads batch after batch until it is not. */
+const BATCH = 500;
+
+export interface LogFeedOptions {
+  pollMs: number;
+  wakeups?: Wakeups | null;
+  /** A read failed (the database is away); the next wake-up or poll tries again from the same id. */
+  onError(error: unknown): void;
+}
+
+/**
+ * Tails the change log by id. It starts at the newest change (what was
+ * committed before the server started is not replayed), and reads when woken
+ * by this process's own commit, by a notification, or by the poll; reads
+ * never overlap, and a wake-up during a read reads again after it. Only the
+ * log delivers, and each id once, so no change is heard twice.
+ */
+export class LogChangeFeed implements ChangeFeed {
+  private readonly emitter = new EventEmitter();
+  private lastId = 0;
+  private started: Promise<void> | null = null;
+  private live = false;
+  private closed = false;
+  private reading: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly tail: () => Promise<EntityManager>,
+    private readonly commits: CommitSignal,
+    private readonly options: LogFeedOptions,
+  ) {
+    this.emitter.setMaxListeners(0);
   }
 
-  async ready(): Promise<void> {}
+  subscribe(listener: (event: ChangeEvent) => void): () => void {
+    this.emitter.on('change', listener);
+    return () => this.emitter.off('change', listener);
+  }
 
-  async close(): Promise<void> {}
+  ready(): Promise<void> {
+    this.started ??= this.start();
+    return this.started;
+  }
+
+  /** Reads the log now (coalesced with a read under way). */
+  wake(): void {
+    if (!this.live || this.closed) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = this.drain().finally(() => {
+      this.reading = null;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    await this.options.wakeups?.close();
+    await this.reading;
+  }
+
+  private async start(): Promise<void> {
+    // Listening first, then the newest id: a change committed in between is after that id, and the next read finds it.
+    await this.options.wakeups?.start(() => this.wake());
+    this.lastId = await newestChangeId(await this.tail());
+    this.live = true;
+    this.unsubscribe = this.commits.onCommit(() => this.wake());
+    this.timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      const manager = await this.tail();
+      for (;;) {
+        const events = await readChanges(manager, this.lastId, BATCH);
+        for (const event of events) {
+          if (this.closed) return;
+          this.lastId = event.logId!;
+          this.emitter.emit('change', event);
+        }
+        if (events.length < BATCH) return;
+      }
+    } catch (error) {
+      if (!this.closed) this.options.onError(error);
+    }
+  }
 }

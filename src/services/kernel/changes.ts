@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
 
 /**
- * What a committed mutation changed, published after commit. The live
- * dashboard (subscriptions) and other servers' caches listen here; every
- * mutation emits at least one.
+ * What a committed mutation changed: written to the change log in the
+ * mutation's own transaction, and read back from it by every server's change
+ * feed (subscriptions). Every mutation emits at least one.
  */
 export interface ChangeEvent {
   /** TASK, NOTE, SESSION or SETTINGS. */
@@ -12,28 +12,36 @@ export interface ChangeEvent {
   id: string;
   /** What happened, e.g. TASK_CREATED, ITEM_STATE, NOTE_EDITED, PLAN_WRITTEN. */
   action: ChangeAction;
-  sessionId: string | null;
+  /** The calling agent session (its x-session-id, as the unit of work has it); null for a caller without one. */
+  madeBy: string | null;
   at: string;
-  /**
-   * For a task or note: its kind and domain after the change, when the writer
-   * knew them (subscription filters need them; without, they are read back).
-   */
+  /** For a task or note: its kind and domain after the change (subscription filters route by them). */
   memory?: { kind: 'TASK' | 'NOTE'; domain: string | null };
+  /** What else the change is about, beyond its entity: the one item it changed, the session whose plan it is, the plan's task. */
+  about?: { taskId?: string | null; itemId?: string | null; sessionId?: string | null };
+  /** Its place in the change log, once read from there: the base of a cursor (domain/change-cursor.ts). */
+  logId?: number;
 }
 
-export class ChangeBus {
+/**
+ * "This process just committed changes": a wake-up for its own change feed,
+ * so its own changes are read from the log at once instead of at the next
+ * poll. It carries no events on purpose: the log is the one path they are
+ * delivered by, so none is delivered twice.
+ */
+export class CommitSignal {
   private readonly emitter = new EventEmitter();
 
   constructor() {
     this.emitter.setMaxListeners(0);
   }
 
-  publish(event: ChangeEvent): void {
-    this.emitter.emit('change', event);
+  notify(): void {
+    this.emitter.emit('commit');
   }
 
-  subscribe(listener: (event: ChangeEvent) => void): () => void {
-    this.emitter.on('change', listener);
-    return () => this.emitter.off('change', listener);
+  onCommit(listener: () => void): () => void {
+    this.emitter.on('commit', listener);
+    return () => this.emitter.off('commit', listener);
   }
 }

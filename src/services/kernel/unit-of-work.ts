@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
-import type { ChangeBus, ChangeEvent } from './changes.js';
+import { appendChanges } from './change-log.js';
+import type { ChangeEvent, CommitSignal } from './changes.js';
 import { DomainError } from '../../domain/errors.js';
 import { noSession } from '../../domain/plan-steps.js';
 import { sessionIdOf, unknownSession } from '../../domain/session-ids.js';
@@ -27,9 +28,9 @@ export interface Caller {
 export type Clock = () => Date;
 
 /**
- * One mutation's transaction and what it leaves behind: change events to
- * publish once committed, and the domains the calling session named (recorded
- * in the same transaction, so a refused call records none).
+ * One mutation's transaction and what it leaves behind: change events for
+ * the change log and the domains the calling session named, both recorded in
+ * the same transaction, so a refused call records neither.
  */
 export class UnitOfWork {
   private readonly events: ChangeEvent[] = [];
@@ -54,9 +55,9 @@ export class UnitOfWork {
     return this.stamp;
   }
 
-  /** A change to publish once committed, made by the calling session (checked by Writer.run before any work, so a started one or null). */
-  emit(event: Omit<ChangeEvent, 'at' | 'sessionId'>): void {
-    this.events.push({ ...event, at: this.now, sessionId: sessionIdOf(this.caller.sessionId) });
+  /** A change to record in the change log, made by the calling session (checked by Writer.run before any work, so a started one or null). */
+  emit(event: Omit<ChangeEvent, 'at' | 'madeBy' | 'logId'>): void {
+    this.events.push({ ...event, at: this.now, madeBy: sessionIdOf(this.caller.sessionId) });
   }
 
   /** The calling session named this domain (as an argument, or by touching something in it). */
@@ -155,27 +156,33 @@ export interface RunOptions {
   asSession?: boolean;
 }
 
-/** Runs one mutation: a transaction, the session's domains, then its change events once committed. */
+/**
+ * Runs one mutation: a transaction holding its work, the session's domains
+ * and its change events (appended to the change log last), then, once
+ * committed, a wake-up for this process's own change feed.
+ */
 export class Writer {
   constructor(
-    private readonly db: Database,
-    private readonly bus: ChangeBus,
+    private readonly db: Pick<Database, 'kind' | 'transaction'>,
+    private readonly commits: CommitSignal,
     private readonly clock: Clock,
   ) {}
 
   async run<T>(caller: Caller, work: (uow: UnitOfWork) => Promise<T>, options: RunOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
-      let events: ChangeEvent[] = [];
+      let logged = 0;
       try {
         const result = await this.db.transaction(async (manager) => {
           const uow = new UnitOfWork(manager, caller, this.clock);
           await uow.checkCaller(options.asSession ? noSession : unknownSession);
           const value = await work(uow);
           await uow.flushDomains();
-          events = uow.takeEvents();
+          const events = uow.takeEvents();
+          await appendChanges(manager, this.db.kind, events);
+          logged = events.length;
           return value;
         });
-        for (const event of events) this.bus.publish(event);
+        if (logged > 0) this.commits.notify();
         return result;
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRaceLost(error)) throw error;

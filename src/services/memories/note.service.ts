@@ -50,7 +50,7 @@ export class NoteService {
         });
         note.id = Number((await uow.manager.insert(MemoryEntity, note)).identifiers[0].id);
         await this.search.index(uow.manager, { id: note.id, title, text: body });
-        uow.emit({ entity: 'NOTE', id: String(note.id), action: 'NOTE_CREATED' });
+        uow.emit({ entity: 'NOTE', id: String(note.id), action: 'NOTE_CREATED', memory: { kind: 'NOTE', domain } });
         return { result: note, stored: { id: String(note.id) } };
       }));
   }
@@ -113,7 +113,7 @@ export class NoteService {
     await uow.manager.update(MemoryEntity, { id: note.id }, change);
     Object.assign(note, change);
     await this.search.index(uow.manager, { id: note.id, title: note.title, text: note.body });
-    uow.emit({ entity: 'NOTE', id: String(note.id), action });
+    uow.emit({ entity: 'NOTE', id: String(note.id), action, memory: { kind: 'NOTE', domain: note.domain } });
   }
 
   /** A note's body is free text: it may cite any existing item as [[#id]], never as a bare i3. */

@@ -1,7 +1,7 @@
 import type { HistoryAction } from '../../domain/history.js';
 import { DomainError } from '../../domain/errors.js';
 import { ITEM_LABEL_MAX } from '../../domain/text-rules.js';
-import { diffSnapshots, type Snapshot } from '../../domain/list-diff.js';
+import { diffSnapshots, type ItemChange, type Snapshot } from '../../domain/list-diff.js';
 import { insertAfter } from '../../domain/ordering.js';
 import { DEFAULT_PLAN_RULES, type PlanRules } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
@@ -196,15 +196,25 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   task.updatedAt = uow.now;
   Object.assign(task, counts);
   const after = snapshotOf(items);
+  const changes = diffSnapshots(aggregate.before, after);
   await uow.manager.insert(TaskEventEntity, {
-    taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: after, changes: diffSnapshots(aggregate.before, after),
+    taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: after, changes,
   });
   // A state or note change leaves the document as it was: rewriting it cost two statements (an FTS5 delete
   // and insert) on every updateItem.
   if (!task.sessionId && aggregate.searchedAs !== searchDocument(task, items)) {
     await search.index(uow.manager, { id: task.id, title: task.title, text: searchText(task, items) });
   }
-  uow.emit({ entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain } });
+  uow.emit({
+    entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
+    about: { itemId: soleItemOf(changes), sessionId: task.sessionId },
+  });
+}
+
+/** The item a change was about, when it changed exactly one (a state, a rename, a move); null otherwise. */
+function soleItemOf(changes: readonly ItemChange[]): string | null {
+  const ids = new Set(changes.map((change) => change.itemId));
+  return ids.size === 1 ? [...ids][0] : null;
 }
 
 /**
@@ -216,7 +226,7 @@ export async function markPlanChanged(uow: UnitOfWork, aggregate: TaskAggregate)
   const sessionId = aggregate.task.sessionId;
   if (!sessionId) return;
   await uow.manager.update(SessionEntity, { id: sessionId }, { planStanding: true, finishedAt: null });
-  uow.emit({ entity: 'SESSION', id: sessionId, action: 'PLAN_CHANGED' });
+  uow.emit({ entity: 'SESSION', id: sessionId, action: 'PLAN_CHANGED', about: { taskId: String(aggregate.task.id) } });
 }
 
 /** Ids of every item of the task, deleted ones included: what its free text may cite. */
