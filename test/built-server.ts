@@ -39,7 +39,7 @@ export interface BuiltServer {
  * Starts the built server on a free port and waits for GET /healthz 200 (failing with its output if it never
  * answers within `readyWithinMs`; tests that start several at once on a busy machine give it longer).
  */
-export async function startBuiltServer(databaseUrl: string, cwd: string, readyWithinMs = 20_000): Promise<BuiltServer> {
+export async function startBuiltServer(databaseUrl: string, cwd: string, readyWithinMs = 60_000): Promise<BuiltServer> {
   expect(fs.existsSync(entry), `${path.relative(root, entry)} is missing: run \`npm run build\` (npm test builds before running the tests)`).toBe(true);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
