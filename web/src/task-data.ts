@@ -1,0 +1,188 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { gql } from './api';
+import { onReconnect, useSubscription } from './live';
+
+const REF = 'id number text deleted';
+export const COMMENT = `id body createdAt refs { ${REF} } item { id }`;
+const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item { ${REF} } reason }`;
+export const ITEM = 'id number text state deleted note added related { id title kind domain }';
+/** The task without its items, comments or notes: what every change may touch, a few hundred bytes. */
+const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
+  session { id rules { noteRequiredFor planOnce } }
+  progress { done total pending inProgress blocked failed dropped }`;
+const HEAD = `query($id: ID!) { task(id: $id) { ${META}
+  comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } }
+  notes(first: 100) { totalCount nodes { id title body brief { ${BRIEF} } items { id number text } refs { ${REF} } updatedAt } }
+  history(first: 1, newestFirst: true) { totalCount nodes { id } }
+} }`;
+const ITEMS = `query($id: ID!, $deleted: Boolean!, $first: Int!, $after: String) { task(id: $id) {
+  items(first: $first, after: $after, includeDeleted: $deleted) { totalCount pageInfo { hasNextPage endCursor } nodes { ${ITEM} } } } }`;
+/** What a live change sends for: the small part of the task, and the recent events' changed item ids (no list snapshots). */
+const DELTA = `query($id: ID!) { task(id: $id) { ${META} history(first: 20, newestFirst: true) { totalCount nodes { id action changes { itemId kind } } } } }`;
+const TASK_LIVE = 'subscription($id: ID!) { taskChanged(id: $id) { taskId action } }';
+
+/** The first page paints at once; the rest come a page at a time, on demand. */
+export const FIRST_PAGE = 100;
+const PAGE = 200;
+
+export interface Item { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[] }
+export interface TaskData {
+  task: any | null;
+  missing: boolean;
+  error: string | null;
+  items: Item[];
+  totalItems: number;
+  hasMore: boolean;
+  comments: any[];
+  historyCount: number;
+  loadMore(): Promise<void>;
+  loadAll(): Promise<void>;
+  /** Loads pages until the item is on screen; false when the list does not hold it. */
+  reach(itemId: string): Promise<boolean>;
+  /** Bumped on every applied change, so open panels (history) know to look again. */
+  changes: number;
+}
+
+/** Actions whose changes name every item they touched and move none: patched row by row. */
+const IN_PLACE = new Set(['ITEM_STATE', 'ITEM_RENAMED', 'TASK_EDITED', 'COMMENT_ADDED']);
+const NOTES = new Set(['NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED']);
+
+/**
+ * A task as the page shows it, kept current from its live events without
+ * refetching the world: each change reads the task's few fields and the
+ * recent events' item ids, then only the items those name (their rows and
+ * comments). Changes that renumber the list (added, deleted, moved items)
+ * reread the pages already shown; nothing else is read again.
+ */
+export function useTaskData(id: string, showDeleted: boolean): TaskData {
+  const [head, setHead] = useState<{ task: any | null; missing: boolean; error: string | null }>({ task: null, missing: false, error: null });
+  const [items, setItems] = useState<{ nodes: Item[]; total: number; cursor: string | null; more: boolean }>({ nodes: [], total: 0, cursor: null, more: false });
+  const [comments, setComments] = useState<any[]>([]);
+  const [historyCount, setHistoryCount] = useState(0);
+  const [changes, setChanges] = useState(0);
+  const state = useRef({ items, lastEvent: null as string | null, busy: Promise.resolve(), pending: false, id, showDeleted });
+  state.current.items = items;
+  state.current.id = id;
+  state.current.showDeleted = showDeleted;
+
+  const readItems = async (count: number) => {
+    const nodes: Item[] = [];
+    let after: string | null = null;
+    let page: any;
+    do {
+      const want: number = nodes.length === 0 ? Math.max(Math.min(count, PAGE), 1) : Math.min(PAGE, count - nodes.length);
+      page = (await gql(ITEMS, { id, deleted: showDeleted, first: want, after })).task?.items;
+      if (!page) break;
+      nodes.push(...page.nodes);
+      after = page.pageInfo.endCursor;
+    } while (page.pageInfo.hasNextPage && nodes.length < count);
+    return { nodes, total: page?.totalCount ?? 0, cursor: after, more: Boolean(page?.pageInfo.hasNextPage) };
+  };
+
+  const loadHead = async () => {
+    const data = await gql(HEAD, { id });
+    if (!data.task) return setHead({ task: null, missing: true, error: null });
+    state.current.lastEvent = data.task.history.nodes[0]?.id ?? null;
+    setHistoryCount(data.task.history.totalCount);
+    setComments(data.task.comments.nodes);
+    setHead({ task: data.task, missing: false, error: null });
+  };
+  const fail = (error: Error) => setHead((old) => ({ ...old, error: error.message }));
+
+  // Opening the task: its head and the first page, side by side.
+  useEffect(() => {
+    state.current.lastEvent = null;
+    setHead({ task: null, missing: false, error: null });
+    setItems({ nodes: [], total: 0, cursor: null, more: false });
+    void loadHead().catch(fail);
+  }, [id]);
+  useEffect(() => {
+    void readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length)).then(setItems, fail);
+  }, [id, showDeleted]);
+
+  const applyChange = async () => {
+    const data = await gql(DELTA, { id });
+    if (!data.task) return setHead({ task: null, missing: true, error: null });
+    const events: any[] = data.task.history.nodes;
+    const seen = events.findIndex((event) => event.id === state.current.lastEvent);
+    const fresh = seen < 0 ? events : events.slice(0, seen);
+    if (!fresh.length && seen >= 0) {
+      setHead((old) => ({ ...old, task: { ...old.task, ...data.task } }));
+      return;
+    }
+    const gap = seen < 0 && state.current.lastEvent !== null && data.task.history.totalCount > events.length;
+    state.current.lastEvent = events[0]?.id ?? state.current.lastEvent;
+    setHistoryCount(data.task.history.totalCount);
+    setHead((old) => ({ ...old, task: { ...old.task, ...data.task, comments: old.task?.comments, notes: old.task?.notes } }));
+    setChanges((n) => n + 1);
+    if (gap || fresh.some((event) => NOTES.has(event.action))) await loadHead();
+    if (gap || fresh.some((event) => !IN_PLACE.has(event.action) && !NOTES.has(event.action))) {
+      setItems(await readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length)));
+      if (!gap) await refreshComments();
+      return;
+    }
+    const touched = [...new Set(fresh.flatMap((event) => event.changes.map((change: any) => change.itemId as string)))];
+    if (fresh.some((event) => event.action === 'COMMENT_ADDED')) await refreshComments();
+    if (!touched.length) return;
+    // One request for every touched item: its row and its comments.
+    const fields = touched.map((itemId, index) => `i${index}: item(id: "${itemId.replace(/\D/g, '')}") { ${ITEM} comments(first: 200) { nodes { ${COMMENT} } } }`);
+    const rows = await gql(`{ ${fields.join(' ')} }`);
+    const byId = new Map<string, any>(touched.map((itemId, index) => [itemId, rows[`i${index}`]]));
+    setItems((old) => ({ ...old, nodes: old.nodes.map((item) => (byId.get(item.id) ? { ...item, ...strip(byId.get(item.id)) } : item)) }));
+    setComments((old) => {
+      const kept = old.filter((comment) => !(comment.item && byId.has(comment.item.id)));
+      const added = [...byId.values()].flatMap((row) => row?.comments.nodes ?? []);
+      return [...kept, ...added].sort((a, b) => Number(a.id) - Number(b.id));
+    });
+  };
+  const refreshComments = async () => {
+    const data = await gql(`query($id: ID!) { task(id: $id) { comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } } } }`, { id });
+    if (data.task) setComments(data.task.comments.nodes);
+  };
+
+  // Changes are applied one at a time, and a burst while one is applied is one more pass.
+  const onEvent = () => {
+    if (state.current.pending) return;
+    state.current.pending = true;
+    state.current.busy = state.current.busy.then(async () => {
+      state.current.pending = false;
+      await applyChange().catch(fail);
+    });
+  };
+  useSubscription(TASK_LIVE, { id }, onEvent);
+  useEffect(() => onReconnect(() => {
+    void loadHead().then(() => readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length))).then(setItems, fail);
+  }), [id, showDeleted]);
+
+  const loadMore = async () => {
+    const current = state.current.items;
+    if (!current.more) return;
+    const page = (await gql(ITEMS, { id, deleted: showDeleted, first: PAGE, after: current.cursor })).task?.items;
+    if (!page) return;
+    const next = { nodes: [...current.nodes, ...page.nodes], total: page.totalCount, cursor: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage };
+    state.current.items = next;
+    setItems(next);
+  };
+  const loadAll = async () => {
+    for (let i = 0; i < 20 && state.current.items.more; i += 1) await loadMore();
+  };
+  const reach = async (itemId: string) => {
+    for (let i = 0; i < 20; i += 1) {
+      if (state.current.items.nodes.some((item) => item.id === itemId)) return true;
+      if (!state.current.items.more) return false;
+      await loadMore();
+    }
+    return false;
+  };
+
+  return {
+    task: head.task, missing: head.missing, error: head.error,
+    items: items.nodes, totalItems: items.total, hasMore: items.more,
+    comments, historyCount, loadMore, loadAll, reach, changes,
+  };
+}
+
+function strip(row: any): Item {
+  const { comments: _comments, ...item } = row;
+  return item;
+}
