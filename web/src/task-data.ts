@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { gql } from './api';
+import { gql, token } from './api';
 import { onReconnect, useSubscription } from './live';
 
 const REF = 'id number text deleted';
 export const COMMENT = `id body createdAt refs { ${REF} } item { id }`;
 const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item { ${REF} } reason }`;
 export const ITEM = 'id number text state deleted note added related { id title kind domain }';
-/** The task without its items, comments or notes: what every change may touch, a few hundred bytes. */
+/** The task without its items, comments or notes. */
 const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
   session { id rules { noteRequiredFor planOnce } }
   progress { done total pending inProgress blocked failed dropped }`;
@@ -17,9 +17,11 @@ const HEAD = `query($id: ID!) { task(id: $id) { ${META}
 } }`;
 const ITEMS = `query($id: ID!, $deleted: Boolean!, $first: Int!, $after: String) { task(id: $id) {
   items(first: $first, after: $after, includeDeleted: $deleted) { totalCount pageInfo { hasNextPage endCursor } nodes { ${ITEM} } } } }`;
-/** What a live change sends for: the small part of the task, and the recent events' changed item ids (no list snapshots). */
-const DELTA = `query($id: ID!) { task(id: $id) { ${META} history(first: 20, newestFirst: true) { totalCount nodes { id action changes { itemId kind } } } } }`;
-const TASK_LIVE = 'subscription($id: ID!) { taskChanged(id: $id) { taskId action } }';
+/** What each live change carries: the task's small fields and its newest events' changed item ids (no list snapshots, no goal). */
+const CHANGED = 'id version state status updatedAt progress { done total pending inProgress blocked failed dropped }';
+const EVENTS = 'totalCount nodes { id action changes { itemId kind } }';
+const TASK_LIVE = `subscription($id: ID!) { taskChanged(id: $id) { taskId action task { ${CHANGED} history(first: 5, newestFirst: true) { ${EVENTS} } } } }`;
+const RECENT_EVENTS = `query($id: ID!, $first: Int!) { task(id: $id) { history(first: $first, newestFirst: true) { ${EVENTS} } } }`;
 
 /** The first page paints at once; the rest come a page at a time, on demand. */
 export const FIRST_PAGE = 100;
@@ -49,10 +51,11 @@ const NOTES = new Set(['NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED']);
 
 /**
  * A task as the page shows it, kept current from its live events without
- * refetching the world: each change reads the task's few fields and the
- * recent events' item ids, then only the items those name (their rows and
- * comments). Changes that renumber the list (added, deleted, moved items)
- * reread the pages already shown; nothing else is read again.
+ * refetching the world: each change carries the task's few fields and its
+ * newest events' item ids, and the page reads only the rows those name
+ * (with their comments). Changes that renumber the list (added, deleted,
+ * moved items) reread the pages already shown; an edit of the task or its
+ * notes rereads the head; nothing else is read again.
  */
 export function useTaskData(id: string, showDeleted: boolean): TaskData {
   const [head, setHead] = useState<{ task: any | null; missing: boolean; error: string | null }>({ task: null, missing: false, error: null });
@@ -60,7 +63,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   const [comments, setComments] = useState<any[]>([]);
   const [historyCount, setHistoryCount] = useState(0);
   const [changes, setChanges] = useState(0);
-  const state = useRef({ items, lastEvent: null as string | null, busy: Promise.resolve(), pending: false, id, showDeleted });
+  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted });
   state.current.items = items;
   state.current.id = id;
   state.current.showDeleted = showDeleted;
@@ -82,7 +85,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   const loadHead = async () => {
     const data = await gql(HEAD, { id });
     if (!data.task) return setHead({ task: null, missing: true, error: null });
-    state.current.lastEvent = data.task.history.nodes[0]?.id ?? null;
+    state.current.historyCount = data.task.history.totalCount;
     setHistoryCount(data.task.history.totalCount);
     setComments(data.task.comments.nodes);
     setHead({ task: data.task, missing: false, error: null });
@@ -91,7 +94,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
 
   // Opening the task: its head and the first page, side by side.
   useEffect(() => {
-    state.current.lastEvent = null;
+    state.current.historyCount = 0;
     setHead({ task: null, missing: false, error: null });
     setItems({ nodes: [], total: 0, cursor: null, more: false });
     void loadHead().catch(fail);
@@ -100,31 +103,31 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     void readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length)).then(setItems, fail);
   }, [id, showDeleted]);
 
-  const applyChange = async () => {
-    const data = await gql(DELTA, { id });
-    if (!data.task) return setHead({ task: null, missing: true, error: null });
-    const events: any[] = data.task.history.nodes;
-    const seen = events.findIndex((event) => event.id === state.current.lastEvent);
-    const fresh = seen < 0 ? events : events.slice(0, seen);
-    if (!fresh.length && seen >= 0) {
-      setHead((old) => ({ ...old, task: { ...old.task, ...data.task } }));
-      return;
-    }
-    const gap = seen < 0 && state.current.lastEvent !== null && data.task.history.totalCount > events.length;
-    state.current.lastEvent = events[0]?.id ?? state.current.lastEvent;
-    setHistoryCount(data.task.history.totalCount);
-    setHead((old) => ({ ...old, task: { ...old.task, ...data.task, comments: old.task?.comments, notes: old.task?.notes } }));
+  const applyChange = async (changed: any) => {
+    if (!changed) return loadHead();
+    const known = state.current.historyCount;
+    const count: number = changed.history.totalCount;
+    setHead((old) => ({ ...old, task: old.task && Number(changed.version) >= Number(old.task.version) ? { ...old.task, ...changed, history: undefined } : old.task }));
+    if (count <= known) return;
+    state.current.historyCount = count;
+    setHistoryCount(count);
     setChanges((n) => n + 1);
-    if (gap || fresh.some((event) => NOTES.has(event.action))) await loadHead();
-    if (gap || fresh.some((event) => !IN_PLACE.has(event.action) && !NOTES.has(event.action))) {
-      setItems(await readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length)));
-      if (!gap) await refreshComments();
-      return;
+    // The events since the last one applied: carried by the change when few, else read (a long gap rereads everything shown).
+    let fresh: any[] = changed.history.nodes.slice(0, count - known);
+    if (count - known > fresh.length) {
+      if (count - known > 200) return reloadAll();
+      fresh = (await gql(RECENT_EVENTS, { id, first: count - known })).task?.history.nodes ?? [];
     }
-    const touched = [...new Set(fresh.flatMap((event) => event.changes.map((change: any) => change.itemId as string)))];
+    if (fresh.some((event) => event.action === 'TASK_EDITED' || NOTES.has(event.action))) await loadHead();
+    if (fresh.some((event) => !IN_PLACE.has(event.action) && !NOTES.has(event.action))) {
+      setItems(await readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length)));
+      return refreshComments();
+    }
     if (fresh.some((event) => event.action === 'COMMENT_ADDED')) await refreshComments();
+    const touched = [...new Set(fresh.flatMap((event) => event.changes.map((change: any) => change.itemId as string)))]
+      .filter((itemId) => state.current.items.nodes.some((item) => item.id === itemId));
     if (!touched.length) return;
-    // One request for every touched item: its row and its comments.
+    // One request for every touched row on screen: the row and its comments.
     const fields = touched.map((itemId, index) => `i${index}: item(id: "${itemId.replace(/\D/g, '')}") { ${ITEM} comments(first: 200) { nodes { ${COMMENT} } } }`);
     const rows = await gql(`{ ${fields.join(' ')} }`);
     const byId = new Map<string, any>(touched.map((itemId, index) => [itemId, rows[`i${index}`]]));
@@ -140,19 +143,21 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     if (data.task) setComments(data.task.comments.nodes);
   };
 
-  // Changes are applied one at a time, and a burst while one is applied is one more pass.
-  const onEvent = () => {
-    if (state.current.pending) return;
-    state.current.pending = true;
-    state.current.busy = state.current.busy.then(async () => {
-      state.current.pending = false;
-      await applyChange().catch(fail);
-    });
+  // Changes are applied one at a time, in the order they came.
+  const onEvent = (data: any) => {
+    state.current.busy = state.current.busy.then(() => applyChange(data?.taskChanged?.task).catch(fail));
   };
   useSubscription(TASK_LIVE, { id }, onEvent);
-  useEffect(() => onReconnect(() => {
-    void loadHead().then(() => readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length))).then(setItems, fail);
-  }), [id, showDeleted]);
+  // After a reconnect (changes may have been missed) or a new token (the last read may have been refused): read it all again.
+  useEffect(() => {
+    const again = () => void reloadAll();
+    const stops = [onReconnect(again), token.subscribe(again)];
+    return () => stops.forEach((stop) => stop());
+  }, [id, showDeleted]);
+
+  async function reloadAll() {
+    await loadHead().then(() => readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length))).then(setItems, fail);
+  }
 
   const loadMore = async () => {
     const current = state.current.items;

@@ -247,8 +247,9 @@ function ItemRow(props: ListProps & { item: ItemWithComments; onMove(offset: -1 
         {stuck && <span class="stuck-label">Stuck — {STATE_LABEL[item.state].toLowerCase()}{item.note ? `: ${item.note}` : ' (no reason given)'}</span>}
         {item.note && !stuck && <span class="note-line muted">— {item.note}</span>}
         <span class="actions">
-          <button type="button" class="small" aria-expanded={open} onClick={() => setOpen(!open)}>
-            Details<span class="sr"> of “{item.text}”</span>{commentCount ? <> · {commentCount}<span class="sr"> comments</span></> : null}
+          <button type="button" class="small" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`Details${commentCount ? ` · ${commentCount}` : ''} of “${item.text}”`}
+            title={commentCount ? `${commentCount} comments` : undefined}>
+            Details{commentCount ? ` · ${commentCount}` : ''}
           </button>
           {writable && !item.deleted && !renaming && (
             <>
