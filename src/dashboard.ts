@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
+import { hashedAssets } from './dashboard-assets.js';
 
 /** The project root, whether this runs from src/ (tests) or dist/src/ (npm start). */
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -15,6 +16,7 @@ export const DASHBOARD_DIR = path.join(root, 'dist/web');
  * bookmarked path). /graphql and /healthz are mounted before this.
  */
 export function serveDashboard(app: Express): void {
+  app.use(hashedAssets(DASHBOARD_DIR));
   app.use(express.static(DASHBOARD_DIR, { index: 'index.html', fallthrough: true, maxAge: '1h', setHeaders: noCacheForIndex }));
   app.use((req, res, next) => {
     if (req.method !== 'GET' || req.path.startsWith('/graphql') || !req.accepts('html')) return next();

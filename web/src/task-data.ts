@@ -9,7 +9,7 @@ export const ITEM = 'id number text state deleted note added related { id title 
 /** The task without its items, comments or notes. */
 const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
   session { id rules { noteRequiredFor planOnce } }
-  progress { done total pending inProgress blocked failed dropped }`;
+  progress { done total blocked failed }`;
 const HEAD = `query($id: ID!) { task(id: $id) { ${META}
   comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } }
   notes(first: 100) { totalCount nodes { id title body brief { ${BRIEF} } items { id number text } refs { ${REF} } updatedAt } }
@@ -18,9 +18,9 @@ const HEAD = `query($id: ID!) { task(id: $id) { ${META}
 const ITEMS = `query($id: ID!, $deleted: Boolean!, $first: Int!, $after: String) { task(id: $id) {
   items(first: $first, after: $after, includeDeleted: $deleted) { totalCount pageInfo { hasNextPage endCursor } nodes { ${ITEM} } } } }`;
 /** What each live change carries: the task's small fields and its newest events' changed item ids (no list snapshots, no goal). */
-const CHANGED = 'id version state status updatedAt progress { done total pending inProgress blocked failed dropped }';
-const EVENTS = 'totalCount nodes { id action changes { itemId kind } }';
-const TASK_LIVE = `subscription($id: ID!) { taskChanged(id: $id) { taskId action task { ${CHANGED} history(first: 5, newestFirst: true) { ${EVENTS} } } } }`;
+const CHANGED = 'version state status updatedAt progress { done total blocked failed }';
+const EVENTS = 'totalCount nodes { action changes { itemId } }';
+const TASK_LIVE = `subscription($id: ID!) { taskChanged(id: $id) { taskId action task { ${CHANGED} history(first: 2, newestFirst: true) { ${EVENTS} } } } }`;
 const RECENT_EVENTS = `query($id: ID!, $first: Int!) { task(id: $id) { history(first: $first, newestFirst: true) { ${EVENTS} } } }`;
 
 /** The first page paints at once; the rest come a page at a time, on demand. */

@@ -63,8 +63,9 @@ export function History(props: { taskId: string; count: number; changes: number;
             <li key={event.id}>
               <details>
                 <summary>{props.rowTitle ? props.rowTitle(event) : event.action.toLowerCase().replace(/_/g, ' ')}{' '}
-                  <span class="muted">· {when(event.at)} · {event.sessionId ? <>agent <a href={`#/sessions/${event.sessionId}`}>{event.sessionId.slice(0, 8)}</a></> : 'a person (dashboard)'}</span>
+                  <span class="muted">· {when(event.at)} · {event.sessionId ? `agent ${event.sessionId.slice(0, 8)}` : 'a person (dashboard)'}</span>
                 </summary>
+                {event.sessionId && <p class="small">Made by <a href={`#/sessions/${event.sessionId}`}>session {event.sessionId.slice(0, 8)}</a></p>}
                 <div class="cols">
                   <div>
                     <h4>The list</h4>

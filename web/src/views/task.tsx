@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { memo } from 'preact/compat';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
 import { Conflict, saveAtVersion } from '../conflicts';
 import { HashField } from '../hash-field';
-import { RefText, type ItemRef } from '../refs';
+import { RefText } from '../refs';
 import { useSignal } from '../signal';
 import { STATES, STATE_LABEL, isStuck, noteKind, stuckCount } from '../states';
 import { useTaskData, type Item } from '../task-data';
@@ -21,7 +22,7 @@ const SEARCH_NOTES = 'query($query: String!) { search(query: $query, kind: NOTE,
 const CURRENT_GOAL = 'query($id: ID!) { task(id: $id) { version goal } }';
 const CURRENT_ITEM = 'query($id: ID!) { item(id: $id) { text state task { version } } }';
 
-type ItemWithComments = Item & { comments: any[] };
+type ItemWithComments = Item & { comments: any[]; source: Item };
 
 /** A task as a checklist, with its goal, notes and briefs, comments and history; live, a changed row at a time. */
 export function TaskView({ id, focusItem }: { id: string; focusItem: string | null }) {
@@ -53,16 +54,32 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
     if (data.items.length && !performance.getEntriesByName('items-first-rows').length) performance.mark('items-first-rows');
   }, [data.items.length > 0]);
 
+  // Rows keep their identity while their item and comments do, so a change to one row re-renders that row only.
+  const rowCache = useRef(new Map<string, ItemWithComments>());
+  const items = useMemo(() => {
+    const byItem = new Map<string, any[]>();
+    for (const comment of data.comments) if (comment.item) byItem.set(comment.item.id, [...(byItem.get(comment.item.id) ?? []), comment]);
+    const next = new Map<string, ItemWithComments>();
+    const rows = data.items.map((item) => {
+      const comments = byItem.get(item.id) ?? [];
+      const old = rowCache.current.get(item.id);
+      const same = old && old.source === item && old.comments.length === comments.length && old.comments.every((comment, index) => comment === comments[index]);
+      const row = same ? old : { ...item, source: item, comments };
+      next.set(item.id, row);
+      return row;
+    });
+    rowCache.current = next;
+    return rows;
+  }, [data.items, data.comments]);
+  const choices = useMemo(() => items.filter((item) => !item.deleted).map((item) => ({ id: item.id, number: item.number, text: item.text })), [items]);
+  // The version an edit starts from: read when the edit starts, so rows need not re-render when it moves on.
+  const version = useRef(0);
+  version.current = t?.version ?? 0;
+  const rulesKey = JSON.stringify(t?.session?.rules ?? null);
+  const rules = useMemo(() => t?.session?.rules ?? null, [rulesKey]);
   if (data.missing) return <p role="alert">There is no task {id}. It may have been deleted, or the link is mistyped: open its domain to find it.</p>;
   if (!t) return <Loading error={data.error} />;
-  const byItem = new Map<string, any[]>();
-  for (const comment of data.comments) if (comment.item) byItem.set(comment.item.id, [...(byItem.get(comment.item.id) ?? []), comment]);
-  const items: ItemWithComments[] = data.items.map((item) => ({ ...item, comments: byItem.get(item.id) ?? [] }));
-  const live = items.filter((item) => !item.deleted);
-  const choices = live.map((item) => ({ id: item.id, number: item.number, text: item.text }));
-  const allRefs: ItemRef[] = items.map((item) => ({ id: item.id, number: item.number, text: item.text, deleted: item.deleted }));
   const stuck = stuckCount(t.progress);
-  const rules = t.session?.rules ?? null;
   return (
     <article class="task" aria-labelledby="task-title">
       <p class="crumbs">{t.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>session {t.session.id.slice(0, 8)}</a></> : null}</p>
@@ -81,7 +98,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
         <h3 id="checklist-heading">Checklist <span class="muted">({data.totalItems}{showDeleted ? ' with deleted' : ''})</span></h3>
         <label class="inline"><input type="checkbox" checked={showDeleted} onChange={(event) => setShowDeleted(event.currentTarget.checked)} /> Show deleted items</label>
         {notHere !== null && <p class="refusal" role="alert">{notHere ? <>That item belongs to <a href={`#/task/${notHere}?item=${focusItem}`}>another task</a>.</> : `There is no item ${focusItem}.`}</p>}
-        <Checklist task={t} items={items} choices={choices} allRefs={allRefs} writable={writable} focusItem={focusItem} rules={rules} />
+        <Checklist task={t} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={rules} />
         {data.hasMore && (
           <p><button type="button" onClick={() => void data.loadMore()}>Show more items ({items.length} of {data.totalItems} shown)</button>{' '}
             <button type="button" onClick={() => void data.loadAll()}>Show all</button></p>
@@ -111,7 +128,7 @@ function Goal({ task, choices, writable }: { task: any; choices: any[]; writable
     });
   };
   return (
-    <section class="goal" aria-label="Goal">
+    <section class="goal" aria-label="The goal">
       {editing ? (
         <form onSubmit={(event) => { event.preventDefault(); void save(editing); }}>
           <HashField label="Goal" value={goal} onInput={setGoal} items={choices} rows={4} />
@@ -130,65 +147,72 @@ function Goal({ task, choices, writable }: { task: any; choices: any[]; writable
   );
 }
 
-interface ListProps { task: any; items: ItemWithComments[]; choices: any[]; allRefs: ItemRef[]; writable: boolean; focusItem: string | null; rules: { noteRequiredFor: string[]; planOnce: boolean } | null }
+interface ListProps { task: any; items: ItemWithComments[]; choices: any[]; version: { current: number }; writable: boolean; focusItem: string | null; rules: { noteRequiredFor: string[]; planOnce: boolean } | null }
+/** What a row asks of its list; the same object for the list's life, reading the list as it is now. */
+interface RowActions { move(item: Item, offset: -1 | 1): void; dragStart(item: Item): void; drop(item: Item): void; dragEnd(): void }
 
 function Checklist(props: ListProps) {
-  const [dragging, setDragging] = useState<string | null>(null);
   const [run, error] = useAction();
-  const liveItems = props.items.filter((item) => !item.deleted);
-  const move = (item: Item, offset: -1 | 1) => {
-    const index = liveItems.findIndex((other) => other.id === item.id);
-    const target = index + offset;
-    if (target < 0 || target >= liveItems.length) return;
-    // After the item that will precede it: the one above the target place, or first.
-    const after = offset === -1 ? (target === 0 ? null : liveItems[target - 1].id) : liveItems[target].id;
-    void run(() => gql(MOVE_ITEM, { input: { id: item.id, after } })).then(() => {
-      requestAnimationFrame(() => document.getElementById(`state-${item.id}`)?.focus());
-    });
-  };
-  const drop = (target: Item) => {
-    if (!dragging || dragging === target.id) return;
-    const from = liveItems.findIndex((item) => item.id === dragging);
-    const to = liveItems.findIndex((item) => item.id === target.id);
-    const after = from < to ? target.id : to === 0 ? null : liveItems[to - 1].id;
-    void run(() => gql(MOVE_ITEM, { input: { id: dragging, after } }));
-    setDragging(null);
-  };
+  const latest = useRef({ live: [] as Item[], dragging: null as string | null });
+  latest.current.live = props.items.filter((item) => !item.deleted);
+  const actions = useRef<RowActions>({
+    move: (item, offset) => {
+      const liveItems = latest.current.live;
+      const index = liveItems.findIndex((other) => other.id === item.id);
+      const target = index + offset;
+      if (target < 0 || target >= liveItems.length) return;
+      // After the item that will precede it: the one above the target place, or first.
+      const after = offset === -1 ? (target === 0 ? null : liveItems[target - 1].id) : liveItems[target].id;
+      void run(() => gql(MOVE_ITEM, { input: { id: item.id, after } })).then(() => {
+        requestAnimationFrame(() => document.getElementById(`state-${item.id}`)?.focus());
+      });
+    },
+    dragStart: (item) => { latest.current.dragging = item.id; },
+    dragEnd: () => { latest.current.dragging = null; },
+    drop: (target) => {
+      const { dragging, live: liveItems } = latest.current;
+      latest.current.dragging = null;
+      if (!dragging || dragging === target.id) return;
+      const from = liveItems.findIndex((item) => item.id === dragging);
+      const to = liveItems.findIndex((item) => item.id === target.id);
+      const after = from < to ? target.id : to === 0 ? null : liveItems[to - 1].id;
+      void run(() => gql(MOVE_ITEM, { input: { id: dragging, after } }));
+    },
+  }).current;
+  // A row's details show the task's briefs on it: rows re-render when the notes do, not on every change of the task.
+  const notes = props.task.notes;
   return (
     <>
       <Refusal error={error} />
       <ol class="checklist" aria-label="Items">
         {props.items.map((item) => (
-          <ItemRow
-            key={item.id}
-            {...props}
-            item={item}
-            onMove={(offset) => move(item, offset)}
-            dragProps={props.writable && !item.deleted ? {
-              draggable: true,
-              onDragStart: (event: DragEvent) => { setDragging(item.id); event.dataTransfer?.setData('text/plain', item.id); },
-              onDragOver: (event: DragEvent) => event.preventDefault(),
-              onDrop: (event: DragEvent) => { event.preventDefault(); drop(item); },
-              onDragEnd: () => setDragging(null),
-            } : {}}
-          />
+          <ItemRow key={item.id} item={item} taskId={props.task.id} plan={Boolean(props.task.session)} notes={notes} choices={props.choices} version={props.version}
+            writable={props.writable} focused={props.focusItem === item.id} rules={props.rules} actions={actions} />
         ))}
       </ol>
     </>
   );
 }
 
-function ItemRow(props: ListProps & { item: ItemWithComments; onMove(offset: -1 | 1): void; dragProps: Record<string, unknown> }) {
-  const { item, writable, task } = props;
+interface RowProps { item: ItemWithComments; taskId: string; plan: boolean; notes: any; choices: any[]; version: { current: number }; writable: boolean; focused: boolean; rules: ListProps['rules']; actions: RowActions }
+
+/** Re-rendered when its own item, its comments, the rules, or (while open) the briefs and # choices change. */
+const ItemRow = memo(ItemRowView, (before: RowProps, after: RowProps) =>
+  before.item === after.item && before.writable === after.writable && before.focused === after.focused && before.rules === after.rules &&
+  before.notes === after.notes && before.choices.length === after.choices.length);
+
+function ItemRowView(props: RowProps) {
+  const { item, writable } = props;
+  const focusItem = props.focused ? item.id : null;
   const [renaming, setRenaming] = useState<{ version: number; value: string } | null>(null);
   const [text, setText] = useState(item.text);
-  const [open, setOpen] = useState(props.focusItem === item.id);
+  const [open, setOpen] = useState(props.focused);
   // A state the rules want a note for: asked inline, in the rule's words, before anything is sent.
   const [asking, setAsking] = useState<{ state: string; version: number; from: string } | null>(null);
   const [note, setNote] = useState('');
   const [conflict, setConflict] = useState<{ what: 'state' | 'text'; mine: string; theirs: string; version: number } | null>(null);
   const [run, error, busy] = useAction();
-  useEffect(() => { if (props.focusItem === item.id) setOpen(true); }, [props.focusItem]);
+  useEffect(() => { if (props.focused) setOpen(true); }, [props.focused]);
   const current = async () => {
     const now = (await gql(CURRENT_ITEM, { id: item.id })).item;
     return { version: now.task.version, value: now };
@@ -203,7 +227,7 @@ function ItemRow(props: ListProps & { item: ItemWithComments; onMove(offset: -1 
   });
   const setState = (state: string) => {
     setConflict(null);
-    const base = { version: task.version, from: item.state };
+    const base = { version: props.version.current, from: item.state };
     if (props.rules?.noteRequiredFor.includes(state)) setAsking({ state, ...base });
     else sendState(state, base);
   };
@@ -217,13 +241,20 @@ function ItemRow(props: ListProps & { item: ItemWithComments; onMove(offset: -1 
   });
   const onKeyDown = (event: KeyboardEvent) => {
     if (!writable || !event.altKey) return;
-    if (event.key === 'ArrowUp') { event.preventDefault(); props.onMove(-1); }
-    if (event.key === 'ArrowDown') { event.preventDefault(); props.onMove(1); }
+    if (event.key === 'ArrowUp') { event.preventDefault(); props.actions.move(item, -1); }
+    if (event.key === 'ArrowDown') { event.preventDefault(); props.actions.move(item, 1); }
   };
+  const dragProps = writable && !item.deleted ? {
+    draggable: true,
+    onDragStart: (event: DragEvent) => { props.actions.dragStart(item); event.dataTransfer?.setData('text/plain', item.id); },
+    onDragOver: (event: DragEvent) => event.preventDefault(),
+    onDrop: (event: DragEvent) => { event.preventDefault(); props.actions.drop(item); },
+    onDragEnd: () => props.actions.dragEnd(),
+  } : {};
   const stuck = isStuck(item.state) && !item.deleted;
   const commentCount = item.comments.length;
   return (
-    <li id={`item-${item.id}`} class={`item ${item.state} ${stuck ? 'stuck' : ''} ${item.deleted ? 'deleted' : ''} ${props.focusItem === item.id ? 'focused' : ''}`} onKeyDown={onKeyDown} {...props.dragProps}>
+    <li id={`item-${item.id}`} class={`item ${item.state} ${stuck ? 'stuck' : ''} ${item.deleted ? 'deleted' : ''} ${focusItem ? 'focused' : ''}`} onKeyDown={onKeyDown} {...dragProps}>
       <div class="row">
         {writable && !item.deleted && <span class="handle" aria-hidden="true" title="Drag to reorder">⠿</span>}
         <span class="num">{item.number ?? '–'}.</span>
@@ -237,7 +268,7 @@ function ItemRow(props: ListProps & { item: ItemWithComments; onMove(offset: -1 
         {renaming ? (
           <form class="rename" onSubmit={(event) => { event.preventDefault(); rename(renaming); }}>
             <label><span class="sr">New text for “{item.text}”</span>
-              <input value={text} maxLength={task.session ? 1000 : 80} onInput={(event) => setText(event.currentTarget.value)} onKeyDown={(event) => event.key === 'Escape' && setRenaming(null)} ref={(el) => el?.focus()} />
+              <input value={text} maxLength={props.plan ? 1000 : 80} onInput={(event) => setText(event.currentTarget.value)} onKeyDown={(event) => event.key === 'Escape' && setRenaming(null)} ref={(el) => el?.focus()} />
             </label>
             <button type="submit" disabled={busy}>Save</button> <button type="button" onClick={() => { setRenaming(null); setConflict(null); }}>Cancel</button>
           </form>
@@ -253,9 +284,9 @@ function ItemRow(props: ListProps & { item: ItemWithComments; onMove(offset: -1 
           </button>
           {writable && !item.deleted && !renaming && (
             <>
-              <button type="button" class="small" onClick={() => { setText(item.text); setRenaming({ version: task.version, value: item.text }); }} aria-label={`Rename “${item.text}”`}>Rename</button>
-              <button type="button" class="small" onClick={() => props.onMove(-1)} aria-label={`Move “${item.text}” up`}>↑</button>
-              <button type="button" class="small" onClick={() => props.onMove(1)} aria-label={`Move “${item.text}” down`}>↓</button>
+              <button type="button" class="small" onClick={() => { setText(item.text); setRenaming({ version: props.version.current, value: item.text }); }} aria-label={`Rename “${item.text}”`}>Rename</button>
+              <button type="button" class="small" onClick={() => props.actions.move(item, -1)} aria-label={`Move “${item.text}” up`}>↑</button>
+              <button type="button" class="small" onClick={() => props.actions.move(item, 1)} aria-label={`Move “${item.text}” down`}>↓</button>
               <button type="button" class="small danger" onClick={() => void run(() => gql(DELETE_ITEM, { id: item.id }))} aria-label={`Delete “${item.text}”`}>Delete</button>
             </>
           )}
@@ -282,13 +313,14 @@ function ItemRow(props: ListProps & { item: ItemWithComments; onMove(offset: -1 
           onTheirs={() => { setConflict(null); setRenaming(null); setAsking(null); }} />
       )}
       <Refusal error={error} />
-      {open && <ItemDetails {...props} />}
+      {open && <ItemDetails item={item} taskId={props.taskId} notes={props.notes} choices={props.choices} writable={writable} />}
     </li>
   );
 }
 
-function ItemDetails({ item, task, choices, writable }: { item: ItemWithComments; task: any; choices: any[]; writable: boolean }) {
-  const briefs = task.notes.nodes.filter((note: any) => note.items.some((briefed: any) => briefed.id === item.id));
+function ItemDetails({ item, taskId, notes, choices, writable }: { item: ItemWithComments; taskId: string; notes: any; choices: any[]; writable: boolean }) {
+  const task = { id: taskId };
+  const briefs = notes.nodes.filter((note: any) => note.items.some((briefed: any) => briefed.id === item.id));
   return (
     <div class="details">
       {item.related.length > 0 && (
