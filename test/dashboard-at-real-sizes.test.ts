@@ -82,7 +82,8 @@ describe('a task with 1,000 items (500 live, 500 deleted: a task holds at most 5
   it('shows its first rows from one small page, and reaches item 1,000 by pages', async () => {
     const page = await openPage(browser, `${base()}/#/task/${taskId}`);
     await page.locator('.checklist > li').first().waitFor();
-    console.log(`[first rows] 1,000-item task: ${await firstRows(page)} ms after navigation, ${await rows(page)} rows in the first page`);
+    const requests = await page.evaluate(() => performance.getEntriesByType('resource').map((entry: any) => `${entry.name.replace(/^.*\//, '')} ${Math.round(entry.startTime)}+${Math.round(entry.duration)}ms ${entry.encodedBodySize}B`));
+    console.log(`[first rows] 1,000-item task: ${await firstRows(page)} ms after navigation, ${await rows(page)} rows in the first page; requests: ${requests.join(', ')}`);
     expect(await rows(page)).toBe(100);
     await page.getByText('Show more items (100 of 500 shown)').waitFor();
     await page.getByLabel('Show deleted items').check();
