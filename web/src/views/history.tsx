@@ -81,8 +81,10 @@ export function History(props: { taskId: string; count: number; changes: number;
 function HistoryRow({ event, taskId, rowTitle }: { event: any; taskId: string; rowTitle?: (event: any) => string }) {
   const [list, setList] = useState<any[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const open = (opened: boolean) => {
-    if (!opened || list) return;
+  const [opened, setOpened] = useState(false);
+  const open = (isOpen: boolean) => {
+    setOpened(isOpen);
+    if (!isOpen || list) return;
     gql(SNAPSHOT, { id: taskId, after: event.before }).then(
       (data) => setList(data.task?.history.nodes[0]?.items ?? []),
       (failure: Error) => setError(failure.message),
@@ -94,12 +96,12 @@ function HistoryRow({ event, taskId, rowTitle }: { event: any; taskId: string; r
         <summary>{rowTitle ? rowTitle(event) : event.action.toLowerCase().replace(/_/g, ' ')}{' '}
           <span class="muted">· {when(event.at)} · {event.sessionId ? `agent ${event.sessionId.slice(0, 8)}` : 'a person (dashboard)'}</span>
         </summary>
-        {event.sessionId && <p class="small">Made by <a href={`#/sessions/${event.sessionId}`}>session {event.sessionId.slice(0, 8)}</a></p>}
+        {opened && event.sessionId && <p class="small">Made by <a href={`#/sessions/${event.sessionId}`}>session {event.sessionId.slice(0, 8)}</a></p>}
         <div class="cols">
           <div>
             <h4>The list</h4>
             <Refusal error={error} />
-            {list ? <ol>{list.map((item: any) => <li class={item.state}><span class={`state ${item.state}`}>{STATE_LABEL[item.state]}</span> {item.text}</li>)}</ol> : !error && <p class="muted">Loading…</p>}
+            {!opened ? null : list ? <ol>{list.map((item: any) => <li class={item.state}><span class={`state ${item.state}`}>{STATE_LABEL[item.state]}</span> {item.text}</li>)}</ol> : !error && <p class="muted">Loading…</p>}
           </div>
           <div>
             <h4>What changed</h4>
