@@ -307,6 +307,15 @@ describe('stuck work', () => {
     await page.getByText('Stuck — blocked: waiting for DB access').waitFor();
     await page.getByText('Stuck — failed: sums differ by 3').waitFor();
     await page.getByText('stuck · 2').waitFor();
+
+    // Needs attention lists it among the stuck tasks, and a finished session that left a step blocked.
+    const session = (await server.ok(START_SESSION, {})).startSession.id as string;
+    await server.ok(WRITE_TODOS, { todos: [{ content: 'Ship it', status: 'DONE' }, { content: 'Tell the team', status: 'BLOCKED' }] }, { session });
+    await server.ok(FINISH_SESSION, {}, { session });
+    await page.getByRole('link', { name: 'Needs attention' }).click();
+    await page.getByRole('table', { name: 'Stuck tasks' }).getByRole('link', { name: 'Stuck migration' }).waitFor();
+    await page.locator(`main a[title="${session}"]`).waitFor();
+    expect(await page.title()).toBe('Needs attention · taskbase');
   }, 60_000);
 });
 
@@ -326,7 +335,7 @@ describe('quality a user notices', () => {
   it('axe-core finds nothing critical or serious on any view', async () => {
     const views: [string, string][] = [
       ['domains', '#/domains'], ['domain', '#/domains/size/quality'], ['task', `#/task/${taskId}`], ['sessions', '#/sessions'],
-      ['session', `#/sessions/${session}`], ['search', '#/search?q=retry'], ['reminders', '#/maintenance/reminders'],
+      ['session', `#/sessions/${session}`], ['search', '#/search?q=retry'], ['reminders', '#/maintenance/reminders'], ['needs attention', '#/attention'],
     ];
     const counts: Record<string, string> = {};
     const failures: string[] = [];

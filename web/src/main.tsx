@@ -4,13 +4,14 @@ import { canWrite, checkAccess, needToken, saveToken, token } from './api';
 import { liveStatus } from './live';
 import { useSignal } from './signal';
 import './styles.css';
+import { AttentionView } from './views/attention';
 import { DomainsView } from './views/domains';
 import { RemindersView } from './views/reminders';
 import { SearchView } from './views/search';
 import { SessionsView } from './views/sessions';
 import { TaskView } from './views/task';
 
-interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders' | 'search'; id: string | null; params: URLSearchParams }
+interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders' | 'search' | 'attention'; id: string | null; params: URLSearchParams }
 
 /** Hash routes, so the server serves one page and every view survives a reload: #/domains/<path>, #/task/<id>, #/sessions/<id>, #/search?q=, #/maintenance/reminders. */
 function parse(hash: string): Route {
@@ -22,6 +23,7 @@ function parse(hash: string): Route {
   if (head === 'sessions') return { view: 'sessions', id, params };
   if (head === 'maintenance') return { view: 'reminders', id: null, params };
   if (head === 'search') return { view: 'search', id: null, params };
+  if (head === 'attention') return { view: 'attention', id: null, params };
   return { view: 'domains', id, params };
 }
 
@@ -88,6 +90,7 @@ function App() {
         <h1><a href="#/domains">taskbase</a></h1>
         <nav aria-label="Views">
           {tab('domains', '#/domains', 'Domains')}
+          {tab('attention', '#/attention', 'Needs attention')}
           {tab('sessions', '#/sessions', 'Sessions')}
           {tab('reminders', '#/maintenance/reminders', 'Maintenance → Reminders')}
         </nav>
@@ -99,6 +102,7 @@ function App() {
         {route.view === 'task' && route.id ? <TaskView id={route.id} focusItem={route.params.get('item')} /> :
           route.view === 'sessions' ? <SessionsView id={route.id} params={route.params} /> :
           route.view === 'reminders' ? <RemindersView /> :
+          route.view === 'attention' ? <AttentionView /> :
           route.view === 'search' ? <SearchView query={route.params.get('q') ?? ''} /> :
           <DomainsView path={route.id} archived={route.params.get('archived') === '1'} note={route.params.get('note')} />}
       </main>
