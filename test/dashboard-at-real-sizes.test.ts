@@ -253,6 +253,12 @@ describe('an agent and a person editing one item at once', () => {
     await page.locator('.goal').getByText('Agent goal').waitFor();
     expect((await server.ok(`query($id: ID!) { task(id: $id) { goal } }`, { id: made.createTask.task.id })).task.goal).toBe('Agent goal');
 
+    // Showing deleted items rereads the list, never the comment being typed.
+    await page.getByLabel('Comment on the task').fill('Half-typed thought');
+    await page.getByLabel('Show deleted items').check();
+    await page.getByLabel('Show deleted items').uncheck();
+    expect(await page.getByLabel('Comment on the task').inputValue()).toBe('Half-typed thought');
+
     // An agent changing another item is no conflict: the person's state change lands at the new version.
     await server.ok(UPDATE_ITEM, { input: { id: made.createTask.items[1].id, state: 'IN_PROGRESS' } });
     await page.getByRole('combobox', { name: 'Draft the rollout plan' }).selectOption('DONE');

@@ -99,8 +99,12 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     setItems({ nodes: [], total: 0, cursor: null, more: false });
     void loadHead().catch(fail);
   }, [id]);
+  // Showing deleted items again keeps as many rows as were loaded; another task starts from its first page.
+  const shownFor = useRef(id);
   useEffect(() => {
-    void readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length)).then(setItems, fail);
+    const count = shownFor.current === id ? Math.max(FIRST_PAGE, state.current.items.nodes.length) : FIRST_PAGE;
+    shownFor.current = id;
+    void readItems(count).then(setItems, fail);
   }, [id, showDeleted]);
 
   const applyChange = async (changed: any) => {
