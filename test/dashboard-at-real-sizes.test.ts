@@ -137,7 +137,7 @@ describe('a task with 1,000 items (500 live, 500 deleted: a task holds at most 5
     }
     expect(await events.count()).toBe(count + 1);
     expect(await events.last().locator('summary').textContent()).toMatch(/^task created/);
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('200 sessions with helpers', () => {
@@ -358,7 +358,7 @@ describe('quality a user notices', () => {
     }
     console.log(`[axe] ${JSON.stringify(counts)}`);
     expect(failures).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 
   it('has a skip link, per-view titles, kept line breaks with long text collapsed, and fits 390 px', async () => {
     const page = await openPage(browser, `${base()}/#/task/${taskId}`, { width: 390, height: 844 });
