@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type Response } from 'express';
+import type { Express, Response } from 'express';
+import { hashedAssets } from './dashboard-assets.js';
 
 /** The project root, whether this runs from src/ (tests) or dist/src/ (npm start). */
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -44,10 +45,6 @@ function dashboardHeaders(res: Response): void {
  * mounted before this.
  */
 export function serveDashboard(app: Express): void {
-  const assets = express.static(path.join(DASHBOARD_DIR, 'assets'), {
-    index: false, fallthrough: true, maxAge: '1h', redirect: false,
-    setHeaders: (res) => dashboardHeaders(res as Response),
-  });
   app.get(['/', '/index.html'], (_req, res) => {
     const index = path.join(DASHBOARD_DIR, 'index.html');
     if (!fs.existsSync(index)) {
@@ -59,7 +56,12 @@ export function serveDashboard(app: Express): void {
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(index);
   });
-  app.use('/assets', assets);
+  // The hashed bundles, compressed once, with the page's headers (dashboard-assets.ts).
+  const assets = hashedAssets(DASHBOARD_DIR);
+  app.use((req, res, next) => {
+    if (req.path.startsWith('/assets/')) dashboardHeaders(res);
+    assets(req, res, next);
+  });
   app.get('/{*rest}', (req, res, next) => {
     const view = req.path.split('/')[1];
     if (!VIEWS.has(view) || !req.accepts('html')) return next();

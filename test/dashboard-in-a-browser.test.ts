@@ -153,7 +153,7 @@ describe('live', () => {
     const page = await openPage(browser, `${base()}/#/sessions/${session}`);
     await page.getByText('Update to-do list').first().waitFor();
     await whenLive(page);
-    const rows = page.locator('.history > ol > li');
+    const rows = page.locator(".history ol.events > li");
     const panel = page.locator('details.todos');
     // Until the page's subscription is held, an update may be missed: poke with updates until one shows.
     for (let attempt = 0; attempt < 20 && (await rows.count()) < 2; attempt += 1) {

@@ -1,4 +1,6 @@
-/** GET / serves the built dashboard from the server itself: its page, its bundles and their headers; a path-style deep link goes to its hash route, and any other path is 404 JSON. */
+/** GET / serves the built dashboard from the server itself: its page, its bundles (compressed) and their headers; a path-style deep link goes to its hash route, and any other path is 404 JSON. */
+import http from 'node:http';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 
@@ -68,6 +70,42 @@ describe('GET /', () => {
     }
     const json = await fetch(`${base}/healthz`);
     expect(json.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+/** One GET with exactly these headers (fetch would add and undo its own Accept-Encoding). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
+
+describe('the bundles', () => {
+  it('are sent compressed when the browser accepts it, with a year-long cache since their names carry their hash', async () => {
+    const html = await (await fetch(`${base}/`)).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]);
+    expect(assets.length).toBeGreaterThan(1);
+    for (const asset of assets) {
+      const plain = await rawGet(`${base}${asset}`, {});
+      expect(plain.status).toBe(200);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      const gzip = await rawGet(`${base}${asset}`, { 'accept-encoding': 'gzip' });
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(zlib.gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+      const brotli = await rawGet(`${base}${asset}`, { 'accept-encoding': 'gzip, br' });
+      expect(brotli.headers['content-encoding']).toBe('br');
+      expect(zlib.brotliDecompressSync(brotli.body).equals(plain.body)).toBe(true);
+      expect(brotli.body.length, `${asset}: ${plain.body.length} bytes, ${gzip.body.length} gzipped, ${brotli.body.length} brotli`).toBeLessThan(plain.body.length / 2.5);
+      console.log(`[assets] ${asset}: ${plain.body.length} B, gzip ${gzip.body.length} B, brotli ${brotli.body.length} B`);
+    }
+    const page = await rawGet(`${base}/`, { 'accept-encoding': 'gzip' });
+    expect(page.headers['cache-control']).toBe('no-cache');
+    expect((await rawGet(`${base}/assets/index-gone.js`, { accept: 'text/html' })).status, "an old build's bundle is a 404, not the page").toBe(404);
   });
 });
 

@@ -34,13 +34,16 @@ export function encodeCursor(key: CursorKey): string {
  * the database's integer range), any number (a rank), or a string. A cursor
  * of another list, or a hand-made one, is refused rather than misread.
  */
-export type CursorKeyType = 'id' | 'rank' | 'string';
+export type CursorKeyType = 'id' | 'rank' | 'string' | 'stamp' | 'token';
 
 const FITS: Record<CursorKeyType, (k: unknown) => boolean> = {
   id: (k) => Number.isSafeInteger(k) && (k as number) >= 0 && (k as number) <= ID_MAX,
   // A search rank is a small whole number (a tier); PostgreSQL compares it with an integer, so 0.5 must not reach it.
   rank: (k) => Number.isSafeInteger(k) && (k as number) >= 0 && (k as number) <= 1000,
   string: (k) => typeof k === 'string' && /^\d{1,10}$/.test(k),
+  // A stored time (ISO 8601, as the rows keep it) and a server-made id (a session's): compared as text, so only their own characters.
+  stamp: (k) => typeof k === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/.test(k),
+  token: (k) => typeof k === 'string' && /^[\w-]{1,64}$/.test(k),
 };
 
 /** The key of a keyset-paged list of rows: the last row's id. */
@@ -49,6 +52,8 @@ export const ROW_CURSOR: readonly CursorKeyType[] = ['id'];
 export const LIST_CURSOR: readonly CursorKeyType[] = ['string'];
 /** The key of search hits: the last hit's rank tier, then its memory id. */
 export const SEARCH_CURSOR: readonly CursorKeyType[] = ['rank', 'id'];
+/** The key of sessions listed newest first: the last session's start time, then its id. */
+export const SESSION_CURSOR: readonly CursorKeyType[] = ['stamp', 'token'];
 
 /** What encodeCursor makes: base64url, at most 200 characters. */
 const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;

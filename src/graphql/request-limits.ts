@@ -4,7 +4,7 @@ import {
   type DirectiveNode, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
 } from 'graphql';
 import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
-import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
+import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
 import type { Context } from './context.js';
 import { NESTED_TOO_DEEP } from './errors.js';
 import { MAX_COST, queryCost } from './query-cost.js';
@@ -18,6 +18,7 @@ export const MAX_ALIASES = 50;
 const CURSOR_OF: Record<string, readonly CursorKeyType[]> = {
   'Task.items': LIST_CURSOR,
   'Query.search': SEARCH_CURSOR,
+  'Query.sessions': SESSION_CURSOR,
 };
 
 function refusal(code: ErrorCode | 'BAD_REQUEST', message: string, status = 400): GraphQLError {

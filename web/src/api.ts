@@ -61,9 +61,25 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
   if (response.status === 401) needToken.set(true);
   if (body.errors?.length) {
     const [first] = body.errors;
-    throw new ApiError(first.message, first.extensions?.code ?? 'ERROR');
+    throw new ApiError(forPeople(first.message), first.extensions?.code ?? 'ERROR');
   }
   return body.data as T;
+}
+
+/**
+ * The server's refusals are written for the person already; GraphQL's own
+ * variable checks are written for developers ('Variable "$intervalMinutes"
+ * got invalid value 1.5; Int cannot represent…'), so they are said again in
+ * words, naming the field.
+ */
+export function forPeople(message: string): string {
+  const variable = /^Variable "\$(\w+)" got invalid value (.*?); (.*)$/s.exec(message);
+  if (!variable) return message;
+  const field = variable[1].replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const reason = variable[3];
+  if (/Int cannot represent/.test(reason)) return `The ${field} must be a whole number; ${variable[2]} is not one.`;
+  if (/Expected value of type "?(\w+)/.test(reason)) return `The ${field} is not one of the values this field takes (${variable[2]}).`;
+  return `The ${field} (${variable[2]}) is not accepted: ${reason.replace(/\.$/, '')}.`;
 }
 
 /** Whether this token may change anything; read-only tokens see no edit controls. */

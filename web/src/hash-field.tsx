@@ -9,6 +9,8 @@ export interface Choice { id: string; number: number | null; text: string }
  */
 export function HashField(props: {
   label: string; value: string; onInput: (value: string) => void; items: readonly Choice[]; rows?: number; id?: string; disabled?: boolean;
+  /** Called when the menu opens while the task has items not loaded yet, so they can be offered too. */
+  onMenu?: () => void;
 }) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const [menu, setMenu] = useState<{ start: number; query: string } | null>(null);
@@ -23,6 +25,7 @@ export function HashField(props: {
     const before = value.slice(0, caret);
     const at = before.lastIndexOf('#');
     if (at >= 0 && (at === 0 || /\s|\(/.test(before[at - 1])) && !/\s/.test(before.slice(at + 1)) && before.slice(at - 2, at) !== '[[') {
+      if (!menu) props.onMenu?.();
       setMenu({ start: at, query: before.slice(at + 1) });
       setActive(0);
     } else setMenu(null);
@@ -58,8 +61,8 @@ export function HashField(props: {
           rows={props.rows ?? 2}
           value={props.value}
           disabled={props.disabled}
-          aria-expanded={Boolean(menu && matches.length)}
-          aria-controls={listId}
+          // A textbox may not carry aria-expanded (that is a combobox's, and a textarea cannot be one): the menu is announced by its listbox and the active option.
+          aria-controls={menu && matches.length ? listId : undefined}
           aria-autocomplete="list"
           aria-activedescendant={menu && matches.length ? `${listId}-${matches[active].id}` : undefined}
           onInput={(event) => update(event.currentTarget.value, event.currentTarget.selectionStart ?? 0)}

@@ -3,8 +3,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { authorization, gql, needToken, token } from './api';
 import { signal } from './signal';
 
-/** "live", "connecting" or "offline": shown in the header. */
-export const liveStatus = signal<'live' | 'connecting' | 'offline'>('connecting');
+/** Shown in the header: connecting, live, offline (retrying) or refused (the token was not accepted; no retry until a new one). */
+export const liveStatus = signal<'live' | 'connecting' | 'offline' | 'refused'>('connecting');
 /** Bumped on every (re)connect: every open view refetches, so nothing missed while offline stays missed. */
 const reconnects = signal(0);
 
@@ -33,8 +33,9 @@ function liveClient(): Client {
         first = false;
       },
       closed: (event) => {
-        liveStatus.set('offline');
-        if ((event as CloseEvent)?.code === 4401) needToken.set(true);
+        const refused = (event as CloseEvent)?.code === 4401;
+        liveStatus.set(refused ? 'refused' : 'offline');
+        if (refused) needToken.set(true);
       },
     },
   });
@@ -62,6 +63,11 @@ export function useSubscription(query: string | null, variables: Record<string, 
       complete: () => undefined,
     });
   }, [query, key]);
+}
+
+/** Calls back after each reconnect, so a view rereads what it may have missed. */
+export function onReconnect(callback: () => void): () => void {
+  return reconnects.subscribe(callback);
 }
 
 export interface Loaded<T> {

@@ -1,17 +1,19 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { canWrite, checkAccess, needToken, saveToken, token } from './api';
 import { liveStatus } from './live';
 import { useSignal } from './signal';
 import './styles.css';
+import { AttentionView } from './views/attention';
 import { DomainsView } from './views/domains';
 import { RemindersView } from './views/reminders';
+import { SearchView } from './views/search';
 import { SessionsView } from './views/sessions';
 import { TaskView } from './views/task';
 
-interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders'; id: string | null; params: URLSearchParams }
+interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders' | 'search' | 'attention'; id: string | null; params: URLSearchParams }
 
-/** Hash routes, so the server serves one page: #/domains/<path>, #/task/<id>, #/sessions/<id>, #/maintenance/reminders. */
+/** Hash routes, so the server serves one page and every view survives a reload: #/domains/<path>, #/task/<id>, #/sessions/<id>, #/search?q=, #/maintenance/reminders. */
 function parse(hash: string): Route {
   const [path, query] = hash.replace(/^#\/?/, '').split('?');
   const params = new URLSearchParams(query ?? '');
@@ -20,6 +22,8 @@ function parse(hash: string): Route {
   if (head === 'task') return { view: 'task', id, params };
   if (head === 'sessions') return { view: 'sessions', id, params };
   if (head === 'maintenance') return { view: 'reminders', id: null, params };
+  if (head === 'search') return { view: 'search', id: null, params };
+  if (head === 'attention') return { view: 'attention', id: null, params };
   return { view: 'domains', id, params };
 }
 
@@ -48,32 +52,59 @@ function TokenForm() {
   );
 }
 
+const LIVE_TEXT = { live: '● Live', connecting: '○ Connecting…', offline: '○ Offline — reconnecting', refused: '○ Token refused — not live' } as const;
+
+/** The search box in the header: results open in the main pane (#/search?q=…), so they have room for snippets. */
+function HeaderSearch({ current }: { current: string }) {
+  const [query, setQuery] = useState(current);
+  useEffect(() => setQuery(current), [current]);
+  return (
+    <form role="search" class="header-search" onSubmit={(event) => { event.preventDefault(); location.hash = `#/search?q=${encodeURIComponent(query.trim())}`; }}>
+      <label><span class="sr">Search the knowledge base</span>
+        <input type="search" placeholder="Search notes and tasks…" value={query} onInput={(event) => setQuery(event.currentTarget.value)} /></label>
+      <button type="submit">Search</button>
+    </form>
+  );
+}
+
 function App() {
   const route = useRoute();
   const asking = useSignal(needToken);
   const live = useSignal(liveStatus);
   const writable = useSignal(canWrite);
   useEffect(() => void checkAccess(), []);
+  // A move to another view puts focus on its heading, so a keyboard or screen-reader user hears where they are (the skip link's target too).
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    const timer = setTimeout(() => (document.querySelector('main h2') as HTMLElement | null)?.focus({ preventScroll: !!route.params.get('item') }), 300);
+    return () => clearTimeout(timer);
+  }, [route.view, route.id]);
   const tab = (view: Route['view'], href: string, label: string) => (
     <a href={href} aria-current={route.view === view || (view === 'domains' && route.view === 'task') ? 'page' : undefined}>{label}</a>
   );
   return (
     <>
+      <a class="skip" href="#main" onClick={(event) => { event.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
       <header>
         <h1><a href="#/domains">taskbase</a></h1>
         <nav aria-label="Views">
           {tab('domains', '#/domains', 'Domains')}
+          {tab('attention', '#/attention', 'Needs attention')}
           {tab('sessions', '#/sessions', 'Sessions')}
           {tab('reminders', '#/maintenance/reminders', 'Maintenance → Reminders')}
         </nav>
-        <span class={`live ${live}`} role="status" aria-live="polite" data-live={live}>{live === 'live' ? '● Live' : live === 'connecting' ? '○ Connecting…' : '○ Offline — reconnecting'}</span>
+        <HeaderSearch current={route.view === 'search' ? route.params.get('q') ?? '' : ''} />
+        <span class="live-badge" role="status" aria-live="polite" data-live={live}>{LIVE_TEXT[live]}</span>
         {!writable && <span class="badge" title="This token may only read">read-only</span>}
       </header>
-      <main>
+      <main id="main" tabIndex={-1}>
         {route.view === 'task' && route.id ? <TaskView id={route.id} focusItem={route.params.get('item')} /> :
-          route.view === 'sessions' ? <SessionsView id={route.id} /> :
+          route.view === 'sessions' ? <SessionsView id={route.id} params={route.params} /> :
           route.view === 'reminders' ? <RemindersView /> :
-          <DomainsView path={route.id} archived={route.params.get('archived') === '1'} />}
+          route.view === 'attention' ? <AttentionView /> :
+          route.view === 'search' ? <SearchView query={route.params.get('q') ?? ''} /> :
+          <DomainsView path={route.id} archived={route.params.get('archived') === '1'} note={route.params.get('note')} />}
       </main>
       {asking && <TokenForm />}
     </>

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 
 export function Progress({ done, total, label }: { done: number; total: number; label: string }) {
@@ -45,4 +45,32 @@ export function useAction(): [(work: () => Promise<unknown>) => Promise<boolean>
 export function Loading({ error, children }: { error: string | null; children?: ComponentChildren }) {
   if (error) return <p class="refusal" role="alert">{error}</p>;
   return <p class="muted">{children ?? 'Loading…'}</p>;
+}
+
+/** The tab's title names the view, so a person with many tabs (or a screen reader) knows which is which. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · taskbase`;
+  }, [title]);
+}
+
+/**
+ * Long free text (a goal, a comment, a note) keeps its line breaks and shows
+ * its first lines, with "more" to read the rest: a long goal no longer fills
+ * the first screen.
+ */
+export function MoreText({ children }: { children: ComponentChildren }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [long, setLong] = useState(false);
+  const [open, setOpen] = useState(false);
+  useLayoutEffect(() => {
+    const box = ref.current;
+    if (box && !open) setLong(box.scrollHeight > box.clientHeight + 4);
+  });
+  return (
+    <div class="more-text">
+      <div ref={ref} class={`keep-lines ${open ? '' : 'clamped'}`}>{children}</div>
+      {(long || open) && <button type="button" class="link small" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'less' : 'more'}</button>}
+    </div>
+  );
 }

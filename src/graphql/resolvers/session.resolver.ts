@@ -1,4 +1,7 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { toConnection } from '../types/connection.type.js';
+import { SessionConnection } from '../types/connections.type.js';
+import { PageArgs } from '../inputs/page.args.js';
 import { RECENT_SESSIONS_MAX } from '../../domain/session-limits.js';
 import { DomainError } from '../../domain/errors.js';
 import { statusLine } from '../../domain/plan-rules.js';
@@ -37,6 +40,18 @@ export class SessionResolver {
       throw new DomainError('BAD_USER_INPUT', `first must be 1..${RECENT_SESSIONS_MAX}; got ${limit}. Ask for at most ${RECENT_SESSIONS_MAX} recent sessions.`);
     }
     return (await ctx.services.sessionReader.recent(limit)).map(toSession);
+  }
+
+  @Query(() => SessionConnection, {
+    description: 'Every top-level session (helpers are under their parent\'s children), newest first, page by page: working or finished ones only, or those whose id starts with idPrefix.',
+  })
+  async sessions(
+    @Ctx() ctx: Context,
+    @Args(() => PageArgs) { first, after }: PageArgs,
+    @Arg('finished', () => Boolean, { nullable: true, description: 'True: only finished sessions; false: only working ones; null: both.' }) finished?: boolean | null,
+    @Arg('idPrefix', () => String, { nullable: true, description: 'Only sessions whose id starts with this (letters, digits, - and _; other characters are ignored).' }) idPrefix?: string | null,
+  ): Promise<SessionConnection> {
+    return toConnection(await ctx.services.sessionReader.page({ finished, idPrefix }, first, after), toSession);
   }
 
   @Mutation(() => Session, {
@@ -107,6 +122,13 @@ export class SessionResolver {
     const row = await currentPlan(session, ctx);
     if (!row) return statusLine(null);
     return statusLine((await ctx.loaders.taskItems.load(row.id)).filter((item) => !item.deleted));
+  }
+
+  @FieldResolver(() => Date, { description: 'When the session last changed: its latest plan update, its finish, or its start, whichever is latest.' })
+  async lastActiveAt(@Root() session: Session, @Ctx() ctx: Context): Promise<Date> {
+    const plan = session.planTaskId === null ? null : await ctx.loaders.memory.load(String(session.planTaskId));
+    const times = [session.createdAt.getTime(), session.finishedAt?.getTime() ?? 0, plan ? new Date(plan.updatedAt).getTime() : 0];
+    return new Date(Math.max(...times));
   }
 
   @FieldResolver(() => [String], {

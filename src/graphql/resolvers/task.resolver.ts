@@ -112,13 +112,14 @@ export class TaskResolver {
     return all.filter((item) => !item.deleted && item.state === 'IN_PROGRESS').map(toItem);
   }
 
-  @FieldResolver(() => TaskEventConnection, { description: 'Every recorded change, oldest first.' })
+  @FieldResolver(() => TaskEventConnection, { description: 'Every recorded change, oldest first (newest first with newestFirst).' })
   async history(
     @Root() task: Task,
     @Ctx() ctx: Context,
     @Args(() => PageArgs) { first, after }: PageArgs,
+    @Arg('newestFirst', () => Boolean, { nullable: true, defaultValue: false, description: 'Newest change first, as a reader of recent activity wants it; the cursor then pages back in time.' }) newestFirst: boolean | null = false,
   ): Promise<TaskEventConnection> {
-    return toConnection(await ctx.services.taskReader.history(task.taskId, first, after), toTaskEvent);
+    return toConnection(await ctx.services.taskReader.history(task.taskId, first, after, newestFirst ? 'DESC' : 'ASC'), toTaskEvent);
   }
 }
 

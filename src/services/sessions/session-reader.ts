@@ -1,4 +1,5 @@
 import { In, IsNull, Not, type EntityManager } from 'typeorm';
+import { SESSION_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
 import { sessionIdOf } from '../../domain/session-ids.js';
 import { currentPlanIds } from './session-store.js';
@@ -47,5 +48,24 @@ export class SessionReader {
     if (active.length >= limit) return active;
     const finished = await this.reader().find(SessionEntity, { where: { parentId: IsNull(), finishedAt: Not(IsNull()) }, order, take: limit - active.length });
     return [...active, ...finished];
+  }
+
+  /**
+   * Every top-level session, newest first, keyset-paged by (createdAt, id):
+   * `finished` keeps only finished (true) or working (false) ones, and
+   * `idPrefix` only ids that start with it. Page 1,000 costs what page 1 costs.
+   */
+  async page(filter: { finished?: boolean | null; idPrefix?: string | null }, first: number | null | undefined, after: string | null | undefined): Promise<Page<SessionEntity>> {
+    const size = pageSize(first);
+    const key = decodeCursor(after, SESSION_CURSOR);
+    const query = this.reader().createQueryBuilder(SessionEntity, 's').where('s."parentId" IS NULL');
+    if (filter.finished === true) query.andWhere('s."finishedAt" IS NOT NULL');
+    if (filter.finished === false) query.andWhere('s."finishedAt" IS NULL');
+    // Ids are server-made ([\w-]); anything else in the prefix cannot match, and LIKE's own wildcards are escaped away by refusing them.
+    if (filter.idPrefix) query.andWhere('s."id" LIKE :prefix', { prefix: `${filter.idPrefix.replace(/[^\w-]/g, '').replace(/_/g, '')}%` });
+    const totalCount = await query.clone().getCount();
+    if (key) query.andWhere('(s."createdAt" < :at OR (s."createdAt" = :at AND s."id" < :id))', { at: key[0], id: key[1] });
+    const rows = await query.orderBy('s."createdAt"', 'DESC').addOrderBy('s."id"', 'DESC').limit(size + 1).getMany();
+    return pageFrom(rows, size, (row) => [row.createdAt, row.id], totalCount);
   }
 }

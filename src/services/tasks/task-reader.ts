@@ -51,9 +51,9 @@ export class TaskReader {
     return taskIds.map((taskId) => byTask.get(taskId)!);
   }
 
-  /** A task's history, oldest first, keyset-paged by event id. */
-  async history(taskId: number, first: number | null | undefined, after: string | null | undefined): Promise<Page<TaskEventEntity>> {
+  /** A task's history, oldest first (or newest first, DESC), keyset-paged by event id. */
+  async history(taskId: number, first: number | null | undefined, after: string | null | undefined, direction: 'ASC' | 'DESC' = 'ASC'): Promise<Page<TaskEventEntity>> {
     const query = this.reader().createQueryBuilder(TaskEventEntity, 'e').where('e.taskId = :taskId', { taskId });
-    return keysetPage(query, 'e.id', 'ASC', first, after);
+    return keysetPage(query, 'e.id', direction, first, after);
   }
 }

@@ -2,36 +2,51 @@ import { useEffect, useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
 import { useQuery } from '../live';
 import { useSignal } from '../signal';
-import { Loading, Progress, Refusal, useAction, when } from '../widgets';
+import { stuckCount } from '../states';
+import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
 
 const DOMAINS = '{ domains { path tasks openTasks notes } }';
 const DOMAINS_LIVE = 'subscription { domainChanged { memoryId action } }';
 const TASKS = `query($domain: String!, $status: MemoryStatus, $first: Int!, $after: String) {
   memories(domain: $domain, kind: TASK, status: $status, first: $first, after: $after) {
     totalCount pageInfo { hasNextPage endCursor }
-    nodes { id title domain status updatedAt ... on Task { state progress { done total } } }
+    nodes { id title domain status updatedAt ... on Task { state progress { done total blocked failed } } }
   } }`;
 const NOTES = `query($domain: String!) { memories(domain: $domain, kind: NOTE, first: 100) { totalCount nodes { id title domain updatedAt ... on Note { body } } } }`;
 const DOMAIN_LIVE = 'subscription($under: String) { domainChanged(under: $under) { memoryId action } }';
 const EDIT_NOTE = 'mutation($input: EditNoteInput!) { editNote(input: $input) { id title body } }';
-const SEARCH = `query($query: String!) { search(query: $query, first: 50) { totalCount nodes { id kind title domain updatedAt } } }`;
+const NOTE = `query($id: ID!) { memory(id: $id) { id title domain updatedAt ... on Note { body } } }`;
 
 interface Domain { path: string; tasks: number; openTasks: number; notes: number }
 
 /** The domain tree with open/total task counts; the selected domain's tasks and notes beside it. */
-export function DomainsView({ path, archived }: { path: string | null; archived: boolean }) {
+export function DomainsView({ path, archived, note }: { path: string | null; archived: boolean; note: string | null }) {
   const domains = useQuery<{ domains: Domain[] }>(DOMAINS, {}, { query: DOMAINS_LIVE, variables: {} });
+  const [filter, setFilter] = useState('');
+  const [sort, setSort] = useState<'path' | 'open' | 'tasks'>('path');
+  const [onlyOpen, setOnlyOpen] = useState(false);
+  useTitle(path ? `${path} · domain` : 'Domains');
+  const shown = (domains.data?.domains ?? [])
+    .filter((domain) => domain.path.toLowerCase().includes(filter.trim().toLowerCase()) && (!onlyOpen || domain.openTasks > 0));
+  if (sort !== 'path') shown.sort((a, b) => (sort === 'open' ? b.openTasks - a.openTasks : b.tasks - a.tasks) || a.path.localeCompare(b.path));
   return (
     <div class="split">
       <nav aria-label="Domains" class="tree">
-        <h2>Domains</h2>
-        <SearchBox />
+        <h2>Domains {domains.data && <span class="count">({domains.data.domains.length})</span>}</h2>
+        <div class="tree-tools">
+          <label><span>Filter domains</span><input type="search" value={filter} onInput={(event) => setFilter(event.currentTarget.value)} /></label>
+          <label><span>Sort</span>
+            <select value={sort} onChange={(event) => setSort(event.currentTarget.value as typeof sort)}>
+              <option value="path">By path</option><option value="open">Most open tasks</option><option value="tasks">Most tasks</option>
+            </select></label>
+          <label class="inline"><input type="checkbox" checked={onlyOpen} onChange={(event) => setOnlyOpen(event.currentTarget.checked)} /> Only with open tasks</label>
+        </div>
         {!domains.data ? <Loading error={domains.error} /> : (
           <ul>
-            {domains.data.domains.map((domain) => (
-              <li style={{ paddingLeft: `${(domain.path.split('/').length - 1) * 0.9}rem` }}>
+            {shown.map((domain) => (
+              <li class={`depth-${Math.min(sort === 'path' && !filter ? domain.path.split('/').length - 1 : 0, 6)}`}>
                 <a href={`#/domains/${domain.path}`} aria-current={domain.path === path ? 'page' : undefined}>
-                  {domain.path.split('/').pop()}
+                  {sort === 'path' && !filter ? domain.path.split('/').pop() : domain.path}
                 </a>{' '}
                 <span class="count" title={`${domain.openTasks} open of ${domain.tasks} tasks`}>{domain.openTasks}/{domain.tasks}</span>
               </li>
@@ -39,41 +54,12 @@ export function DomainsView({ path, archived }: { path: string | null; archived:
           </ul>
         )}
       </nav>
-      <section class="main">{path ? <DomainTasks path={path} archived={archived} /> : <p class="muted">Choose a domain.</p>}</section>
+      <section class="main">{path ? <DomainTasks path={path} archived={archived} note={note} /> : <p class="muted">Choose a domain, or search from the header.</p>}</section>
     </div>
   );
 }
 
-function SearchBox() {
-  const [query, setQuery] = useState('');
-  const [results, setResults] = useState<any[] | null>(null);
-  const [run, error] = useAction();
-  const search = (event: Event) => {
-    event.preventDefault();
-    if (!query.trim()) return setResults(null);
-    void run(async () => setResults((await gql(SEARCH, { query })).search.nodes));
-  };
-  return (
-    <form role="search" onSubmit={search} class="search">
-      <label>
-        <span class="sr">Search the knowledge base</span>
-        <input type="search" placeholder="Search…" value={query} onInput={(event) => setQuery(event.currentTarget.value)} />
-      </label>
-      <button type="submit">Search</button>
-      <Refusal error={error} />
-      {results && (
-        <ul class="results" aria-label="Search results">
-          {results.length === 0 && <li class="muted">Nothing found.</li>}
-          {results.map((hit) => (
-            <li><a href={hit.kind === 'TASK' ? `#/task/${hit.id}` : `#/domains/${hit.domain}?note=${hit.id}`}>{hit.title}</a> <span class="muted">{hit.kind.toLowerCase()} · {hit.domain}</span></li>
-          ))}
-        </ul>
-      )}
-    </form>
-  );
-}
-
-function DomainTasks({ path, archived }: { path: string; archived: boolean }) {
+function DomainTasks({ path, archived, note }: { path: string; archived: boolean; note: string | null }) {
   const live = { query: DOMAIN_LIVE, variables: { under: path } };
   const tasks = useAllTasks(path, archived ? 'ARCHIVED' : 'ACTIVE', live);
   const notes = useQuery(NOTES, { domain: path }, live);
@@ -86,13 +72,15 @@ function DomainTasks({ path, archived }: { path: string; archived: boolean }) {
   }, [shown, tasks.complete]);
   return (
     <>
-      <h2>{path}</h2>
+      <h2 tabIndex={-1}>{path}</h2>
+      {note && <OpenedNote id={note} />}
       <div class="toolbar">
         <a href={`#/domains/${path}${archived ? '' : '?archived=1'}`} role="button" aria-pressed={archived}>
           {archived ? 'Showing archived tasks — show open' : 'Show archived tasks'}
         </a>
       </div>
       <h3>{archived ? 'Archived tasks' : 'Tasks'}</h3>
+      {tasks.nodes && <p class="muted small">{tasks.complete ? `${tasks.nodes.length} tasks` : `${tasks.nodes.length} of ${tasks.total} tasks shown; the rest are loading`}</p>}
       {!tasks.nodes ? <Loading error={tasks.error} /> : tasks.nodes.length === 0 ? <p class="muted">No {archived ? 'archived' : 'open'} tasks here.</p> : (
         <table class="tasks">
           <thead><tr><th scope="col">Task</th><th scope="col">Progress</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead>
@@ -101,8 +89,8 @@ function DomainTasks({ path, archived }: { path: string; archived: boolean }) {
               <tr>
                 <td><a href={`#/task/${task.id}`}>{task.title}</a>{task.domain !== path && <span class="muted"> · {task.domain}</span>}</td>
                 <td><Progress done={task.progress.done} total={task.progress.total} label={`${task.title}: ${task.progress.done} of ${task.progress.total} done`} /></td>
-                <td><span class={`state ${task.state}`}>{task.state.toLowerCase()}</span></td>
-                <td><time dateTime={task.updatedAt}>{when(task.updatedAt)}</time></td>
+                <td><span class={`state ${task.state}`}>{task.state.toLowerCase()}</span>{stuckCount(task.progress) > 0 && <> <span class="state stuck" title={`${stuckCount(task.progress)} items blocked or failed`}>stuck</span></>}</td>
+                <td class="nowrap"><time dateTime={task.updatedAt}>{when(task.updatedAt)}</time></td>
               </tr>
             ))}
           </tbody>
@@ -140,11 +128,23 @@ function useAllTasks(domain: string, status: string, live: { query: string; vari
   return {
     nodes: page ? ([...page.nodes, ...(loadedRest ? rest.nodes : [])] as any[]) : null,
     complete: Boolean(page) && (!more || loadedRest),
+    total: page?.totalCount ?? 0,
     error: first.error,
   };
 }
 
-function NoteCard({ note }: { note: any }) {
+/** The note a link (a search hit, a linked note) named, open at the top, wherever it falls in the domain's list. */
+function OpenedNote({ id }: { id: string }) {
+  const note = useQuery(NOTE, { id });
+  useEffect(() => {
+    if (note.data?.memory) requestAnimationFrame(() => document.getElementById(`opened-note-${id}`)?.scrollIntoView({ block: 'start' }));
+  }, [note.data]);
+  if (!note.data) return <Loading error={note.error} />;
+  if (!note.data.memory) return <p role="alert">That note no longer exists.</p>;
+  return <ul class="notes opened" id={`opened-note-${id}`} aria-label="The note you opened"><NoteCard note={note.data.memory} open /></ul>;
+}
+
+function NoteCard({ note, open }: { note: any; open?: boolean }) {
   const writable = useSignal(canWrite);
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(note.title);
@@ -164,9 +164,9 @@ function NoteCard({ note }: { note: any }) {
           <Refusal error={error} />
         </form>
       ) : (
-        <details>
+        <details open={open}>
           <summary>{note.title} <span class="muted">· {note.domain} · {when(note.updatedAt)}</span></summary>
-          <p class="body">{note.body}</p>
+          <MoreText><span class="body">{note.body}</span></MoreText>
           {writable && <button type="button" onClick={() => { setTitle(note.title); setBody(note.body); setEditing(true); }}>Edit note “{note.title}”</button>}
         </details>
       )}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
 import { useQuery } from '../live';
 import { useSignal } from '../signal';
-import { Loading, Refusal, useAction } from '../widgets';
+import { Loading, Refusal, useAction, useTitle } from '../widgets';
 
 const SETTINGS = '{ reminderSettings { enabled intervalMinutes } }';
 const SETTINGS_LIVE = 'subscription { reminderSettingsChanged { enabled } }';
@@ -11,6 +11,7 @@ const UPDATE = 'mutation($enabled: Boolean, $intervalMinutes: Int) { updateRemin
 /** Maintenance → Reminders: whether agents are asked to update their open tasks at the end of a turn, and how often at most. */
 export function RemindersView() {
   const settings = useQuery(SETTINGS, {}, { query: SETTINGS_LIVE, variables: {} });
+  useTitle('Reminders · maintenance');
   const writable = useSignal(canWrite);
   const [enabled, setEnabled] = useState(true);
   const [interval, setInterval] = useState('30');

@@ -1,18 +1,24 @@
+import { useEffect, useState } from 'preact/hooks';
+import { gql } from '../api';
 import { useQuery } from '../live';
-import { Loading, when } from '../widgets';
-import { History } from './task';
+import { Loading, useTitle, when } from '../widgets';
+import { History } from './history';
 
 const PLAN = `id version progress { pending inProgress done dropped blocked failed total }
   items(first: 200) { nodes { id number text state note added } }`;
-const RECENT = `{ recentSessions(first: 30) { id createdAt finishedAt statusLine turn children { id statusLine finishedAt } } }`;
+const SESSION_ROW = 'id createdAt lastActiveAt finishedAt statusLine turn children { id statusLine finishedAt lastActiveAt }';
+const SESSIONS = `query($first: Int!, $after: String, $finished: Boolean, $idPrefix: String) {
+  sessions(first: $first, after: $after, finished: $finished, idPrefix: $idPrefix) { totalCount pageInfo { hasNextPage endCursor } nodes { ${SESSION_ROW} } } }`;
 const SESSION = `query($id: ID!) { session(id: $id) {
-  id createdAt finishedAt statusLine turn domains parent { id statusLine }
+  id createdAt lastActiveAt finishedAt statusLine turn domains parent { id statusLine }
+  rules { planOnce noteRequiredFor }
   standingPlan { id }
-  plan { ${PLAN} history(first: 200) { totalCount nodes { id action at sessionId items { id text state } changes { itemId kind text from to } } } }
+  plan { ${PLAN} history(first: 1) { totalCount } }
   children { id statusLine finishedAt createdAt standingPlan { id } plan { ${PLAN} } }
 } }`;
 const SESSIONS_LIVE = 'subscription { sessionChanged { sessionId action } }';
 const SESSION_LIVE = 'subscription($id: ID) { sessionChanged(id: $id) { sessionId action } }';
+const PAGE = 50;
 
 const GLYPH: Record<string, string> = { PENDING: '○', IN_PROGRESS: '◐', DONE: '●', DROPPED: '⊘', BLOCKED: '■', FAILED: '✕' };
 const NAME: Record<string, string> = { PENDING: 'Pending', IN_PROGRESS: 'In progress', DONE: 'Completed', DROPPED: 'Dropped', BLOCKED: 'Blocked', FAILED: 'Failed' };
@@ -23,29 +29,56 @@ function rowTitle(event: { action: string }): string {
   return event.action.toLowerCase().replace(/_/g, ' ');
 }
 
-/** Recent sessions (working ones first) and, when one is chosen, its plan as the chat shows it. */
-export function SessionsView({ id }: { id: string | null }) {
-  const recent = useQuery(RECENT, {}, { query: SESSIONS_LIVE, variables: {} });
+/** Every session, newest first, a page at a time, filtered by state or found by id; when one is chosen, its plan as the chat shows it. */
+export function SessionsView({ id, params }: { id: string | null; params: URLSearchParams }) {
+  const show = params.get('show') === 'finished' ? 'finished' : params.get('show') === 'working' ? 'working' : 'all';
+  const [find, setFind] = useState(params.get('find') ?? '');
+  const variables = { first: PAGE, finished: show === 'all' ? null : show === 'finished', idPrefix: find.trim() || null };
+  const list = useQuery(SESSIONS, variables, { query: SESSIONS_LIVE, variables: {} });
+  const [more, setMore] = useState<{ key: string; nodes: any[]; after: string | null }>({ key: '', nodes: [], after: null });
+  const key = JSON.stringify(variables);
+  useTitle(id ? `Session ${id.slice(0, 8)}` : 'Sessions');
+  const page = list.data?.sessions;
+  const extra = more.key === key ? more : { key, nodes: [], after: null };
+  const rows = page ? [...page.nodes, ...extra.nodes] : [];
+  const after = extra.after ?? page?.pageInfo.endCursor ?? null;
+  const hasMore = page ? (extra.nodes.length ? extra.after !== null : page.pageInfo.hasNextPage) : false;
+  const loadMore = async () => {
+    const next = (await gql(SESSIONS, { ...variables, after })).sessions;
+    setMore({ key, nodes: [...extra.nodes, ...next.nodes], after: next.pageInfo.hasNextPage ? next.pageInfo.endCursor : null });
+  };
+  const filterHref = (value: string) => `#/sessions${id ? `/${id}` : ''}${value === 'all' ? '' : `?show=${value}`}`;
   return (
     <div class="split">
-      <nav aria-label="Recent sessions" class="tree">
-        <h2>Sessions</h2>
-        {!recent.data ? <Loading error={recent.error} /> : recent.data.recentSessions.length === 0 ? <p class="muted">No sessions yet.</p> : (
-          <ul>
-            {recent.data.recentSessions.map((session: any) => (
+      <nav aria-label="Sessions" class="tree">
+        <h2>Sessions {page && <span class="count">({page.totalCount})</span>}</h2>
+        <div class="filters" role="group" aria-label="Show sessions">
+          {(['all', 'working', 'finished'] as const).map((value) => (
+            <a href={filterHref(value)} aria-current={show === value ? 'true' : undefined}>{value === 'all' ? 'All' : value === 'working' ? 'Working' : 'Finished'}</a>
+          ))}
+        </div>
+        <form role="search" class="search" onSubmit={(event) => event.preventDefault()}>
+          <label><span>Find a session by id</span>
+            <input type="search" value={find} placeholder="e.g. 3f2a" onInput={(event) => setFind(event.currentTarget.value)} /></label>
+        </form>
+        {!page ? <Loading error={list.error} /> : rows.length === 0 ? <p class="muted">{find ? `No session id starts with “${find}”.` : 'No sessions yet.'}</p> : (
+          <ul class="session-list">
+            {rows.map((session: any) => (
               <li>
-                <a href={`#/sessions/${session.id}`} aria-current={session.id === id ? 'page' : undefined}>{session.id.slice(0, 8)}</a>{' '}
-                <span class={session.finishedAt ? 'muted' : 'active-dot'}>{session.finishedAt ? 'finished' : 'active'}</span>
-                <div class="muted small">{session.statusLine}</div>
+                <a href={`#/sessions/${session.id}`} aria-current={session.id === id ? 'page' : undefined} title={session.id}>{session.id.slice(0, 8)}</a>{' '}
+                <span class={session.finishedAt ? 'muted' : 'active-dot'}>{session.finishedAt ? 'finished' : 'working'}</span>
+                <div class="small">{session.statusLine}</div>
+                <div class="muted small">started <time dateTime={session.createdAt}>{when(session.createdAt)}</time> · active <time dateTime={session.lastActiveAt}>{when(session.lastActiveAt)}</time></div>
                 {session.children.length > 0 && (
-                  <ul class="helpers" aria-label="Helpers">
-                    {session.children.map((child: any) => <li><a href={`#/sessions/${child.id}`}>↳ {child.id.slice(0, 8)}</a> <span class="muted small">{child.statusLine}</span></li>)}
+                  <ul class="helpers" aria-label={`Helpers of ${session.id.slice(0, 8)}`}>
+                    {session.children.map((child: any) => <li><a href={`#/sessions/${child.id}`} title={child.id}>↳ {child.id.slice(0, 8)}</a> <span class="muted small">{child.statusLine}</span></li>)}
                   </ul>
                 )}
               </li>
             ))}
           </ul>
         )}
+        {hasMore && <button type="button" onClick={() => void loadMore()}>Show more sessions ({rows.length} of {page!.totalCount})</button>}
       </nav>
       <section class="main">{id ? <SessionDetail id={id} /> : <p class="muted">Choose a session.</p>}</section>
     </div>
@@ -54,20 +87,20 @@ export function SessionsView({ id }: { id: string | null }) {
 
 function SessionDetail({ id }: { id: string }) {
   const session = useQuery(SESSION, { id }, { query: SESSION_LIVE, variables: { id } });
+  const [changes, setChanges] = useState(0);
+  useEffect(() => setChanges((n) => n + 1), [session.data]);
   if (!session.data) return <Loading error={session.error} />;
   const s = session.data.session;
-  if (!s) return <p role="alert">There is no session {id}.</p>;
-  const updates = s.plan ? s.plan.history : null;
+  if (!s) return <p role="alert">There is no session {id}. Check the id, or find the session in the list.</p>;
   return (
     <article aria-labelledby="session-title">
       {s.parent && <p class="crumbs">Helper of <a href={`#/sessions/${s.parent.id}`}>{s.parent.id.slice(0, 8)}</a></p>}
-      <h2 id="session-title">Session {s.id.slice(0, 8)}</h2>
+      <h2 id="session-title" tabIndex={-1}>Session {s.id.slice(0, 8)}</h2>
       <p class="status-line" aria-label="Status">{s.statusLine}</p>
-      <p class="muted">started {when(s.createdAt)} · turn {s.turn}{s.finishedAt ? ` · finished ${when(s.finishedAt)}` : ''}{s.domains.length ? ` · domains: ${s.domains.join(', ')}` : ''}</p>
-      {updates && (
-        <History history={updates} title="Updates" rowTitle={rowTitle} />
-      )}
+      <p class="muted">id {s.id} · started {when(s.createdAt)} · last active {when(s.lastActiveAt)} · turn {s.turn}{s.finishedAt ? ` · finished ${when(s.finishedAt)}` : ''}{s.domains.length ? ` · domains: ${s.domains.join(', ')}` : ''}</p>
+      {s.plan && <p><a href={`#/task/${s.plan.id}`}>Open the plan as a checklist</a> <span class="muted">— change its steps there{s.rules.planOnce ? ' (it is locked for the agent; your changes are recorded as a person’s edits)' : ''}{s.rules.noteRequiredFor.length ? `; ${s.rules.noteRequiredFor.map((state: string) => NAME[state]).join(', ')} need a note` : ''}</span></p>}
       {s.standingPlan && s.plan ? <TodosPanel plan={s.plan} /> : s.plan ? <p class="muted">The plan cleared when turn {s.turn} started; it shows again with the next update.</p> : <p class="muted">No plan yet.</p>}
+      {s.plan && <History taskId={s.plan.id} count={s.plan.history.totalCount} changes={changes} title="Updates" rowTitle={rowTitle} open />}
       {s.children.length > 0 && (
         <section aria-labelledby="helpers-heading">
           <h3 id="helpers-heading">Helpers</h3>
@@ -100,8 +133,8 @@ function TodosPanel({ plan }: { plan: any }) {
       <ol>
         {plan.items.nodes.map((item: any) => (
           <li class={item.state}>
-            <span aria-label={NAME[item.state]} title={NAME[item.state]}>{GLYPH[item.state]}</span> {item.text}
-            {item.added && <span class="muted"> (added)</span>}
+            <span aria-label={NAME[item.state]} title={NAME[item.state]}>{GLYPH[item.state]}</span> <span class="muted small">#{item.id}</span> {item.text}
+            {item.added && <span class="muted"> (added mid-session)</span>}
             {item.note && <div class="muted small">{item.note}</div>}
           </li>
         ))}

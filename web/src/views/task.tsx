@@ -1,210 +1,326 @@
-import { useState } from 'preact/hooks';
+import { memo } from 'preact/compat';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
+import { Conflict, saveAtVersion } from '../conflicts';
 import { HashField } from '../hash-field';
-import { useQuery } from '../live';
-import { RefText, type ItemRef } from '../refs';
+import { RefText } from '../refs';
 import { useSignal } from '../signal';
-import { Loading, Progress, Refusal, useAction, when } from '../widgets';
+import { STATES, STATE_LABEL, isStuck, noteKind, stuckCount } from '../states';
+import { useTaskData, type Item } from '../task-data';
+import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
+import { History } from './history';
 
-const REF = 'id number text deleted';
-const COMMENT = `id body createdAt refs { ${REF} }`;
-const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item { ${REF} } reason }`;
-export const TASK = `query($id: ID!, $deleted: Boolean!) { task(id: $id) {
-  id title goal goalRefs { ${REF} } domain state status version updatedAt session { id }
-  progress { done total }
-  items(first: 200, includeDeleted: $deleted) { totalCount nodes {
-    id number text state deleted note added
-    related { id title kind domain }
-  } }
-  comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} item { id } } }
-  notes(first: 100) { totalCount nodes { id title body brief { ${BRIEF} } items { id number text } refs { ${REF} } updatedAt } }
-  history(first: 100) { totalCount nodes { id action at sessionId items { id text state } changes { itemId kind text from to } } }
-} }`;
-const TASK_LIVE = 'subscription($id: ID!) { taskChanged(id: $id) { taskId action } }';
 const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state text } }';
 const ADD_ITEMS = 'mutation($input: AddItemsInput!) { addItems(input: $input) { items { id } } }';
 const MOVE_ITEM = 'mutation($input: MoveItemInput!) { moveItem(input: $input) { id } }';
 const DELETE_ITEM = 'mutation($id: ID!) { deleteItem(id: $id) { id } }';
 const ADD_COMMENT = 'mutation($input: AddCommentInput!) { addComment(input: $input) { id } }';
-const EDIT_TASK = 'mutation($input: EditTaskInput!) { editTask(input: $input) { id } }';
+const EDIT_TASK = 'mutation($input: EditTaskInput!) { editTask(input: $input) { id version } }';
 const EDIT_NOTE = 'mutation($input: EditTaskNoteInput!) { editTaskNote(input: $input) { id } }';
 const ADD_NOTE = 'mutation($input: AddTaskNoteInput!) { addTaskNote(input: $input) { id } }';
 const SEARCH_NOTES = 'query($query: String!) { search(query: $query, kind: NOTE, first: 8) { nodes { id title domain } } }';
+const CURRENT_GOAL = 'query($id: ID!) { task(id: $id) { version goal } }';
+const CURRENT_ITEM = 'query($id: ID!) { item(id: $id) { text state task { version } } }';
 
-const STATES = ['PENDING', 'IN_PROGRESS', 'DONE', 'DROPPED', 'BLOCKED', 'FAILED'] as const;
-const STATE_LABEL: Record<string, string> = { PENDING: 'To do', IN_PROGRESS: 'Doing', DONE: 'Done', DROPPED: 'Dropped', BLOCKED: 'Blocked', FAILED: 'Failed' };
+type ItemWithComments = Item & { comments: any[]; source: Item };
 
-interface Item { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[]; comments: any[] }
-
-/** A task as a checklist, with its goal, notes and briefs, comments and history; live. */
+/** A task as a checklist, with its goal, notes and briefs, comments and history; live, a changed row at a time. */
 export function TaskView({ id, focusItem }: { id: string; focusItem: string | null }) {
   const [showDeleted, setShowDeleted] = useState(false);
-  const task = useQuery(TASK, { id, deleted: showDeleted }, { query: TASK_LIVE, variables: { id } });
+  const data = useTaskData(id, showDeleted);
   const writable = useSignal(canWrite);
-  if (!task.data) return <Loading error={task.error} />;
-  const t = task.data.task;
-  if (!t) return <p role="alert">There is no task {id}.</p>;
-  // One page of comments for the task and all its items, handed to each item (one list costs what one does).
-  const byItem = new Map<string, any[]>();
-  for (const comment of t.comments.nodes) if (comment.item) byItem.set(comment.item.id, [...(byItem.get(comment.item.id) ?? []), comment]);
-  const items: Item[] = t.items.nodes.map((item: Item) => ({ ...item, comments: byItem.get(item.id) ?? [] }));
-  const live = items.filter((item) => !item.deleted);
-  const choices = live.map((item) => ({ id: item.id, number: item.number, text: item.text }));
-  const allRefs: ItemRef[] = items.map((item: Item) => ({ id: item.id, number: item.number, text: item.text, deleted: item.deleted }));
+  const t = data.task;
+  useTitle(t ? `${t.title} · task` : data.missing ? 'No such task' : 'Task');
+  // A link to an item not on screen yet: load the pages that hold it (or show deleted ones, if it is deleted).
+  const [notHere, setNotHere] = useState<string | null>(null);
+  useEffect(() => {
+    if (!focusItem || !t || data.items.length === 0) return;
+    let current = true;
+    void data.reach(focusItem).then(async (found) => {
+      if (!current) return;
+      if (found) {
+        setNotHere(null);
+        requestAnimationFrame(() => document.getElementById(`item-${focusItem}`)?.scrollIntoView({ block: 'center' }));
+        return;
+      }
+      const item = (await gql('query($id: ID!) { item(id: $id) { deleted task { id } } }', { id: focusItem })).item;
+      if (item?.deleted && item.task.id === id && !showDeleted) setShowDeleted(true);
+      else setNotHere(item ? (item.task.id === id ? null : item.task.id) : '');
+    });
+    return () => { current = false; };
+  }, [focusItem, t?.id, data.items.length > 0, showDeleted]);
+  // Marks for the browser tests' figures: when the first rows are on screen.
+  useEffect(() => {
+    if (data.items.length && !performance.getEntriesByName('items-first-rows').length) performance.mark('items-first-rows');
+  }, [data.items.length > 0]);
+
+  // Rows keep their identity while their item and comments do, so a change to one row re-renders that row only.
+  const rowCache = useRef(new Map<string, ItemWithComments>());
+  const items = useMemo(() => {
+    const byItem = new Map<string, any[]>();
+    for (const comment of data.comments) if (comment.item) byItem.set(comment.item.id, [...(byItem.get(comment.item.id) ?? []), comment]);
+    const next = new Map<string, ItemWithComments>();
+    const rows = data.items.map((item) => {
+      const comments = byItem.get(item.id) ?? [];
+      const old = rowCache.current.get(item.id);
+      const same = old && old.source === item && old.comments.length === comments.length && old.comments.every((comment, index) => comment === comments[index]);
+      const row = same ? old : { ...item, source: item, comments };
+      next.set(item.id, row);
+      return row;
+    });
+    rowCache.current = next;
+    return rows;
+  }, [data.items, data.comments]);
+  const choices = useMemo(() => items.filter((item) => !item.deleted).map((item) => ({ id: item.id, number: item.number, text: item.text })), [items]);
+  // The version an edit starts from: read when the edit starts, so rows need not re-render when it moves on.
+  const version = useRef(0);
+  version.current = t?.version ?? 0;
+  const rulesKey = JSON.stringify(t?.session?.rules ?? null);
+  const rules = useMemo(() => t?.session?.rules ?? null, [rulesKey]);
+  if (data.missing) return <p role="alert">There is no task {id}. It may have been deleted, or the link is mistyped: open its domain to find it.</p>;
+  if (!t) return <Loading error={data.error} />;
+  const stuck = stuckCount(t.progress);
   return (
     <article class="task" aria-labelledby="task-title">
-      <p class="crumbs">{t.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t.session ? <a href={`#/sessions/${t.session.id}`}>session plan</a> : null}</p>
-      <h2 id="task-title">{t.title}</h2>
+      <p class="crumbs">{t.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>session {t.session.id.slice(0, 8)}</a></> : null}</p>
+      <h2 id="task-title" tabIndex={-1}>{t.title}</h2>
       <p class="meta">
         <span class={`state ${t.state}`}>{t.state.toLowerCase()}</span>{' '}
+        {stuck > 0 && <span class="state stuck">stuck · {stuck}</span>}{' '}
         <Progress done={t.progress.done} total={t.progress.total} label={`${t.progress.done} of ${t.progress.total} items done`} />{' '}
         <span class="muted">updated <time dateTime={t.updatedAt}>{when(t.updatedAt)}</time> · version {t.version}</span>
       </p>
+      {rules?.planOnce && writable && (
+        <p class="notice" role="note">This plan is locked for its agent (written once, then worked). You can still change it here: your edits are recorded as a person’s edit in its history, and the agent sees them on its next read.</p>
+      )}
       <Goal task={t} choices={choices} writable={writable} />
       <section aria-labelledby="checklist-heading">
-        <h3 id="checklist-heading">Checklist</h3>
+        <h3 id="checklist-heading">Checklist <span class="muted">({data.totalItems}{showDeleted ? ' with deleted' : ''})</span></h3>
         <label class="inline"><input type="checkbox" checked={showDeleted} onChange={(event) => setShowDeleted(event.currentTarget.checked)} /> Show deleted items</label>
-        <Checklist task={t} items={items} choices={choices} allRefs={allRefs} writable={writable} focusItem={focusItem} reload={task.reload} />
-        {writable && <AddItems taskId={t.id} />}
+        {notHere !== null && <p class="refusal" role="alert">{notHere ? <>That item belongs to <a href={`#/task/${notHere}?item=${focusItem}`}>another task</a>.</> : `There is no item ${focusItem}.`}</p>}
+        <Checklist task={t} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={rules} />
+        {data.hasMore && (
+          <p><button type="button" onClick={() => void data.loadMore()}>Show more items ({items.length} of {data.totalItems} shown)</button>{' '}
+            <button type="button" onClick={() => void data.loadAll()}>Show all</button></p>
+        )}
+        {writable && <AddItems taskId={t.id} version={t.version} />}
       </section>
-      <Notes task={t} choices={choices} writable={writable} />
-      <Comments taskId={t.id} comments={t.comments.nodes.filter((comment: any) => !comment.item)} choices={choices} writable={writable} label="Comments on the task" />
-      <History history={t.history} />
+      <Notes task={t} choices={choices} writable={writable} onMenu={data.hasMore ? data.loadAll : undefined} />
+      <Comments taskId={t.id} comments={data.comments.filter((comment: any) => !comment.item)} choices={choices} writable={writable} label="Comments on the task" onMenu={data.hasMore ? data.loadAll : undefined} />
+      <History taskId={t.id} count={data.historyCount} changes={data.changes} />
     </article>
   );
 }
 
 function Goal({ task, choices, writable }: { task: any; choices: any[]; writable: boolean }) {
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditing] = useState<{ version: number; value: string } | null>(null);
   const [goal, setGoal] = useState(task.goal);
+  const [conflict, setConflict] = useState<{ theirs: string; version: number } | null>(null);
   const [run, error, busy] = useAction();
-  const save = async (event: Event) => {
-    event.preventDefault();
-    if (await run(() => gql(EDIT_TASK, { input: { id: task.id, goal } }))) setEditing(false);
+  const save = async (base: { version: number; value: string }) => {
+    await run(async () => {
+      const outcome = await saveAtVersion({
+        base,
+        send: (version) => gql(EDIT_TASK, { input: { id: task.id, goal, expectedVersion: version } }),
+        current: async () => { const now = (await gql(CURRENT_GOAL, { id: task.id })).task; return { version: now.version, value: now.goal }; },
+      });
+      if (outcome.saved) { setEditing(null); setConflict(null); } else setConflict({ theirs: outcome.theirs, version: outcome.version });
+    });
   };
   return (
-    <section class="goal" aria-label="Goal">
+    <section class="goal" aria-label="The goal">
       {editing ? (
-        <form onSubmit={save}>
-          <HashField label="Goal" value={goal} onInput={setGoal} items={choices} rows={3} />
-          <button type="submit" disabled={busy}>Save goal</button> <button type="button" onClick={() => setEditing(false)}>Cancel</button>
+        <form onSubmit={(event) => { event.preventDefault(); void save(editing); }}>
+          <HashField label="Goal" value={goal} onInput={setGoal} items={choices} rows={4} />
+          {conflict ? (
+            <Conflict what="The goal" mine={goal} theirs={conflict.theirs}
+              onMine={() => void save({ version: conflict.version, value: conflict.theirs })}
+              onTheirs={() => { setConflict(null); setEditing(null); }} />
+          ) : <><button type="submit" disabled={busy}>Save goal</button> <button type="button" onClick={() => setEditing(null)}>Cancel</button></>}
           <Refusal error={error} />
         </form>
       ) : (
-        <p><strong>Goal:</strong> <RefText text={task.goal} refs={task.goalRefs} taskId={task.id} />{' '}
-          {writable && <button type="button" class="small" onClick={() => { setGoal(task.goal); setEditing(true); }}>Edit goal</button>}</p>
+        <div><strong>Goal:</strong> <MoreText><RefText text={task.goal} refs={task.goalRefs} taskId={task.id} /></MoreText>{' '}
+          {writable && <button type="button" class="small" onClick={() => { setGoal(task.goal); setEditing({ version: task.version, value: task.goal }); }}>Edit goal</button>}</div>
       )}
     </section>
   );
 }
 
-function Checklist(props: { task: any; items: Item[]; choices: any[]; allRefs: ItemRef[]; writable: boolean; focusItem: string | null; reload(): void }) {
-  const [dragging, setDragging] = useState<string | null>(null);
+interface ListProps { task: any; items: ItemWithComments[]; choices: any[]; version: { current: number }; writable: boolean; focusItem: string | null; rules: { noteRequiredFor: string[]; planOnce: boolean } | null }
+/** What a row asks of its list; the same object for the list's life, reading the list as it is now. */
+interface RowActions { move(item: Item, offset: -1 | 1): void; dragStart(item: Item): void; drop(item: Item): void; dragEnd(): void }
+
+function Checklist(props: ListProps) {
   const [run, error] = useAction();
-  const liveItems = props.items.filter((item) => !item.deleted);
-  const move = (item: Item, offset: -1 | 1) => {
-    const index = liveItems.findIndex((other) => other.id === item.id);
-    const target = index + offset;
-    if (target < 0 || target >= liveItems.length) return;
-    // After the item that will precede it: the one above the target place, or first.
-    const after = offset === -1 ? (target === 0 ? null : liveItems[target - 1].id) : liveItems[target].id;
-    void run(() => gql(MOVE_ITEM, { input: { id: item.id, after } })).then(() => {
-      requestAnimationFrame(() => document.getElementById(`state-${item.id}`)?.focus());
-    });
-  };
-  const drop = (target: Item) => {
-    if (!dragging || dragging === target.id) return;
-    const from = liveItems.findIndex((item) => item.id === dragging);
-    const to = liveItems.findIndex((item) => item.id === target.id);
-    const after = from < to ? target.id : to === 0 ? null : liveItems[to - 1].id;
-    void run(() => gql(MOVE_ITEM, { input: { id: dragging, after } }));
-    setDragging(null);
-  };
+  const latest = useRef({ live: [] as Item[], dragging: null as string | null });
+  latest.current.live = props.items.filter((item) => !item.deleted);
+  const actions = useRef<RowActions>({
+    move: (item, offset) => {
+      const liveItems = latest.current.live;
+      const index = liveItems.findIndex((other) => other.id === item.id);
+      const target = index + offset;
+      if (target < 0 || target >= liveItems.length) return;
+      // After the item that will precede it: the one above the target place, or first.
+      const after = offset === -1 ? (target === 0 ? null : liveItems[target - 1].id) : liveItems[target].id;
+      void run(() => gql(MOVE_ITEM, { input: { id: item.id, after } })).then(() => {
+        requestAnimationFrame(() => document.getElementById(`state-${item.id}`)?.focus());
+      });
+    },
+    dragStart: (item) => { latest.current.dragging = item.id; },
+    dragEnd: () => { latest.current.dragging = null; },
+    drop: (target) => {
+      const { dragging, live: liveItems } = latest.current;
+      latest.current.dragging = null;
+      if (!dragging || dragging === target.id) return;
+      const from = liveItems.findIndex((item) => item.id === dragging);
+      const to = liveItems.findIndex((item) => item.id === target.id);
+      const after = from < to ? target.id : to === 0 ? null : liveItems[to - 1].id;
+      void run(() => gql(MOVE_ITEM, { input: { id: dragging, after } }));
+    },
+  }).current;
+  // A row's details show the task's briefs on it: rows re-render when the notes do, not on every change of the task.
+  const notes = props.task.notes;
   return (
     <>
       <Refusal error={error} />
       <ol class="checklist" aria-label="Items">
         {props.items.map((item) => (
-          <ItemRow
-            key={item.id}
-            item={item}
-            {...props}
-            onMove={(offset) => move(item, offset)}
-            dragProps={props.writable && !item.deleted ? {
-              draggable: true,
-              onDragStart: (event: DragEvent) => { setDragging(item.id); event.dataTransfer?.setData('text/plain', item.id); },
-              onDragOver: (event: DragEvent) => event.preventDefault(),
-              onDrop: (event: DragEvent) => { event.preventDefault(); drop(item); },
-              onDragEnd: () => setDragging(null),
-            } : {}}
-          />
+          <ItemRow key={item.id} item={item} taskId={props.task.id} plan={Boolean(props.task.session)} notes={notes} choices={props.choices} version={props.version}
+            writable={props.writable} focused={props.focusItem === item.id} rules={props.rules} actions={actions} />
         ))}
       </ol>
     </>
   );
 }
 
-function ItemRow(props: { item: Item; task: any; choices: any[]; allRefs: ItemRef[]; writable: boolean; focusItem: string | null; onMove(offset: -1 | 1): void; dragProps: Record<string, unknown> }) {
+interface RowProps { item: ItemWithComments; taskId: string; plan: boolean; notes: any; choices: any[]; version: { current: number }; writable: boolean; focused: boolean; rules: ListProps['rules']; actions: RowActions }
+
+/** Re-rendered when its own item, its comments, the rules, or (while open) the briefs and # choices change. */
+const ItemRow = memo(ItemRowView, (before: RowProps, after: RowProps) =>
+  before.item === after.item && before.writable === after.writable && before.focused === after.focused && before.rules === after.rules &&
+  before.notes === after.notes && before.choices.length === after.choices.length);
+
+function ItemRowView(props: RowProps) {
   const { item, writable } = props;
-  const [renaming, setRenaming] = useState(false);
+  const focusItem = props.focused ? item.id : null;
+  const [renaming, setRenaming] = useState<{ version: number; value: string } | null>(null);
   const [text, setText] = useState(item.text);
-  const [open, setOpen] = useState(props.focusItem === item.id);
+  const [open, setOpen] = useState(props.focused);
+  // A state the rules want a note for: asked inline, in the rule's words, before anything is sent.
+  const [asking, setAsking] = useState<{ state: string; version: number; from: string } | null>(null);
+  const [note, setNote] = useState('');
+  const [conflict, setConflict] = useState<{ what: 'state' | 'text'; mine: string; theirs: string; version: number } | null>(null);
   const [run, error, busy] = useAction();
-  const setState = (state: string) => void run(() => gql(UPDATE_ITEM, { input: { id: item.id, state } }));
-  const rename = async (event: Event) => {
-    event.preventDefault();
-    if (await run(() => gql(UPDATE_ITEM, { input: { id: item.id, text } }))) setRenaming(false);
+  useEffect(() => { if (props.focused) setOpen(true); }, [props.focused]);
+  const current = async () => {
+    const now = (await gql(CURRENT_ITEM, { id: item.id })).item;
+    return { version: now.task.version, value: now };
   };
+  const sendState = (state: string, base: { version: number; from: string }, comment?: string) => void run(async () => {
+    const outcome = await saveAtVersion({
+      base: { version: base.version, value: base.from },
+      send: (version) => gql(UPDATE_ITEM, { input: { id: item.id, state, expectedVersion: version, ...(comment ? { comment } : {}) } }),
+      current: async () => { const now = await current(); return { version: now.version, value: now.value.state }; },
+    });
+    if (outcome.saved) { setAsking(null); setNote(''); setConflict(null); } else setConflict({ what: 'state', mine: state, theirs: outcome.theirs, version: outcome.version });
+  });
+  const setState = (state: string) => {
+    setConflict(null);
+    const base = { version: props.version.current, from: item.state };
+    if (props.rules?.noteRequiredFor.includes(state)) setAsking({ state, ...base });
+    else sendState(state, base);
+  };
+  const rename = (base: { version: number; value: string }) => void run(async () => {
+    const outcome = await saveAtVersion({
+      base,
+      send: (version) => gql(UPDATE_ITEM, { input: { id: item.id, text, expectedVersion: version } }),
+      current: async () => { const now = await current(); return { version: now.version, value: now.value.text }; },
+    });
+    if (outcome.saved) { setRenaming(null); setConflict(null); } else setConflict({ what: 'text', mine: text, theirs: outcome.theirs, version: outcome.version });
+  });
   const onKeyDown = (event: KeyboardEvent) => {
     if (!writable || !event.altKey) return;
-    if (event.key === 'ArrowUp') { event.preventDefault(); props.onMove(-1); }
-    if (event.key === 'ArrowDown') { event.preventDefault(); props.onMove(1); }
+    if (event.key === 'ArrowUp') { event.preventDefault(); props.actions.move(item, -1); }
+    if (event.key === 'ArrowDown') { event.preventDefault(); props.actions.move(item, 1); }
   };
+  const dragProps = writable && !item.deleted ? {
+    draggable: true,
+    onDragStart: (event: DragEvent) => { props.actions.dragStart(item); event.dataTransfer?.setData('text/plain', item.id); },
+    onDragOver: (event: DragEvent) => event.preventDefault(),
+    onDrop: (event: DragEvent) => { event.preventDefault(); props.actions.drop(item); },
+    onDragEnd: () => props.actions.dragEnd(),
+  } : {};
+  const stuck = isStuck(item.state) && !item.deleted;
+  const commentCount = item.comments.length;
   return (
-    <li id={`item-${item.id}`} class={`item ${item.state} ${item.deleted ? 'deleted' : ''} ${props.focusItem === item.id ? 'focused' : ''}`} onKeyDown={onKeyDown} {...props.dragProps}>
+    <li id={`item-${item.id}`} class={`item ${item.state} ${stuck ? 'stuck' : ''} ${item.deleted ? 'deleted' : ''} ${focusItem ? 'focused' : ''}`} onKeyDown={onKeyDown} {...dragProps}>
       <div class="row">
         {writable && !item.deleted && <span class="handle" aria-hidden="true" title="Drag to reorder">⠿</span>}
         <span class="num">{item.number ?? '–'}.</span>
         {writable && !item.deleted ? (
-          <select id={`state-${item.id}`} aria-label={item.text} value={item.state} onChange={(event) => setState(event.currentTarget.value)} title="Alt+↑/↓ moves the item">
+          <select id={`state-${item.id}`} aria-label={item.text} value={asking?.state ?? item.state} onChange={(event) => setState(event.currentTarget.value)} title="Alt+↑/↓ moves the item">
             {STATES.map((state) => <option value={state}>{STATE_LABEL[state]}</option>)}
           </select>
         ) : (
           <span class={`state ${item.state}`} aria-label={`${item.text}: ${STATE_LABEL[item.state]}`}>{STATE_LABEL[item.state]}</span>
         )}
         {renaming ? (
-          <form class="rename" onSubmit={rename}>
+          <form class="rename" onSubmit={(event) => { event.preventDefault(); rename(renaming); }}>
             <label><span class="sr">New text for “{item.text}”</span>
-              <input value={text} maxLength={80} onInput={(event) => setText(event.currentTarget.value)} onKeyDown={(event) => event.key === 'Escape' && setRenaming(false)} ref={(el) => el?.focus()} />
+              <input value={text} maxLength={props.plan ? 1000 : 80} onInput={(event) => setText(event.currentTarget.value)} onKeyDown={(event) => event.key === 'Escape' && setRenaming(null)} ref={(el) => el?.focus()} />
             </label>
-            <button type="submit" disabled={busy}>Save</button> <button type="button" onClick={() => setRenaming(false)}>Cancel</button>
+            <button type="submit" disabled={busy}>Save</button> <button type="button" onClick={() => { setRenaming(null); setConflict(null); }}>Cancel</button>
           </form>
         ) : (
           <span class="text">{item.deleted ? <s>{item.text}</s> : item.text}{item.deleted && <span class="muted"> (deleted)</span>}</span>
         )}
-        {item.note && <span class="note-line muted">— {item.note}</span>}
+        {stuck && <span class="stuck-label">Stuck — {STATE_LABEL[item.state].toLowerCase()}{item.note ? `: ${item.note}` : ' (no reason given)'}</span>}
+        {item.note && !stuck && <span class="note-line muted">— {item.note}</span>}
         <span class="actions">
-          <button type="button" class="small" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`Details of “${item.text}”`}>
-            {item.comments.length ? `Details · ${item.comments.length}` : 'Details'}
+          <button type="button" class="small" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`Details${commentCount ? ` · ${commentCount}` : ''} of “${item.text}”`}
+            title={commentCount ? `${commentCount} comments` : undefined}>
+            Details{commentCount ? ` · ${commentCount}` : ''}
           </button>
           {writable && !item.deleted && !renaming && (
             <>
-              <button type="button" class="small" onClick={() => { setText(item.text); setRenaming(true); }} aria-label={`Rename “${item.text}”`}>Rename</button>
-              <button type="button" class="small" onClick={() => props.onMove(-1)} aria-label={`Move “${item.text}” up`}>↑</button>
-              <button type="button" class="small" onClick={() => props.onMove(1)} aria-label={`Move “${item.text}” down`}>↓</button>
+              <button type="button" class="small" onClick={() => { setText(item.text); setRenaming({ version: props.version.current, value: item.text }); }} aria-label={`Rename “${item.text}”`}>Rename</button>
+              <button type="button" class="small" onClick={() => props.actions.move(item, -1)} aria-label={`Move “${item.text}” up`}>↑</button>
+              <button type="button" class="small" onClick={() => props.actions.move(item, 1)} aria-label={`Move “${item.text}” down`}>↓</button>
               <button type="button" class="small danger" onClick={() => void run(() => gql(DELETE_ITEM, { id: item.id }))} aria-label={`Delete “${item.text}”`}>Delete</button>
             </>
           )}
         </span>
       </div>
+      {asking && (
+        <form class="rule-note" onSubmit={(event) => { event.preventDefault(); if (note.trim()) sendState(asking.state, asking, note.trim()); }}>
+          <label><span>{noteKind(asking.state) === 'validation'
+            ? `This plan’s rules need a validation to set “${item.text}” ${STATE_LABEL[asking.state]}: what was checked?`
+            : `This plan’s rules need a reason to set “${item.text}” ${STATE_LABEL[asking.state]}: why?`}</span>
+            <textarea rows={2} value={note} onInput={(event) => setNote(event.currentTarget.value)} ref={(el) => el?.focus()} />
+          </label>
+          <button type="submit" disabled={busy || !note.trim()}>Set {STATE_LABEL[asking.state]}</button>{' '}
+          <button type="button" onClick={() => { setAsking(null); setNote(''); }}>Cancel</button>
+        </form>
+      )}
+      {conflict && (
+        <Conflict what={conflict.what === 'state' ? `The state of “${item.text}”` : `The text of “${item.text}”`}
+          mine={conflict.what === 'state' ? STATE_LABEL[conflict.mine] : conflict.mine}
+          theirs={conflict.what === 'state' ? STATE_LABEL[conflict.theirs] : conflict.theirs}
+          onMine={() => conflict.what === 'state'
+            ? sendState(conflict.mine, { version: conflict.version, from: conflict.theirs }, asking ? note.trim() : undefined)
+            : rename({ version: conflict.version, value: conflict.theirs })}
+          onTheirs={() => { setConflict(null); setRenaming(null); setAsking(null); }} />
+      )}
       <Refusal error={error} />
-      {open && <ItemDetails {...props} />}
+      {open && <ItemDetails item={item} taskId={props.taskId} notes={props.notes} choices={props.choices} writable={writable} />}
     </li>
   );
 }
 
-function ItemDetails({ item, task, choices, writable }: { item: Item; task: any; choices: any[]; writable: boolean }) {
-  const briefs = task.notes.nodes.filter((note: any) => note.items.some((briefed: any) => briefed.id === item.id));
+function ItemDetails({ item, taskId, notes, choices, writable }: { item: ItemWithComments; taskId: string; notes: any; choices: any[]; writable: boolean }) {
+  const task = { id: taskId };
+  const briefs = notes.nodes.filter((note: any) => note.items.some((briefed: any) => briefed.id === item.id));
   return (
     <div class="details">
       {item.related.length > 0 && (
@@ -242,13 +358,19 @@ function LinkMemory({ item }: { item: Item }) {
   );
 }
 
-function AddItems({ taskId }: { taskId: string }) {
+function AddItems({ taskId, version }: { taskId: string; version: number }) {
   const [text, setText] = useState('');
   const [run, error, busy] = useAction();
   const add = async (event: Event) => {
     event.preventDefault();
     const items = text.split('\n').map((line) => line.trim()).filter(Boolean);
-    if (items.length && (await run(() => gql(ADD_ITEMS, { input: { taskId, items } })))) setText('');
+    // Appending cannot overwrite anyone's change: sent at the version seen, and again at the current one if the task moved on meanwhile.
+    const send = () => saveAtVersion({
+      base: { version, value: 0 },
+      send: (expectedVersion) => gql(ADD_ITEMS, { input: { taskId, items, expectedVersion } }),
+      current: async () => ({ version: (await gql('query($id: ID!) { task(id: $id) { version } }', { id: taskId })).task.version, value: 0 }),
+    });
+    if (items.length && (await run(send))) setText('');
   };
   return (
     <form class="add-items" onSubmit={add}>
@@ -264,7 +386,7 @@ function AddItems({ taskId }: { taskId: string }) {
 
 const BRIEF_FIELDS = [['goal', 'Goal'], ['context', 'Context'], ['steps', 'Steps'], ['pitfalls', 'Pitfalls'], ['doneWhen', 'Done when'], ['extraInfo', 'Extra info']] as const;
 
-function Notes({ task, choices, writable }: { task: any; choices: any[]; writable: boolean }) {
+function Notes({ task, choices, writable, onMenu }: { task: any; choices: any[]; writable: boolean; onMenu?: () => void }) {
   const wholeTask = task.notes.nodes.filter((note: any) => note.items.length === 0);
   const briefs = task.notes.nodes.filter((note: any) => note.items.length > 0);
   return (
@@ -272,7 +394,7 @@ function Notes({ task, choices, writable }: { task: any; choices: any[]; writabl
       <h3 id="notes-heading">Notes and briefs</h3>
       {task.notes.totalCount === 0 && <p class="muted">No notes on this task.</p>}
       {[...wholeTask, ...briefs].map((note: any) => <TaskNote note={note} task={task} choices={choices} writable={writable} />)}
-      {writable && <AddNote taskId={task.id} choices={choices} />}
+      {writable && <AddNote taskId={task.id} choices={choices} onMenu={onMenu} />}
     </section>
   );
 }
@@ -324,7 +446,7 @@ function TaskNote({ note, task, choices, writable }: { note: any; task: any; cho
                 <span><RefText text={`[[#${dep.item.id}]]`} refs={[dep.item]} taskId={task.id} />{dep.reason ? ` (${dep.reason})` : ''} </span>
               ))}</dd>
             </dl>
-          ) : <p class="body"><RefText text={note.body} refs={note.refs} taskId={task.id} /></p>}
+          ) : <div class="body"><MoreText><RefText text={note.body} refs={note.refs} taskId={task.id} /></MoreText></div>}
           {writable && <button type="button" class="small" onClick={start}>Edit “{note.title}”</button>}
         </details>
       )}
@@ -332,7 +454,7 @@ function TaskNote({ note, task, choices, writable }: { note: any; task: any; cho
   );
 }
 
-function AddNote({ taskId, choices }: { taskId: string; choices: any[] }) {
+function AddNote({ taskId, choices, onMenu }: { taskId: string; choices: any[]; onMenu?: () => void }) {
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
   const [run, error, busy] = useAction();
@@ -345,7 +467,7 @@ function AddNote({ taskId, choices }: { taskId: string; choices: any[] }) {
       <summary>Add a note on the whole task</summary>
       <form onSubmit={add}>
         <label><span>Note title</span><input value={title} onInput={(event) => setTitle(event.currentTarget.value)} /></label>
-        <HashField label="Note body" value={body} onInput={setBody} items={choices} rows={3} id="new-note-body" />
+        <HashField label="Note body" value={body} onInput={setBody} items={choices} rows={3} id="new-note-body" onMenu={onMenu} />
         <button type="submit" disabled={busy}>Add note</button>
         <Refusal error={error} />
       </form>
@@ -353,7 +475,7 @@ function AddNote({ taskId, choices }: { taskId: string; choices: any[] }) {
   );
 }
 
-function Comments({ taskId, itemId, comments, choices, writable, label }: { taskId: string; itemId?: string; comments: any[]; choices: any[]; writable: boolean; label: string }) {
+function Comments({ taskId, itemId, comments, choices, writable, label, onMenu }: { taskId: string; itemId?: string; comments: any[]; choices: any[]; writable: boolean; label: string; onMenu?: () => void }) {
   const [body, setBody] = useState('');
   const [run, error, busy] = useAction();
   const add = async (event: Event) => {
@@ -365,12 +487,12 @@ function Comments({ taskId, itemId, comments, choices, writable, label }: { task
       {!itemId && <h3>Comments</h3>}
       <ul>
         {comments.map((comment) => (
-          <li><RefText text={comment.body} refs={comment.refs} taskId={taskId} /> <span class="muted">· {when(comment.createdAt)}</span></li>
+          <li><MoreText><RefText text={comment.body} refs={comment.refs} taskId={taskId} /></MoreText> <span class="muted">· {when(comment.createdAt)}</span></li>
         ))}
       </ul>
       {writable && (
         <form onSubmit={add}>
-          <HashField label={itemId ? `Comment on this item` : 'Comment on the task'} value={body} onInput={setBody} items={choices} id={`comment-${itemId ?? taskId}`} />
+          <HashField label={itemId ? `Comment on this item` : 'Comment on the task'} value={body} onInput={setBody} items={choices} id={`comment-${itemId ?? taskId}`} onMenu={onMenu} />
           <button type="submit" disabled={busy || !body.trim()}>Comment</button>
           <Refusal error={error} />
         </form>
@@ -379,45 +501,3 @@ function Comments({ taskId, itemId, comments, choices, writable, label }: { task
   );
 }
 
-/** Every change, newest first; each expands to the list at that point and what changed. */
-export function History({ history, title = 'History', rowTitle }: { history: { totalCount: number; nodes: any[] }; title?: string; rowTitle?: (event: any) => string }) {
-  const rows = [...history.nodes].reverse();
-  return (
-    <section class="history" aria-label={title}>
-      <h3>{title} <span class="muted">({history.totalCount})</span></h3>
-      <ol reversed start={rows.length}>
-        {rows.map((event) => (
-          <li>
-            <details>
-              <summary>{rowTitle ? rowTitle(event) : event.action.toLowerCase().replace(/_/g, ' ')} <span class="muted">· {when(event.at)}{event.sessionId ? ` · ${event.sessionId.slice(0, 8)}` : ''}</span></summary>
-              <div class="cols">
-                <div>
-                  <h4>The list</h4>
-                  <ol>{event.items.map((item: any) => <li class={item.state}><span class={`state ${item.state}`}>{STATE_LABEL[item.state]}</span> {item.text}</li>)}</ol>
-                </div>
-                <div>
-                  <h4>What changed</h4>
-                  {event.changes.length === 0 ? <p class="muted">Nothing in the list.</p> : (
-                    <ul class="diff">{event.changes.map((change: any) => <li class={change.kind}>{describe(change)}</li>)}</ul>
-                  )}
-                </div>
-              </div>
-            </details>
-          </li>
-        ))}
-      </ol>
-    </section>
-  );
-}
-
-function describe(change: any): string {
-  const state = (value: string | null) => (value ? STATE_LABEL[value] ?? value : '');
-  switch (change.kind) {
-    case 'ADDED': return `+ ${change.text} (${state(change.to)})`;
-    case 'REMOVED': return `− ${change.text}`;
-    case 'RENAMED': return `✎ “${change.from}” → “${change.to}”`;
-    case 'STATE': return `${change.text}: ${state(change.from)} → ${state(change.to)}`;
-    case 'MOVED': return `↕ ${change.text}: #${change.from} → #${change.to}`;
-    default: return `${change.kind} ${change.text}`;
-  }
-}

@@ -1,0 +1,197 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { gql, token } from './api';
+import { onReconnect, useSubscription } from './live';
+
+const REF = 'id number text deleted';
+export const COMMENT = `id body createdAt refs { ${REF} } item { id }`;
+const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item { ${REF} } reason }`;
+export const ITEM = 'id number text state deleted note added related { id title kind domain }';
+/** The task without its items, comments or notes. */
+const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
+  session { id rules { noteRequiredFor planOnce } }
+  progress { done total blocked failed }`;
+const HEAD = `query($id: ID!) { task(id: $id) { ${META}
+  comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } }
+  notes(first: 100) { totalCount nodes { id title body brief { ${BRIEF} } items { id number text } refs { ${REF} } updatedAt } }
+  history(first: 1, newestFirst: true) { totalCount nodes { id } }
+} }`;
+const ITEMS = `query($id: ID!, $deleted: Boolean!, $first: Int!, $after: String) { task(id: $id) {
+  items(first: $first, after: $after, includeDeleted: $deleted) { totalCount pageInfo { hasNextPage endCursor } nodes { ${ITEM} } } } }`;
+/** What each live change carries: the task's small fields and its newest events' changed item ids (no list snapshots, no goal). */
+const CHANGED = 'version state status updatedAt progress { done total blocked failed }';
+const EVENTS = 'totalCount nodes { action changes { itemId } }';
+const TASK_LIVE = `subscription($id: ID!) { taskChanged(id: $id) { taskId action task { ${CHANGED} history(first: 2, newestFirst: true) { ${EVENTS} } } } }`;
+const RECENT_EVENTS = `query($id: ID!, $first: Int!) { task(id: $id) { history(first: $first, newestFirst: true) { ${EVENTS} } } }`;
+
+/** The first page paints at once; the rest come a page at a time, on demand. */
+export const FIRST_PAGE = 100;
+const PAGE = 200;
+
+export interface Item { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[] }
+export interface TaskData {
+  task: any | null;
+  missing: boolean;
+  error: string | null;
+  items: Item[];
+  totalItems: number;
+  hasMore: boolean;
+  comments: any[];
+  historyCount: number;
+  loadMore(): Promise<void>;
+  loadAll(): Promise<void>;
+  /** Loads pages until the item is on screen; false when the list does not hold it. */
+  reach(itemId: string): Promise<boolean>;
+  /** Bumped on every applied change, so open panels (history) know to look again. */
+  changes: number;
+}
+
+/** Actions whose changes name every item they touched and move none: patched row by row. */
+const IN_PLACE = new Set(['ITEM_STATE', 'ITEM_RENAMED', 'TASK_EDITED', 'COMMENT_ADDED']);
+const NOTES = new Set(['NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED']);
+
+/**
+ * A task as the page shows it, kept current from its live events without
+ * refetching the world: each change carries the task's few fields and its
+ * newest events' item ids, and the page reads only the rows those name
+ * (with their comments). Changes that renumber the list (added, deleted,
+ * moved items) reread the pages already shown; an edit of the task or its
+ * notes rereads the head; nothing else is read again.
+ */
+export function useTaskData(id: string, showDeleted: boolean): TaskData {
+  const [head, setHead] = useState<{ task: any | null; missing: boolean; error: string | null }>({ task: null, missing: false, error: null });
+  const [items, setItems] = useState<{ nodes: Item[]; total: number; cursor: string | null; more: boolean }>({ nodes: [], total: 0, cursor: null, more: false });
+  const [comments, setComments] = useState<any[]>([]);
+  const [historyCount, setHistoryCount] = useState(0);
+  const [changes, setChanges] = useState(0);
+  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted });
+  state.current.items = items;
+  state.current.id = id;
+  state.current.showDeleted = showDeleted;
+
+  const readItems = async (count: number) => {
+    const nodes: Item[] = [];
+    let after: string | null = null;
+    let page: any;
+    do {
+      const want: number = nodes.length === 0 ? Math.max(Math.min(count, PAGE), 1) : Math.min(PAGE, count - nodes.length);
+      page = (await gql(ITEMS, { id, deleted: showDeleted, first: want, after })).task?.items;
+      if (!page) break;
+      nodes.push(...page.nodes);
+      after = page.pageInfo.endCursor;
+    } while (page.pageInfo.hasNextPage && nodes.length < count);
+    return { nodes, total: page?.totalCount ?? 0, cursor: after, more: Boolean(page?.pageInfo.hasNextPage) };
+  };
+
+  const loadHead = async () => {
+    const data = await gql(HEAD, { id });
+    if (!data.task) return setHead({ task: null, missing: true, error: null });
+    state.current.historyCount = data.task.history.totalCount;
+    setHistoryCount(data.task.history.totalCount);
+    setComments(data.task.comments.nodes);
+    setHead({ task: data.task, missing: false, error: null });
+  };
+  const fail = (error: Error) => setHead((old) => ({ ...old, error: error.message }));
+
+  // Opening the task: its head and the first page, side by side.
+  useEffect(() => {
+    state.current.historyCount = 0;
+    setHead({ task: null, missing: false, error: null });
+    setItems({ nodes: [], total: 0, cursor: null, more: false });
+    void loadHead().catch(fail);
+  }, [id]);
+  // Showing deleted items again keeps as many rows as were loaded; another task starts from its first page.
+  const shownFor = useRef(id);
+  useEffect(() => {
+    const count = shownFor.current === id ? Math.max(FIRST_PAGE, state.current.items.nodes.length) : FIRST_PAGE;
+    shownFor.current = id;
+    void readItems(count).then(setItems, fail);
+  }, [id, showDeleted]);
+
+  const applyChange = async (changed: any) => {
+    if (!changed) return loadHead();
+    const known = state.current.historyCount;
+    const count: number = changed.history.totalCount;
+    setHead((old) => ({ ...old, task: old.task && Number(changed.version) >= Number(old.task.version) ? { ...old.task, ...changed, history: undefined } : old.task }));
+    if (count <= known) return;
+    state.current.historyCount = count;
+    setHistoryCount(count);
+    setChanges((n) => n + 1);
+    // The events since the last one applied: carried by the change when few, else read (a long gap rereads everything shown).
+    let fresh: any[] = changed.history.nodes.slice(0, count - known);
+    if (count - known > fresh.length) {
+      if (count - known > 200) return reloadAll();
+      fresh = (await gql(RECENT_EVENTS, { id, first: count - known })).task?.history.nodes ?? [];
+    }
+    if (fresh.some((event) => event.action === 'TASK_EDITED' || NOTES.has(event.action))) await loadHead();
+    if (fresh.some((event) => !IN_PLACE.has(event.action) && !NOTES.has(event.action))) {
+      setItems(await readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length)));
+      return refreshComments();
+    }
+    if (fresh.some((event) => event.action === 'COMMENT_ADDED')) await refreshComments();
+    const touched = [...new Set(fresh.flatMap((event) => event.changes.map((change: any) => change.itemId as string)))]
+      .filter((itemId) => state.current.items.nodes.some((item) => item.id === itemId));
+    if (!touched.length) return;
+    // One request for every touched row on screen: the row and its comments.
+    const fields = touched.map((itemId, index) => `i${index}: item(id: "${itemId.replace(/\D/g, '')}") { ${ITEM} comments(first: 200) { nodes { ${COMMENT} } } }`);
+    const rows = await gql(`{ ${fields.join(' ')} }`);
+    const byId = new Map<string, any>(touched.map((itemId, index) => [itemId, rows[`i${index}`]]));
+    setItems((old) => ({ ...old, nodes: old.nodes.map((item) => (byId.get(item.id) ? { ...item, ...strip(byId.get(item.id)) } : item)) }));
+    setComments((old) => {
+      const kept = old.filter((comment) => !(comment.item && byId.has(comment.item.id)));
+      const added = [...byId.values()].flatMap((row) => row?.comments.nodes ?? []);
+      return [...kept, ...added].sort((a, b) => Number(a.id) - Number(b.id));
+    });
+  };
+  const refreshComments = async () => {
+    const data = await gql(`query($id: ID!) { task(id: $id) { comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } } } }`, { id });
+    if (data.task) setComments(data.task.comments.nodes);
+  };
+
+  // Changes are applied one at a time, in the order they came.
+  const onEvent = (data: any) => {
+    state.current.busy = state.current.busy.then(() => applyChange(data?.taskChanged?.task).catch(fail));
+  };
+  useSubscription(TASK_LIVE, { id }, onEvent);
+  // After a reconnect (changes may have been missed) or a new token (the last read may have been refused): read it all again.
+  useEffect(() => {
+    const again = () => void reloadAll();
+    const stops = [onReconnect(again), token.subscribe(again)];
+    return () => stops.forEach((stop) => stop());
+  }, [id, showDeleted]);
+
+  async function reloadAll() {
+    await loadHead().then(() => readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length))).then(setItems, fail);
+  }
+
+  const loadMore = async () => {
+    const current = state.current.items;
+    if (!current.more) return;
+    const page = (await gql(ITEMS, { id, deleted: showDeleted, first: PAGE, after: current.cursor })).task?.items;
+    if (!page) return;
+    const next = { nodes: [...current.nodes, ...page.nodes], total: page.totalCount, cursor: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage };
+    state.current.items = next;
+    setItems(next);
+  };
+  const loadAll = async () => {
+    for (let i = 0; i < 20 && state.current.items.more; i += 1) await loadMore();
+  };
+  const reach = async (itemId: string) => {
+    for (let i = 0; i < 20; i += 1) {
+      if (state.current.items.nodes.some((item) => item.id === itemId)) return true;
+      if (!state.current.items.more) return false;
+      await loadMore();
+    }
+    return false;
+  };
+
+  return {
+    task: head.task, missing: head.missing, error: head.error,
+    items: items.nodes, totalItems: items.total, hasMore: items.more,
+    comments, historyCount, loadMore, loadAll, reach, changes,
+  };
+}
+
+function strip(row: any): Item {
+  const { comments: _comments, ...item } = row;
+  return item;
+}
