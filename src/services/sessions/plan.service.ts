@@ -7,7 +7,7 @@ import {
   checkPlan, checkPlanNotLocked, checkStepNote, checkTodoNotes, keptNote, planMessage, renderPlan, stepIndex, type PlanStep,
 } from '../../domain/plan-rules.js';
 import {
-  checkAddedSteps, checkStepsPerCall, checkStepStart, noPlan, planClearedMessage, planSetMessage, stepsAddedMessage,
+  checkAddedSteps, checkStepStart, noPlan, planClearedMessage, planSetMessage, stepsAddedMessage,
   stepUpdatedMessage,
 } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
@@ -88,7 +88,6 @@ export class PlanService {
       const open = await this.open(uow);
       const { rules } = open.session;
       checkPlanNotLocked(rules, open.aggregate !== null, true, 'writeTodos');
-      checkStepsPerCall(todos.length);
       checkPlan(todos.map((todo) => ({ text: todo.content, state: todo.status, note: null, added: false })), rules);
       const { next, removedIds } = planWholeList(open.aggregate?.before ?? [], todos);
       const byId = new Map((open.aggregate?.items ?? []).map((item) => [String(item.id), item]));
@@ -124,7 +123,6 @@ export class PlanService {
     return this.writer.run(caller, async (uow) => {
       const open = await this.open(uow);
       checkPlanNotLocked(open.session.rules, open.aggregate !== null, true, 'setPlan');
-      checkStepsPerCall(steps.length);
       const fresh: PlanStep[] = steps.map((text) => ({ text: text.trim(), state: 'PENDING', note: null, added: false }));
       checkPlan(fresh, open.session.rules);
       const aggregate = open.aggregate ?? (await this.createPlan(uow, open.session));
@@ -145,7 +143,7 @@ export class PlanService {
       const live = liveSteps(aggregate);
       const anchor = after === null || after === undefined ? null : await this.stepById(uow, open, after);
       const firstNumber = anchor ? live.indexOf(anchor) + 2 : live.length + 1;
-      const texts = checkAddedSteps(live.map((item) => item.text), steps, firstNumber, open.session.rules);
+      const texts = checkAddedSteps(live.length, steps, firstNumber, open.session.rules);
       await insertItemsAfter(uow, aggregate, texts, anchor ? String(anchor.id) : null);
       return this.recorded(uow, open.session, aggregate, 'ITEMS_ADDED', (now) => stepsAddedMessage(firstNumber, texts.length, now));
     }, AS_SESSION);
