@@ -226,7 +226,7 @@ describe('checkStepNote', () => {
   });
 
   it('asks for a note on IN_PROGRESS when the rules name it, naming the step', () => {
-    const error = refusal(() => checkStepNote('IN_PROGRESS', ' ', rules({ noteRequiredFor: ['IN_PROGRESS'] }), 'step 2 "Build"'));
+    const error = refusal(() => checkStepNote('IN_PROGRESS', ' ', rules({ noteRequiredFor: ['IN_PROGRESS'] }), { n: 2, text: 'Build' }));
     expect(error.code).toBe('NOTE_REQUIRED');
     expect(error.message).toContain('step 2 "Build" IN_PROGRESS');
   });

@@ -243,13 +243,13 @@ const NOTE_ASKS: Record<ItemState, string> = {
  * what was verified, so "done" cannot quietly mean "moved on". `step`, when
  * given, names the step in the message.
  */
-export function checkStepNote(state: ItemState, note: string | null | undefined, rules: PlanRules, step?: string): void {
+export function checkStepNote(state: ItemState, note: string | null | undefined, rules: PlanRules, step?: { n: number; text: string }): void {
   if (!rules.noteRequiredFor.includes(state)) return;
   if ((note ?? '').trim() !== '') return;
   throw new DomainError(
     'NOTE_REQUIRED',
-    `marking ${step ?? 'a step'} ${state} needs a note saying ${NOTE_ASKS[state]}. Send the update again with that note.`,
-    { state },
+    `marking ${step ? `step ${step.n} "${step.text}"` : 'a step'} ${state} needs a note saying ${NOTE_ASKS[state]}. Send the update again with that note.`,
+    step ? { state, step: step.n, text: step.text } : { state },
   );
 }
 
@@ -267,7 +267,7 @@ export function checkTodoNotes(
   next.forEach((todo, index) => {
     const was = todo.id === null ? undefined : previous.get(todo.id);
     if (was === todo.state) return;
-    checkStepNote(todo.state, todo.note, rules, `step ${index + 1} "${todo.text}"`);
+    checkStepNote(todo.state, todo.note, rules, { n: index + 1, text: todo.text });
   });
 }
 

@@ -36,7 +36,7 @@ function itemOfTask(plan: PlanView, taskId: number): string | null {
 const NOTHING_WRITTEN = 'call plan_tasks first: nothing has been written down yet.';
 
 /** The statuses update_task takes, as its refusals list them. */
-const STATUS_WORDS = Object.keys(TASK_STATUSES).join(', ');
+const STATUS_WORDS = `${Object.keys(TASK_STATUSES).slice(0, -1).join(', ')} or ${Object.keys(TASK_STATUSES).at(-1)}`;
 
 /** Which tool made the call, so a refusal names the task by what the agent sent: a place in plan_tasks' list is its id; add_task's new task has none yet. */
 type Verb = 'plan_tasks' | 'update_task' | 'add_task' | 'finish';

@@ -45,7 +45,10 @@ function translate(error: DomainError): string | null {
     case 'TEXT_TOO_LONG':
       return `invalid todo: \`content\` of todo ${details.step} is ${details.count} characters; keep it to ${details.limit}, a short line`;
     case 'NOTE_REQUIRED':
-      return `invalid todo: this chat's rules ask a reason for marking a todo ${wholeListStatus((details.state ?? 'DONE') as ItemState)}, and todo_write carries none, so that status cannot be set here`;
+      return (
+        `invalid todo: marking todo ${details.step} "${details.text}" ${wholeListStatus((details.state ?? 'DONE') as ItemState)} needs a reason ` +
+        'under this chat\'s rules, and todo_write carries none, so that status cannot be set with this tool'
+      );
     case 'PLAN_LOCKED':
       return 'invalid todos: this chat\'s list is written once (its rules say so) and already is, so todo_write may not rewrite it';
     case 'TOO_MANY_IN_PROGRESS':
