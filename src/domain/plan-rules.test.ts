@@ -114,14 +114,14 @@ describe('mergePlanRules', () => {
 
   it('accepts the edges of each range', () => {
     expect(mergePlanRules(DEFAULT_PLAN_RULES, { minItems: 0, maxItems: 0 })).toMatchObject({ minItems: 0, maxItems: 0 });
-    expect(mergePlanRules(DEFAULT_PLAN_RULES, { minItems: 500, maxItems: 500 })).toMatchObject({ minItems: 500, maxItems: 500 });
+    expect(mergePlanRules(DEFAULT_PLAN_RULES, { minItems: 200, maxItems: 200 })).toMatchObject({ minItems: 200, maxItems: 200 });
     expect(mergePlanRules(DEFAULT_PLAN_RULES, { maxTextLength: 1 }).maxTextLength).toBe(1);
     expect(mergePlanRules(DEFAULT_PLAN_RULES, { maxTextLength: 1000 }).maxTextLength).toBe(1000);
   });
 
   it.each([
     [{ minItems: -1 }],
-    [{ maxItems: 501 }],
+    [{ maxItems: 201 }],
     [{ minItems: 201 }],
     [{ minItems: 5, maxItems: 4 }],
     [{ minItems: 1.5 }],
@@ -129,7 +129,7 @@ describe('mergePlanRules', () => {
   ])('refuses size rules %j, giving the allowed range', (change) => {
     const error = refusal(() => mergePlanRules(DEFAULT_PLAN_RULES, change));
     expect(error.code).toBe('BAD_USER_INPUT');
-    expect(error.message).toContain('0 <= minItems <= maxItems <= 500');
+    expect(error.message).toContain('0 <= minItems <= maxItems <= 200');
   });
 
   it('judges minItems against the maxItems already in force', () => {

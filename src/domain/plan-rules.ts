@@ -6,7 +6,7 @@
  * or why, and the session cannot finish while a step is still open).
  */
 import { DomainError } from './errors.js';
-import { cleanStepText, ITEMS_PER_TASK_MAX, textLength } from './text-rules.js';
+import { cleanStepText, textLength } from './text-rules.js';
 import { ITEM_STATES, isActive, type ItemState } from './states.js';
 
 export interface PlanRules {
@@ -31,11 +31,12 @@ export type PlanPreset = (typeof PLAN_PRESETS)[number];
 export type PlanRulesChange = { [K in keyof PlanRules]?: PlanRules[K] | null };
 
 /**
- * The largest plan any rules may allow: a task's own limit. A plan is written
- * whole (writeTodos, setPlan) in one call, so a plan call may send up to the
- * session's maxItems steps, and its size is judged before any text is read.
+ * The largest plan any rules may allow: the presets' most (200 steps). A plan
+ * is written whole (writeTodos, setPlan) in one call, so a plan call may send
+ * up to the session's maxItems steps, its size judged before any text is
+ * read; the history of a rewrite is bounded by it (graphql/query-cost.ts).
  */
-export const MAX_ITEMS_CEILING = ITEMS_PER_TASK_MAX;
+export const MAX_ITEMS_CEILING = 200;
 const MAX_TEXT_CEILING = 1000;
 /** The longest free text anywhere (errors.md "Limits"), so the longest note any rules may keep. */
 const MAX_NOTE_CEILING = 20_000;
@@ -77,7 +78,7 @@ export function startingRules(preset: PlanPreset | null | undefined, change: Pla
 
 /**
  * Merges a partial change onto `base` and validates the result:
- * 0 <= minItems <= maxItems <= 500, 1 <= maxTextLength <= 1000,
+ * 0 <= minItems <= maxItems <= 200, 1 <= maxTextLength <= 1000,
  * 1 <= maxNoteLength <= 20,000, and noteRequiredFor (deduplicated, first
  * appearance kept) holds item states (any of them: a session may ask why a
  * step was started, too). A field that is undefined or null keeps its value
