@@ -63,7 +63,7 @@ describe('update_task and add_task', () => {
     expect(await refusedByTool(server, mcp, 'update_task', { task_id: 2, status: 'blocked' })).toContain('needs a reason');
     expect(await refusedByTool(server, mcp, 'update_task', { task_id: 3, status: 'dropped', note: '  ' })).toContain('needs a reason');
     expect(await refusedByTool(server, mcp, 'update_task', { task_id: 9, status: 'done' })).toContain('there is no task 9. The tasks are: 1, 2, 3.');
-    expect(await refusedByTool(server, mcp, 'update_task', { task_id: 1, status: 'finished' })).toContain('Use in_progress, done, blocked or dropped.');
+    expect(await refusedByTool(server, mcp, 'update_task', { task_id: 1, status: 'finished' })).toContain('Use pending, in_progress, done, blocked or dropped.');
     await mcp.close();
   });
 
@@ -126,7 +126,7 @@ describe('the rules hold beyond this set', () => {
     await steps.ok('todo', { tasks: ['Read the code'] });
     const whole = await connectMcp(server, { tools: 'whole-list', sessionId: (await steps.sessionId())! });
     const text = await refusedByTool(server, whole, 'todo_write', { todos: [{ content: 'Read the code', status: 'completed' }] });
-    expect(text).toContain('step 1 "Read the code" DONE needs a note');
+    expect(text).toContain('marking todo 1 "Read the code" completed needs a reason');
     for (const client of [steps, whole]) await client.close();
   });
 });

@@ -163,7 +163,7 @@ describe('Streamable HTTP at /mcp', () => {
     expect(stepsOf(await sessionOf(oneId))).toEqual(['Reproduce the crash:PENDING', 'Fix the parser:PENDING']);
     const joined = await httpAgent('?tools=plan-and-finish', { 'x-session-id': oneId });
     const refused = await joined.call('plan_tasks', { tasks: ['Rewrite', 'It all'] });
-    expect(textOf(refused)).toMatch(/^Error: the list is written once/);
+    expect(textOf(refused)).toMatch(/^Error: the task list has already been written\. Use update_task/);
     for (const agent of [one, two, helper, joined]) await agent.client.close();
   });
 

@@ -24,7 +24,7 @@ describe('startSession', () => {
     expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(session).toMatchObject({
       turn: 0, finishedAt: null, statusLine: 'planning', domains: [], parent: null, children: [], plan: null, standingPlan: null,
-      rules: { oneActive: false, noteRequiredFor: [], minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: 20000, planOnce: false },
+      rules: { oneActive: false, noteRequiredFor: [], minItems: 0, maxItems: 200, maxTextLength: 500, maxNoteLength: 20000, planOnce: false },
     });
     expect(new Date(session.createdAt).getTime()).not.toBeNaN();
     const other = await startSession(server);
@@ -33,12 +33,12 @@ describe('startSession', () => {
 
   it('merges the rules given onto the defaults', async () => {
     const { startSession: session } = await server.ok(START_SESSION, { input: { rules: { oneActive: true, maxItems: 7 } } });
-    expect(session.rules).toEqual({ oneActive: true, noteRequiredFor: [], minItems: 0, maxItems: 7, maxTextLength: 160, maxNoteLength: 20000, planOnce: false });
+    expect(session.rules).toEqual({ oneActive: true, noteRequiredFor: [], minItems: 0, maxItems: 7, maxTextLength: 500, maxNoteLength: 20000, planOnce: false });
   });
 
   it('starts from a preset, the rules given beside it overriding it field by field', async () => {
     const stepOps = (await server.ok(START_SESSION, { input: { preset: 'STEP_OPS' } })).startSession;
-    expect(stepOps.rules).toEqual({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: 20000, planOnce: false });
+    expect(stepOps.rules).toEqual({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 0, maxItems: 200, maxTextLength: 500, maxNoteLength: 20000, planOnce: false });
     const finish = (await server.ok(START_SESSION, { input: { preset: 'PLAN_AND_FINISH', rules: { oneActive: true, maxItems: 12 } } })).startSession;
     expect(finish.rules).toEqual({ oneActive: true, noteRequiredFor: ['BLOCKED', 'DROPPED'], minItems: 2, maxItems: 12, maxTextLength: 160, maxNoteLength: 400, planOnce: true });
   });
@@ -62,14 +62,14 @@ describe('setPlanRules', () => {
   it('changes only the fields given', async () => {
     const session = await startSession(server, { rules: { maxItems: 9 } });
     const data = await server.ok(SET_PLAN_RULES, { rules: { noteRequiredFor: ['DONE'], minItems: 1 } }, { session });
-    expect(data.setPlanRules.rules).toEqual({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 1, maxItems: 9, maxTextLength: 160, maxNoteLength: 20000, planOnce: false });
+    expect(data.setPlanRules.rules).toEqual({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 1, maxItems: 9, maxTextLength: 500, maxNoteLength: 20000, planOnce: false });
     expect((await readSession(server, session)).rules).toEqual(data.setPlanRules.rules);
   });
 
   it('refuses bad rules and keeps the old ones', async () => {
     const session = await startSession(server);
     expect((await server.refused(SET_PLAN_RULES, { rules: { maxTextLength: 0 } }, { session })).code).toBe('BAD_USER_INPUT');
-    expect((await readSession(server, session)).rules.maxTextLength).toBe(160);
+    expect((await readSession(server, session)).rules.maxTextLength).toBe(500);
   });
 });
 

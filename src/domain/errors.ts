@@ -56,11 +56,36 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * What a refusal was about, as data, so each surface can say it in its own
+ * words (the MCP tool sets do) without reading the message. Only the fields
+ * that apply are set.
+ */
+export interface ErrorDetails {
+  /** The limit broken (PLAN_SIZE's maxItems or minItems, TEXT_TOO_LONG's length). */
+  limit?: number;
+  /** What was sent against that limit (steps the plan would have, characters). */
+  count?: number;
+  /** The plan's length before the call (PLAN_SIZE on a plan that grows). */
+  current?: number;
+  /** The 1-based place of the step the refusal is about. */
+  step?: number;
+  /** The state the refusal is about (NOTE_REQUIRED's, TOO_MANY_IN_PROGRESS's). */
+  state?: string;
+  /** The 1-based place of the step already in progress (TOO_MANY_IN_PROGRESS). */
+  otherStep?: number;
+  /** The rewrite planOnce forbids (PLAN_LOCKED). */
+  rewrite?: string;
+  /** The text the refusal is about (DUPLICATE_TEXT). */
+  text?: string;
+}
+
 /** A refusal: the code clients branch on, and a message an agent can act on. */
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.name = 'DomainError';

@@ -6,8 +6,7 @@
  * or why, and the session cannot finish while a step is still open).
  */
 import { DomainError } from './errors.js';
-import { cleanStepText, labelKey, textLength } from './text-rules.js';
-import { hasRefToken } from './refs.js';
+import { cleanStepText, textLength } from './text-rules.js';
 import { ITEM_STATES, isActive, type ItemState } from './states.js';
 
 export interface PlanRules {
@@ -31,9 +30,13 @@ export type PlanPreset = (typeof PLAN_PRESETS)[number];
 /** A change of some rules; a field left out or null keeps its value. */
 export type PlanRulesChange = { [K in keyof PlanRules]?: PlanRules[K] | null };
 
-/** The largest plan any rules may allow, and the longest step text and note. */
-/** A plan is written whole (writeTodos, setPlan) in one call, so it holds at most what one call may send. */
-export const MAX_ITEMS_CEILING = 100;
+/**
+ * The largest plan any rules may allow: the presets' most (200 steps). A plan
+ * is written whole (writeTodos, setPlan) in one call, so a plan call may send
+ * up to the session's maxItems steps, its size judged before any text is
+ * read; the history of a rewrite is bounded by it (graphql/query-cost.ts).
+ */
+export const MAX_ITEMS_CEILING = 200;
 const MAX_TEXT_CEILING = 1000;
 /** The longest free text anywhere (errors.md "Limits"), so the longest note any rules may keep. */
 const MAX_NOTE_CEILING = 20_000;
@@ -46,12 +49,14 @@ function frozenRules(rules: PlanRules): PlanRules {
 /**
  * Each preset's rules (errors.md "Session plans"): the whole list asks for no
  * notes; step operations ask what was checked for DONE; plan-and-finish is
- * written once, 2 to 20 steps, and asks the reason for BLOCKED and DROPPED,
- * kept to 400 characters.
+ * written once, 2 to 20 steps of at most 160 characters, and asks the reason
+ * for BLOCKED and DROPPED, kept to 400 characters. The first two references
+ * set no bound of their own, so theirs (200 steps of 500 characters) only
+ * stops hostile input: no real list meets it.
  */
 export const PRESET_RULES: Readonly<Record<PlanPreset, PlanRules>> = Object.freeze({
-  WHOLE_LIST: frozenRules({ oneActive: false, noteRequiredFor: [], minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: MAX_NOTE_CEILING, planOnce: false }),
-  STEP_OPS: frozenRules({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 0, maxItems: 50, maxTextLength: 160, maxNoteLength: MAX_NOTE_CEILING, planOnce: false }),
+  WHOLE_LIST: frozenRules({ oneActive: false, noteRequiredFor: [], minItems: 0, maxItems: 200, maxTextLength: 500, maxNoteLength: MAX_NOTE_CEILING, planOnce: false }),
+  STEP_OPS: frozenRules({ oneActive: false, noteRequiredFor: ['DONE'], minItems: 0, maxItems: 200, maxTextLength: 500, maxNoteLength: MAX_NOTE_CEILING, planOnce: false }),
   PLAN_AND_FINISH: frozenRules({ oneActive: false, noteRequiredFor: ['BLOCKED', 'DROPPED'], minItems: 2, maxItems: 20, maxTextLength: 160, maxNoteLength: 400, planOnce: true }),
 });
 
@@ -73,7 +78,7 @@ export function startingRules(preset: PlanPreset | null | undefined, change: Pla
 
 /**
  * Merges a partial change onto `base` and validates the result:
- * 0 <= minItems <= maxItems <= 100, 1 <= maxTextLength <= 1000,
+ * 0 <= minItems <= maxItems <= 200, 1 <= maxTextLength <= 1000,
  * 1 <= maxNoteLength <= 20,000, and noteRequiredFor (deduplicated, first
  * appearance kept) holds item states (any of them: a session may ask why a
  * step was started, too). A field that is undefined or null keeps its value
@@ -149,23 +154,19 @@ export interface PlanStep {
 }
 
 /**
- * Checks a whole plan about to be recorded against `rules`. Per step, in
- * order: text non-empty once trimmed (EMPTY_TEXT), no [[#id]] token
- * (REF_IN_LABEL), at most maxTextLength characters (TEXT_TOO_LONG), not the
- * same text as an earlier step (DUPLICATE_TEXT). Then the size
- * (PLAN_SIZE) and, with oneActive, at most one IN_PROGRESS
- * (TOO_MANY_IN_PROGRESS). The writeTodos messages are the ones clients of the
- * to-do tool already match on.
+ * Checks a whole plan about to be recorded against `rules`: first that it is
+ * not over maxItems (PLAN_SIZE, before any text is read, so an oversized call
+ * costs nothing), then per step, in order, text non-empty once trimmed
+ * (EMPTY_TEXT) and at most maxTextLength characters (TEXT_TOO_LONG), then
+ * minItems (PLAN_SIZE) and, with oneActive, at most one IN_PROGRESS
+ * (TOO_MANY_IN_PROGRESS). A step may repeat an earlier
+ * one (a re-run after a fix): only the whole list refuses repeats, since it
+ * matches items by their text (whole-list.ts planWholeList). The writeTodos
+ * messages are the ones clients of the to-do tool already match on.
  */
 export function checkPlan(steps: readonly PlanStep[], rules: PlanRules): void {
-  const seen = new Set<string>();
-  steps.forEach((step, index) => {
-    const text = checkStepText(step.text, index + 1, rules);
-    const key = labelKey(text);
-    if (seen.has(key)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
-    seen.add(key);
-  });
-
+  if (steps.length > rules.maxItems) checkPlanSize(steps.length, rules);
+  steps.forEach((step, index) => checkStepText(step.text, index + 1, rules));
   checkPlanSize(steps.length, rules);
 
   if (rules.oneActive) {
@@ -179,24 +180,20 @@ export function checkPlan(steps: readonly PlanStep[], rules: PlanRules): void {
 /**
  * One step's text as it is about to be recorded as step `n`: its characters
  * (text-rules.ts cleanStepText: NUL, controls, bidi controls refused; NFC,
- * trimmed), then EMPTY_TEXT, REF_IN_LABEL or TEXT_TOO_LONG (over
- * rules.maxTextLength). Returns the text as it is stored.
+ * trimmed), then EMPTY_TEXT or TEXT_TOO_LONG (over rules.maxTextLength).
+ * A step is plain text the agent wrote for itself: `[[#12]]` in it is not a
+ * reference and is kept as written. Returns the text as it is stored.
  */
 export function checkStepText(raw: string, n: number, rules: PlanRules): string {
   const text = cleanStepText(raw, `step ${n}`);
-  if (text === '') throw new DomainError('EMPTY_TEXT', 'invalid todo: `content` must be a non-empty string');
-  if (hasRefToken(text)) {
-    throw new DomainError(
-      'REF_IN_LABEL',
-      `step ${n} "${text}" carries an [[#id]] token, and a step's text never may. Write it in plain words.`,
-    );
-  }
+  if (text === '') throw new DomainError('EMPTY_TEXT', 'invalid todo: `content` must be a non-empty string', { step: n });
   const length = textLength(text);
   if (length > rules.maxTextLength) {
     throw new DomainError(
       'TEXT_TOO_LONG',
       `step ${n} is ${length} characters; this session's plans allow at most ${rules.maxTextLength}. ` +
         `Shorten it to a label; the detail belongs in the work and in the note you give when it settles.`,
+      { step: n, count: length, limit: rules.maxTextLength },
     );
   }
   return text;
@@ -208,11 +205,15 @@ export function checkStepText(raw: string, n: number, rules: PlanRules): string 
  * always move toward them.
  */
 export function checkPlanResize(from: number, to: number, rules: PlanRules): void {
-  if ((to > from && to > rules.maxItems) || (to < from && to < rules.minItems)) checkPlanSize(to, rules);
+  if ((to > from && to > rules.maxItems) || (to < from && to < rules.minItems)) checkPlanSize(to, rules, from);
 }
 
-/** PLAN_SIZE unless a plan of `count` steps is within minItems..maxItems. */
-export function checkPlanSize(count: number, rules: PlanRules): void {
+/**
+ * PLAN_SIZE unless a plan of `count` steps is within minItems..maxItems.
+ * `current` is the plan's length before the call, when it had one; the
+ * details carry the limit broken, so each surface can word it.
+ */
+export function checkPlanSize(count: number, rules: PlanRules, current?: number): void {
   const { minItems, maxItems } = rules;
   if (count >= minItems && count <= maxItems) return;
   const advice =
@@ -222,6 +223,7 @@ export function checkPlanSize(count: number, rules: PlanRules): void {
   throw new DomainError(
     'PLAN_SIZE',
     `the plan would have ${countOf(count, 'step')}; this session's rules allow ${minItems} to ${maxItems}. ${advice}`,
+    { count, limit: count > maxItems ? maxItems : minItems, ...(current === undefined ? {} : { current }) },
   );
 }
 
@@ -242,12 +244,13 @@ const NOTE_ASKS: Record<ItemState, string> = {
  * what was verified, so "done" cannot quietly mean "moved on". `step`, when
  * given, names the step in the message.
  */
-export function checkStepNote(state: ItemState, note: string | null | undefined, rules: PlanRules, step?: string): void {
+export function checkStepNote(state: ItemState, note: string | null | undefined, rules: PlanRules, step?: { n: number; text: string }): void {
   if (!rules.noteRequiredFor.includes(state)) return;
   if ((note ?? '').trim() !== '') return;
   throw new DomainError(
     'NOTE_REQUIRED',
-    `marking ${step ?? 'a step'} ${state} needs a note saying ${NOTE_ASKS[state]}. Send the update again with that note.`,
+    `marking ${step ? `step ${step.n} "${step.text}"` : 'a step'} ${state} needs a note saying ${NOTE_ASKS[state]}. Send the update again with that note.`,
+    step ? { state, step: step.n, text: step.text } : { state },
   );
 }
 
@@ -265,7 +268,7 @@ export function checkTodoNotes(
   next.forEach((todo, index) => {
     const was = todo.id === null ? undefined : previous.get(todo.id);
     if (was === todo.state) return;
-    checkStepNote(todo.state, todo.note, rules, `step ${index + 1} "${todo.text}"`);
+    checkStepNote(todo.state, todo.note, rules, { n: index + 1, text: todo.text });
   });
 }
 
@@ -299,6 +302,7 @@ export function checkPlanNotLocked(rules: PlanRules, planWritten: boolean, bySes
     'PLAN_LOCKED',
     `this session's plan is written once, so the session may not ${REWRITE_WORDS[rewrite]}. ` +
       'Use updateStep to change a step\'s state (with a note where the rules ask for one), or addSteps if the work turned out to need a step you did not plan.',
+    { rewrite },
   );
 }
 
@@ -313,7 +317,7 @@ export function stepIndex(step: number, length: number): number {
     length === 0
       ? 'the plan has no steps. Add some first (addSteps, setPlan or writeTodos).'
       : `the plan has ${countOf(length, 'step')}; use ${length === 1 ? '1' : `1..${length}`}.`;
-  throw new DomainError('STEP_OUT_OF_RANGE', `step ${step} is not in the plan: ${range} Steps are numbered from 1.`);
+  throw new DomainError('STEP_OUT_OF_RANGE', `step ${step} is not in the plan: ${range} Steps are numbered from 1.`, { step, count: length });
 }
 
 /** "Updated todo list: <pending> pending, <inProgress> in progress, <completed> completed." Counts of the whole list; completed counts DONE only. */

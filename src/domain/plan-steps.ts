@@ -6,7 +6,6 @@
  * longer maxTextLength is not refused when one of its steps is marked DONE).
  */
 import { DomainError } from './errors.js';
-import { ITEMS_PER_CALL_MAX, labelKey } from './text-rules.js';
 import { checkPlanResize, checkStepText, countOf, planMessage, type PlanRules, type PlanStep } from './plan-rules.js';
 import type { ItemState } from './states.js';
 
@@ -31,44 +30,19 @@ export function noPlan(operation: 'addSteps' | 'updateStep' | 'finishSession'): 
   return new DomainError('NO_PLAN', message);
 }
 
-/** TOO_LARGE over 100 steps in one call, checked before any text is read. */
-export function checkStepsPerCall(count: number): void {
-  if (count <= ITEMS_PER_CALL_MAX) return;
-  throw new DomainError(
-    'TOO_LARGE',
-    `${count} steps in one call; the limit is ${ITEMS_PER_CALL_MAX}. A plan is a list of steps you can report on: group the small ones.`,
-  );
-}
-
 /**
- * addSteps: checks the new texts (trimmed; EMPTY_TEXT, REF_IN_LABEL,
- * TEXT_TOO_LONG, DUPLICATE_TEXT among themselves or against a live step) and
- * that the plan does not grow past maxItems (PLAN_SIZE). minItems is not
- * judged here: adding never makes a plan smaller. `firstNumber` is the place
- * the first new step will take, so a refusal names the step as the rendered
- * plan will. Returns the trimmed texts.
+ * addSteps: checks that the plan does not grow past maxItems (PLAN_SIZE,
+ * before any text is read), then the new texts (trimmed; EMPTY_TEXT,
+ * TEXT_TOO_LONG). A new step may repeat a live one (a re-run after a fix):
+ * its place and id tell them apart. minItems is not judged here: adding
+ * never makes a plan smaller. `firstNumber` is the place the first new step
+ * will take, so a refusal names the step as the rendered plan will. Returns
+ * the trimmed texts.
  */
-export function checkAddedSteps(liveTexts: readonly string[], raw: readonly string[], firstNumber: number, rules: PlanRules): string[] {
+export function checkAddedSteps(liveCount: number, raw: readonly string[], firstNumber: number, rules: PlanRules): string[] {
   if (raw.length === 0) throw new DomainError('BAD_USER_INPUT', 'addSteps needs at least one step in steps.');
-  checkStepsPerCall(raw.length);
-  const live = new Map(liveTexts.map((text, index) => [labelKey(text), index + 1]));
-  const sent = new Set<string>();
-  const texts = raw.map((entry, index) => {
-    const text = checkStepText(entry, firstNumber + index, rules);
-    const key = labelKey(text);
-    const existing = live.get(key);
-    if (existing !== undefined) {
-      throw new DomainError(
-        'DUPLICATE_TEXT',
-        `"${text}" is already step ${existing} of the plan. Update that step instead, or word the new one so the two can be told apart.`,
-      );
-    }
-    if (sent.has(key)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`);
-    sent.add(key);
-    return text;
-  });
-  checkPlanResize(liveTexts.length, liveTexts.length + texts.length, rules);
-  return texts;
+  checkPlanResize(liveCount, liveCount + raw.length, rules);
+  return raw.map((entry, index) => checkStepText(entry, firstNumber + index, rules));
 }
 
 /**
@@ -85,6 +59,7 @@ export function checkStepStart(steps: readonly PlanStep[], index: number, state:
     'TOO_MANY_IN_PROGRESS',
     `step ${index + 1} cannot start: step ${first} "${steps[first! - 1]!.text}" is already IN_PROGRESS, and this session allows ` +
       `one step in progress at a time. Settle step ${first} first (DONE, FAILED, BLOCKED or DROPPED, with a note), then start step ${index + 1}.`,
+    { state, step: index + 1, otherStep: first },
   );
 }
 

@@ -30,9 +30,10 @@ const NOTE_REFS = REFS_PER_TEXT_MAX + BRIEF_DEPENDS_ON_MAX;
 export const LIST_BOUNDS: Record<string, number> = {
   // A history row holds the list after the change: the task's live items.
   'TaskEvent.items': ITEMS_PER_TASK_MAX,
-  // At most three changes per item after (renamed, state, moved) and one per item removed; only a plan's list
-  // (MAX_ITEMS_CEILING steps) is rewritten whole, a task's changes at most ITEMS_PER_CALL_MAX items at once.
-  'TaskEvent.changes': Math.max(4 * MAX_ITEMS_CEILING, 2 * ITEMS_PER_CALL_MAX),
+  // Only a plan's list (MAX_ITEMS_CEILING steps) is rewritten whole: its items are matched by id, and a kept
+  // item keeps its text, so each item after has at most two changes (state, moved; added is one), and one per
+  // item removed. A task's changes touch at most ITEMS_PER_CALL_MAX items at once.
+  'TaskEvent.changes': Math.max(3 * MAX_ITEMS_CEILING, 2 * ITEMS_PER_CALL_MAX),
   'Task.inProgress': ITEMS_PER_TASK_MAX,
   'Task.goalRefs': REFS_PER_TEXT_MAX,
   'Item.related': LINKS_PER_ITEM_MAX,

@@ -16,8 +16,13 @@ export interface ChecklistItem {
   deleted: boolean;
 }
 
-/** The task statuses of this set and the item states they are. */
-export const TASK_STATUSES = { in_progress: 'IN_PROGRESS', done: 'DONE', blocked: 'BLOCKED', dropped: 'DROPPED' } as const satisfies Record<string, ItemState>;
+/** The task statuses of this set and the item states they are (pending puts a task back, as the reference allows). */
+export const TASK_STATUSES = {
+  pending: 'PENDING', in_progress: 'IN_PROGRESS', done: 'DONE', blocked: 'BLOCKED', dropped: 'DROPPED',
+} as const satisfies Record<string, ItemState>;
+
+/** What the summary reads for a session that never wrote a list, as the reference's does. */
+export const NO_LIST_SUMMARY = 'No task list was written.';
 
 /** The summary's order of statuses. */
 const SUMMARY_ORDER: readonly ItemState[] = ['DONE', 'BLOCKED', 'DROPPED', 'FAILED', 'IN_PROGRESS', 'PENDING'];
@@ -55,8 +60,9 @@ export function renderChecklist(all: readonly ChecklistItem[]): string {
     .join('\n');
 }
 
-/** "7 tasks: 5 done, 1 blocked, 1 dropped." — zero counts left out. */
-export function summaryLine(all: readonly ChecklistItem[]): string {
+/** "7 tasks: 5 done, 1 blocked, 1 dropped." — zero counts left out; "No task list was written." with no list. */
+export function summaryLine(all: readonly ChecklistItem[] | null): string {
+  if (all === null) return NO_LIST_SUMMARY;
   const tasks = numberedTasks(all);
   const parts = SUMMARY_ORDER.flatMap((state) => {
     const count = tasks.filter((task) => task.state === state).length;

@@ -51,6 +51,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     'get_memory',
     {
       title: 'Read a memory',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
       description: 'Read a memory by uid: for a task, its goal, state, status and counts (read its items, notes and comments with task_read); for a note, its body.\nExample: {"uid": "12"}',
       inputSchema: { uid: z.string() },
       outputSchema: MEMORY.shape,
@@ -62,6 +63,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     'edit_memory',
     {
       title: 'Correct a memory in place',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       description: 'Correct a task or a note where it stands instead of filing it again: title, domain, and a task\'s goal or a note\'s body.\nExample: {"uid": "12", "goal": "Every billing and refund webhook is deduplicated by event id."}',
       inputSchema: { uid: z.string(), title: z.string().optional(), goal: z.string().optional(), body: z.string().optional(), domain: z.string().optional() },
       outputSchema: MEMORY.shape,
@@ -83,6 +85,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     'remember',
     {
       title: 'Remember a note',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       description: 'Keep a note (a plain memory) in a domain, for later sessions and search; link it to an item with task_item related.\nExample: {"title": "Provider retries webhooks for 72h", "body": "Events can arrive up to three days late.", "domain": "acme/checkout/billing"}',
       inputSchema: { title: z.string(), body: z.string(), domain: z.string() },
       outputSchema: { uid: z.string() },
@@ -99,6 +102,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     'list_by_domain',
     {
       title: 'List a scope',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
       description: 'List the memories of a domain and below, newest first (the first 50): type "task" or "note", status "active" or "archived" (closed tasks are archived).\nExample: {"domain": "acme/checkout", "type": "task", "status": "archived"}',
       inputSchema: {
         domain: z.string(), type: z.string().optional().describe('task or note'), status: z.string().optional().describe('active or archived'),
@@ -123,6 +127,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     'must_read',
     {
       title: 'Open tasks of a scope',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
       description: 'The open tasks of a domain and below, most recently updated first, each with its progress (done/total) and the items in progress. Read it when you start work in a domain.\nExample: {"domain": "acme/checkout", "type": "task"}',
       inputSchema: { domain: z.string(), type: z.string().optional().describe('task (the only kind it lists)') },
       outputSchema: { tasks: z.array(z.object({ uid: z.string(), title: z.string(), domain: z.string(), progress: z.string(), in_progress: z.array(z.string()) })) },
@@ -150,6 +155,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     'search',
     {
       title: 'Search memories',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
       description: 'Search notes and tasks (title, goal, item labels) by words, best first (the first 20); task notes are never returned. Any characters are safe.\nExample: {"query": "webhook idempotent", "domain": "acme/checkout"}',
       inputSchema: { query: z.string(), domain: z.string().optional() },
       outputSchema: { memories: z.array(ENTRY), total: z.number().int() },

@@ -30,6 +30,7 @@ export function registerKbTaskTools(tools: ToolRegistrar): void {
     'task',
     {
       title: 'Open a task',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       description: `Open a knowledge-base task: a goal plus a checklist that outlives this chat (open tasks come first in every later session). items is one label per line, each a short verb-first label of at most 80 characters; domain is a scope such as acme/checkout/billing. Free text cites an item as [[#id]].
 Example: {"title": "Move billing webhooks to the idempotent handler", "goal": "Every billing webhook is deduplicated by event id.", "items": "Key charge.succeeded by event id\\nCover refunds and disputes", "domain": "acme/checkout/billing"}`,
       inputSchema: {
@@ -55,6 +56,7 @@ Example: {"title": "Move billing webhooks to the idempotent handler", "goal": "E
     'task_item',
     {
       title: 'Change one item',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
       description: `Change one item of a task: its state (todo, doing, done, dropped), a comment (kept as the item's note when the state changes), a related memory to link, a new label (text; id, state and brief stay), or delete it (delete: true, alone in its call; no other item moves). Mark work decided against dropped rather than deleting it.
 Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys off the event id."}`,
       inputSchema: {
@@ -95,6 +97,7 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
     'task_add',
     {
       title: 'Add items',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       description: `Add items to a task, one label per line, after the item after (at the end when left out). Adding to a closed task reopens it.
 Example: {"uid": "12", "items": "Document the replay queue", "after": "58"}`,
       inputSchema: { uid: z.string(), items: z.string().describe('One label per line.'), after: z.string().optional().describe('Insert after this item id.') },
@@ -118,6 +121,7 @@ Example: {"uid": "12", "items": "Document the replay queue", "after": "58"}`,
     'task_comment',
     {
       title: 'Comment',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       description: `Comment on a task, or on one of its items (item). Cite items as [[#id]]; the answer shows them rendered.
 Example: {"uid": "12", "body": "Disputes need their own queue, like [[#58]]?"}`,
       inputSchema: { uid: z.string(), body: z.string(), item: z.string().optional().describe('Comment on this item.') },
@@ -140,6 +144,7 @@ Example: {"uid": "12", "body": "Disputes need their own queue, like [[#58]]?"}`,
     'task_note',
     {
       title: 'Brief items, or note the task',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       description: `Write a task note (never returned by search; read it with task_read). For a brief on items give items (one id, or several comma-separated) and every field: goal, context, steps, pitfalls, done_when, depends_on ("none", or ids of the items it waits for, each with an optional reason: "57 (the event-id handler)"); extra_info is optional. For a note on the whole task give body instead.
 Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays are idempotent.", "context": "The queue lives in the webhook worker.", "steps": "Persist each event id first.", "pitfalls": "A restart must not double-book.", "done_when": "The restart test passes.", "depends_on": "57 (the event-id handler)"}`,
       inputSchema: {
@@ -177,6 +182,7 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
     'task_read',
     {
       title: 'Read a task in pages',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
       description: `Read one collection of a task, a page at a time: "items" (each with id, number, state and note), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
 Example: {"uid": "12", "collection": "notes", "item": "59"}`,
       inputSchema: {

@@ -18,6 +18,23 @@ export function stepOpsStatus(state: ItemState): string {
   return state.toLowerCase();
 }
 
+/** "1 step", "3 steps". */
+export function stepsCount(n: number): string {
+  return `${n} step${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The counts line of every answer that changes the plan, in this tool's
+ * statuses: all five, so a failed or dropped step is never out of the sum
+ * ("4 steps: 1 pending, 1 in_progress, 1 done, 1 failed, 0 dropped."); a
+ * blocked step, set elsewhere, is counted when there is one.
+ */
+export function stepCounts(steps: readonly { state: ItemState }[]): string {
+  const states: ItemState[] = [...Object.values(STEP_STATUSES), ...(steps.some((step) => step.state === 'BLOCKED') ? (['BLOCKED'] as const) : [])];
+  const parts = states.map((state) => `${steps.filter((step) => step.state === state).length} ${stepOpsStatus(state)}`);
+  return `${stepsCount(steps.length)}: ${parts.join(', ')}.`;
+}
+
 /** The plan, one line a step: "2. [done] Run the tests — validation: ran npm test: 38 passed". */
 export function renderSteps(steps: readonly Pick<ItemEntity, 'text' | 'state' | 'note' | 'added'>[]): string {
   if (steps.length === 0) return '(the plan has no steps)';

@@ -6,7 +6,7 @@ import { readPlan, requireSessionId, type PlanView } from './plan-view.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
-import { NO_PLAN_TEXT, renderSteps, stepOpsStatus, STEP_STATUSES } from './step-ops.render.js';
+import { NO_PLAN_TEXT, renderSteps, stepCounts, stepOpsStatus, stepsCount, STEP_STATUSES } from './step-ops.render.js';
 
 const OPS = ['set', 'add', 'update', 'view', 'clear'] as const;
 type Op = (typeof OPS)[number];
@@ -52,10 +52,11 @@ export function registerStepOpsTools(tools: ToolRegistrar): void {
     'todo',
     {
       title: 'Work the plan step by step',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
       description: DESCRIPTION,
       inputSchema: {
         op: z.string().optional().describe('set, add, update, view or clear; inferred when left out.'),
-        index: z.number().int().optional().describe('update: the 1-based step, as view numbers it.'),
+        index: z.number().int().optional().describe('update: the 1-based step, as view numbers it (a number; "2" is read as 2).'),
         status: z.string().optional().describe('update: pending, in_progress, done, failed or dropped.'),
         validation: z.string().optional().describe('update: what you checked and what it showed (needed for done).'),
         tasks: z.array(z.string()).optional().describe('set/add: the steps, one short line each.'),
@@ -67,7 +68,7 @@ export function registerStepOpsTools(tools: ToolRegistrar): void {
         steps: z.array(STEP).describe('The whole plan after the call; empty when there is none.'),
       },
     },
-    async (args, ctx) => guarded(ctx.logger, () => runTodo(ctx, args), (error) => translate(ctx, args, error)),
+    async (args, ctx) => guarded(ctx.logger, () => runTodo(ctx, args), (error) => translate(args, error)),
   );
 }
 
@@ -78,20 +79,25 @@ async function runTodo(ctx: ToolContext, args: TodoArgs) {
   if (op === 'view') {
     const plan = await readPlan(ctx, sessionId);
     if (!plan) return answer(NO_PLAN_TEXT, { sessionId, op, message: NO_PLAN_TEXT, steps: [] });
-    return reply(sessionId, op, `Plan of ${plan.steps.length} steps.`, plan);
+    return reply(sessionId, op, `Plan of ${stepsCount(plan.steps.length)}.`, plan);
   }
   const caller = await callerOf(ctx);
   const plans = ctx.services.plans;
   let result: PlanResult;
+  let lead: string;
   let tip = '';
   switch (op) {
     case 'set':
       result = await plans.setPlan(caller, args.tasks ?? []);
+      lead = `New plan of ${stepsCount((args.tasks ?? []).length)}, all pending.`;
       break;
-    case 'add':
+    case 'add': {
       if (!args.tasks?.length) throw new ToolRefusal('add needs tasks: the steps to append, e.g. {"op": "add", "tasks": ["Update the changelog"]}.');
       result = await plans.addSteps(caller, args.tasks);
+      const { place = 0, added = 0 } = result.change ?? {};
+      lead = added === 1 ? `Added step ${place}.` : `Added steps ${place}-${place + added - 1}.`;
       break;
+    }
     case 'update': {
       if (args.index === undefined || args.status === undefined) {
         throw new ToolRefusal('update needs index (the 1-based step) and status, e.g. {"op": "update", "index": 1, "status": "in_progress"}.');
@@ -100,17 +106,24 @@ async function runTodo(ctx: ToolContext, args: TodoArgs) {
       if (!state) throw new ToolRefusal(`invalid status "${args.status}". Use one of: ${Object.keys(STEP_STATUSES).join(', ')}.`);
       const validation = args.validation?.trim() ? args.validation : null;
       result = await plans.updateStep(caller, { step: args.index, state, note: validation });
+      lead = `Step ${args.index} is ${args.status}.`;
       if (state === 'FAILED' && !validation) {
         tip = '\nTip: give failed a validation (what you tried and what it showed); it is what makes re-planning possible.';
       }
       break;
     }
-    case 'clear':
+    case 'clear': {
       result = await plans.clearPlan(caller);
+      const cleared = result.change?.cleared ?? null;
+      lead = cleared === null
+        ? 'There is no plan to clear; nothing changed.'
+        : `Cleared the plan (${stepsCount(cleared)}). There is no plan until {"op": "set", "tasks": [...]} writes one.`;
       break;
+    }
   }
   const plan = await readPlan(ctx, sessionId);
-  return reply(sessionId, op, result.message + tip, plan);
+  const counts = plan ? ` ${stepCounts(plan.steps)}` : '';
+  return reply(sessionId, op, lead + counts + tip, plan);
 }
 
 function reply(sessionId: string, op: Op, message: string, plan: PlanView | null) {
@@ -124,8 +137,12 @@ function reply(sessionId: string, op: Op, message: string, plan: PlanView | null
   });
 }
 
-/** The service's refusals in this tool's words (its ops, its statuses, its index). */
-async function translate(ctx: ToolContext, args: TodoArgs, error: DomainError): Promise<string | null> {
+/**
+ * The service's refusals in this tool's words (its ops, its statuses, its
+ * index), from each refusal's details, never from the service's message.
+ */
+function translate(args: TodoArgs, error: DomainError): string | null {
+  const { details } = error;
   switch (error.code) {
     case 'NOTE_REQUIRED':
       return (
@@ -133,12 +150,31 @@ async function translate(ctx: ToolContext, args: TodoArgs, error: DomainError): 
         '(e.g. "ran npm test: 38 passed"), not what you did. Nothing changed; send the update again with validation.'
       );
     case 'STEP_OUT_OF_RANGE': {
-      const sessionId = await ctx.session.id();
-      const n = sessionId ? ((await readPlan(ctx, sessionId))?.steps.length ?? 0) : 0;
-      return `index out of range: the plan has ${n} step${n === 1 ? '' : 's'}, so index must be ${n === 1 ? '1' : `from 1 to ${n}`} (1-based, as view numbers them).`;
+      const n = details.count ?? 0;
+      return n === 0
+        ? 'index out of range: the plan has no steps. Add some with {"op": "add", "tasks": [...]} first.'
+        : `index out of range: the plan has ${stepsCount(n)}, so index must be ${n === 1 ? '1' : `from 1 to ${n}`} (1-based, as view numbers them).`;
     }
     case 'NO_PLAN':
       return `${NO_PLAN_TEXT} Create one with {"op": "set", "tasks": [...]} first.`;
+    case 'PLAN_LOCKED':
+      return (
+        `this plan is written once (the session's rules say so), so ${args.op ?? 'set'} may not rewrite it. ` +
+        'Move a step with {"op": "update", "index": N, "status": ...}, or append one with {"op": "add", "tasks": [...]}.'
+      );
+    case 'PLAN_SIZE':
+      return details.current === undefined
+        ? `the plan would have ${stepsCount(details.count ?? 0)}; the limit is ${details.limit}. Group the small steps: each should be something you can verify.`
+        : `the plan has ${stepsCount(details.current)} and would have ${details.count}; the limit is ${details.limit}. Group the small steps, or drop ones no longer needed.`;
+    case 'TEXT_TOO_LONG':
+      return `step ${details.step} is ${details.count} characters; keep each step to ${details.limit}. The detail belongs in the work and in the validation.`;
+    case 'EMPTY_TEXT':
+      return `step ${details.step} is empty once trimmed; give every step in tasks some text.`;
+    case 'TOO_MANY_IN_PROGRESS':
+      return (
+        `step ${details.step} cannot start: step ${details.otherStep} is already in_progress, and this session allows one step in progress at a time. ` +
+        `Move step ${details.otherStep} to done (with validation), failed or dropped first.`
+      );
     default:
       return null;
   }

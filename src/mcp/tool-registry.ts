@@ -2,14 +2,34 @@ import { getParseErrorMessage, normalizeObjectSchema, objectFromShape, safeParse
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import { coerceArguments, slipText, type ArgumentSlip } from './tool-arguments.js';
 import type { ToolContext } from './tool-context.js';
+import { refusal } from './tool-result.js';
 
-/** What a tool declares: the fields McpServer.registerTool takes, as raw zod shapes. */
+/**
+ * What a client may assume about a tool (MCP tool annotations), so it can
+ * approve reads on its own and ask before a call that destroys: every tool
+ * declares all three. Every tool acts on taskbase's own records only, so
+ * openWorldHint is false for all of them.
+ */
+export interface ToolHints {
+  /** Changes nothing. */
+  readOnlyHint: boolean;
+  /** May delete or overwrite what is recorded (a list replaced, an item deleted). */
+  destructiveHint: boolean;
+  /** The same call again changes nothing more. */
+  idempotentHint: boolean;
+}
+
+/** What a tool declares: the fields McpServer.registerTool takes, as raw zod shapes, and its hints. */
 export interface ToolConfig<Shape extends z.ZodRawShape> {
   title: string;
   description: string;
+  annotations: ToolHints;
   inputSchema: Shape;
   outputSchema?: z.ZodRawShape;
+  /** This set's words for an argument that does not fit the schema; null leaves it to the registry's. */
+  slip?: (slip: ArgumentSlip) => string | null;
 }
 
 /** A tool's work: the validated arguments, and the MCP session it runs for. */
@@ -24,6 +44,9 @@ interface RegisteredTool {
   input: AnyObjectSchema;
   output?: AnyObjectSchema;
   handler: ToolHandler<z.ZodRawShape>;
+  /** The "Example: ..." line of the description, repeated when an argument slips. */
+  example: string | null;
+  slip?: (slip: ArgumentSlip) => string | null;
 }
 
 /**
@@ -33,9 +56,13 @@ interface RegisteredTool {
  * (McpServer binds each handler to one context when it is registered, so it
  * cannot be shared by sessions: each would build every tool again.)
  *
- * list() and call() answer as McpServer 1.32 does for tools registered
- * with registerTool (same listing, same "MCP error -32602: Input validation
- * error: ..." texts, same output check), so a client cannot tell them apart.
+ * list() answers as McpServer 1.32 does for tools registered with
+ * registerTool, with each tool's annotations. call() is more forgiving than
+ * McpServer: an id sent as a number where a string is declared, or as a
+ * numeric string where a number is, is read as meant (clients such as the
+ * MCP Inspector send them so), and any other slip, or an unknown tool, is an
+ * "Error: ..." tool result that names the argument and what to send, as
+ * every other refusal of the sets reads, never the SDK's -32602 zod text.
  */
 export class ToolRegistry implements ToolRegistrar {
   private readonly tools = new Map<string, RegisteredTool>();
@@ -45,11 +72,13 @@ export class ToolRegistry implements ToolRegistrar {
     if (this.tools.has(name)) throw new Error(`Tool ${name} is already registered`);
     const input = objectFromShape(config.inputSchema);
     const output = config.outputSchema ? objectFromShape(config.outputSchema) : undefined;
-    this.tools.set(name, { input, output, handler: handler as unknown as ToolHandler<z.ZodRawShape> });
+    const example = /^Example: .*$/m.exec(config.description)?.[0] ?? null;
+    this.tools.set(name, { input, output, handler: handler as unknown as ToolHandler<z.ZodRawShape>, example, slip: config.slip });
     this.listed.push({
       name,
       title: config.title,
       description: config.description,
+      annotations: { title: config.title, ...config.annotations, openWorldHint: false },
       inputSchema: toJsonSchemaCompat(normalizeObjectSchema(input)!, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
       execution: { taskSupport: 'forbidden' },
       ...(output ? { outputSchema: toJsonSchemaCompat(normalizeObjectSchema(output)!, { strictUnions: true, pipeStrategy: 'output' }) as Tool['outputSchema'] } : {}),
@@ -61,16 +90,18 @@ export class ToolRegistry implements ToolRegistrar {
     return { tools: this.listed };
   }
 
-  /** tools/call for one session: a protocol-level refusal (unknown tool, bad arguments, bad output) is an isError result, as McpServer answers it. */
+  /** tools/call for one session: an unknown tool or arguments that do not fit are "Error: " results; a bad output is an isError result, as McpServer answers it. */
   async call(request: CallToolRequest, ctx: ToolContext): Promise<CallToolResult> {
     const { name, arguments: args } = request.params;
     try {
       const tool = this.tools.get(name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-      const parsed = await safeParseAsync(tool.input, args ?? {});
-      if (!parsed.success) {
-        throw new McpError(ErrorCode.InvalidParams, `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(parsed.error)}`);
+      if (!tool) {
+        const names = [...this.tools.keys()].join(', ');
+        return refusal(`there is no tool "${name}" on this connection. Its tools are: ${names}.`);
       }
+      const sent = coerceArguments(tool.input, args ?? {});
+      const parsed = await safeParseAsync(tool.input, sent);
+      if (!parsed.success) return refusal(slipText(tool.input, parsed.error, sent, tool.example, tool.slip));
       const result = await tool.handler(parsed.data as never, ctx);
       // A task-augmented call is answered as it came back (the SDK's Server checks it), as McpServer does.
       if (!request.params.task) await checkOutput(tool, result, name);

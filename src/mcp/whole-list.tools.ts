@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import type { DomainError } from '../domain/errors.js';
 import type { ItemState } from '../domain/states.js';
 import { callerOf, requireWrite } from './tool-context.js';
+import type { ArgumentSlip } from './tool-arguments.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
 
@@ -19,19 +21,57 @@ Statuses: pending, in_progress, completed.
 Example: {"todos": [{"content": "Read the failing test", "status": "completed"}, {"content": "Fix the parser", "status": "in_progress"}, {"content": "Run the whole suite", "status": "pending"}]}
 Answers "Updated todo list: 1 pending, 1 in progress, 1 completed."; a refusal starts with "Error: " and records nothing.`;
 
+const STATUS_WORDS = Object.keys(STATUS_STATES).join(', ');
+
+/** A todo's missing or mistyped field in the words of the tool's own refusals ("invalid todo: `content` must be ..."). */
+function todoSlip({ path, got }: ArgumentSlip): string | null {
+  const [top, index, field] = path;
+  if (top !== 'todos') return null;
+  if (path.length === 1) return 'invalid todos: `todos` must be a list of {content, status}, the entire list in order.';
+  if (field === 'content') return 'invalid todo: `content` must be a non-empty string';
+  if (field === 'status') {
+    const sent = got === undefined ? `todo ${Number(index) + 1} has none` : `got ${JSON.stringify(got)}`;
+    return `invalid todo: \`status\` must be one of ${STATUS_WORDS} (${sent})`;
+  }
+  return `invalid todos: todo ${Number(index) + 1} must be an object with content and status`;
+}
+
+/** The service's refusals that are not the reference's own, in this tool's words (todos, their content and statuses). */
+function translate(error: DomainError): string | null {
+  const { details } = error;
+  switch (error.code) {
+    case 'PLAN_SIZE':
+      return `invalid todos: a list holds ${details.count! > details.limit! ? 'at most' : 'at least'} ${details.limit} todos (got ${details.count})`;
+    case 'TEXT_TOO_LONG':
+      return `invalid todo: \`content\` of todo ${details.step} is ${details.count} characters; keep it to ${details.limit}, a short line`;
+    case 'NOTE_REQUIRED':
+      return (
+        `invalid todo: marking todo ${details.step} "${details.text}" ${wholeListStatus((details.state ?? 'DONE') as ItemState)} needs a reason ` +
+        'under this chat\'s rules, and todo_write carries none, so that status cannot be set with this tool'
+      );
+    case 'PLAN_LOCKED':
+      return 'invalid todos: this chat\'s list is written once (its rules say so) and already is, so todo_write may not rewrite it';
+    case 'TOO_MANY_IN_PROGRESS':
+      return error.message;
+    default:
+      return null;
+  }
+}
+
 /** whole-list: todo_write, the list written whole (api/mcp.md). */
 export function registerWholeListTools(tools: ToolRegistrar): void {
   tools.registerTool(
     'todo_write',
     {
       title: 'Write the to-do list',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       description: DESCRIPTION,
       inputSchema: {
         todos: z
           .array(
             z.object({
               content: z.string().describe('What the step is, in a short line.'),
-              status: z.string().describe('pending, in_progress or completed.'),
+              status: z.string().describe('pending, in_progress or completed (every todo carries one).'),
             }),
           )
           .describe('The entire list, in order.'),
@@ -41,13 +81,14 @@ export function registerWholeListTools(tools: ToolRegistrar): void {
         message: z.string(),
         todos: z.array(z.object({ content: z.string(), status: z.string() })),
       },
+      slip: todoSlip,
     },
     async ({ todos }, ctx) =>
       guarded(ctx.logger, async () => {
         const entries = todos.map((todo) => {
           const state = STATUS_STATES[todo.status as Status];
           if (!state) {
-            throw new ToolRefusal(`invalid todo: \`status\` must be one of pending, in_progress, completed (got "${todo.status}")`);
+            throw new ToolRefusal(`invalid todo: \`status\` must be one of ${STATUS_WORDS} (got "${todo.status}")`);
           }
           return { content: todo.content, status: state };
         });
@@ -60,6 +101,6 @@ export function registerWholeListTools(tools: ToolRegistrar): void {
           message: result.message,
           todos: live.map((item) => ({ content: item.text, status: wholeListStatus(item.state) })),
         });
-      }),
+      }, translate),
   );
 }

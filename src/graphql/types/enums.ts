@@ -75,8 +75,8 @@ registerEnumType(PlanPresetEnum, {
   name: 'PlanPreset',
   description: 'The rules of one of the three agent to-do tools (../reference/): a starting point for a session\'s rules.',
   valuesConfig: {
-    WHOLE_LIST: { description: 'The whole list written each time (whole-list-todo.md): no notes required, 0 to 50 steps. The default.' },
-    STEP_OPS: { description: 'Steps worked one by one (step-todo-manual.md): DONE needs a validation.' },
+    WHOLE_LIST: { description: 'The whole list written each time (whole-list-todo.md): no notes required, 0 to 200 steps of at most 500 characters, the same text at most once. The default.' },
+    STEP_OPS: { description: 'Steps worked one by one (step-todo-manual.md): DONE needs a validation; 0 to 200 steps of at most 500 characters, which may repeat.' },
     PLAN_AND_FINISH: {
       description: 'Written once, then worked (plan-and-finish-tasklist.py.txt): 2 to 20 steps, BLOCKED and DROPPED need a reason, notes kept to 400 characters, planOnce.',
     },

@@ -7,7 +7,7 @@ import {
   checkPlan, checkPlanNotLocked, checkStepNote, checkTodoNotes, keptNote, planMessage, renderPlan, stepIndex, type PlanStep,
 } from '../../domain/plan-rules.js';
 import {
-  checkAddedSteps, checkStepsPerCall, checkStepStart, noPlan, planClearedMessage, planSetMessage, stepsAddedMessage,
+  checkAddedSteps, checkStepStart, noPlan, planClearedMessage, planSetMessage, stepsAddedMessage,
   stepUpdatedMessage,
 } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
@@ -36,6 +36,13 @@ export interface PlanResult {
   message: string;
   /** The whole plan as a checklist (renderPlan); "(no plan)" when there is none. */
   rendered: string;
+  /**
+   * What the call changed, as data, so each tool set words its own answer:
+   * the 1-based place of the step updated or of the first step added, how
+   * many were added, and how many steps clearPlan removed (null when there
+   * was no plan to clear).
+   */
+  change?: { place?: number; added?: number; cleared?: number | null };
 }
 
 /** Every plan mutation acts as the calling session: without a started one it is the to-do tool's NO_SESSION. */
@@ -59,9 +66,14 @@ function liveSteps(aggregate: TaskAggregate): ItemEntity[] {
 }
 
 /** What a plan mutation answers about the plan as it now stands. */
-function answer(session: SessionEntity, aggregate: TaskAggregate, message: (steps: readonly PlanStep[]) => string): PlanResult {
+function answer(
+  session: SessionEntity,
+  aggregate: TaskAggregate,
+  message: (steps: readonly PlanStep[]) => string,
+  change?: PlanResult['change'],
+): PlanResult {
   const steps = liveSteps(aggregate);
-  return { session, plan: aggregate.task, message: message(steps), rendered: renderPlan(steps) };
+  return { session, plan: aggregate.task, message: message(steps), rendered: renderPlan(steps), ...(change ? { change } : {}) };
 }
 
 /**
@@ -88,7 +100,6 @@ export class PlanService {
       const open = await this.open(uow);
       const { rules } = open.session;
       checkPlanNotLocked(rules, open.aggregate !== null, true, 'writeTodos');
-      checkStepsPerCall(todos.length);
       checkPlan(todos.map((todo) => ({ text: todo.content, state: todo.status, note: null, added: false })), rules);
       const { next, removedIds } = planWholeList(open.aggregate?.before ?? [], todos);
       const byId = new Map((open.aggregate?.items ?? []).map((item) => [String(item.id), item]));
@@ -124,7 +135,6 @@ export class PlanService {
     return this.writer.run(caller, async (uow) => {
       const open = await this.open(uow);
       checkPlanNotLocked(open.session.rules, open.aggregate !== null, true, 'setPlan');
-      checkStepsPerCall(steps.length);
       const fresh: PlanStep[] = steps.map((text) => ({ text: text.trim(), state: 'PENDING', note: null, added: false }));
       checkPlan(fresh, open.session.rules);
       const aggregate = open.aggregate ?? (await this.createPlan(uow, open.session));
@@ -145,9 +155,11 @@ export class PlanService {
       const live = liveSteps(aggregate);
       const anchor = after === null || after === undefined ? null : await this.stepById(uow, open, after);
       const firstNumber = anchor ? live.indexOf(anchor) + 2 : live.length + 1;
-      const texts = checkAddedSteps(live.map((item) => item.text), steps, firstNumber, open.session.rules);
+      const texts = checkAddedSteps(live.length, steps, firstNumber, open.session.rules);
       await insertItemsAfter(uow, aggregate, texts, anchor ? String(anchor.id) : null);
-      return this.recorded(uow, open.session, aggregate, 'ITEMS_ADDED', (now) => stepsAddedMessage(firstNumber, texts.length, now));
+      return this.recorded(uow, open.session, aggregate, 'ITEMS_ADDED', (now) => stepsAddedMessage(firstNumber, texts.length, now), {
+        place: firstNumber, added: texts.length,
+      });
     }, AS_SESSION);
   }
 
@@ -177,14 +189,14 @@ export class PlanService {
       const item = live[index]!;
       // Resending the state a step has, with no note or the note it has, is accepted and records nothing.
       if (input.state === item.state && (!note || note === item.note)) {
-        return answer(open.session, aggregate, (steps) => stepUpdatedMessage(index, steps));
+        return answer(open.session, aggregate, (steps) => stepUpdatedMessage(index, steps), { place: index + 1 });
       }
       checkStepNote(input.state, note, rules);
       checkStepStart(live, index, input.state, rules);
       const change = { state: input.state, note: note || (input.state === item.state ? item.note : null), updatedAt: uow.now };
       await uow.manager.update(ItemEntity, { id: item.id }, change);
       Object.assign(item, change);
-      return this.recorded(uow, open.session, aggregate, 'ITEM_STATE', (now) => stepUpdatedMessage(index, now));
+      return this.recorded(uow, open.session, aggregate, 'ITEM_STATE', (now) => stepUpdatedMessage(index, now), { place: index + 1 });
     }, AS_SESSION);
   }
 
@@ -199,12 +211,14 @@ export class PlanService {
       const { session, aggregate } = open;
       checkPlanNotLocked(session.rules, aggregate !== null, true, 'clearPlan');
       uow.emit({ entity: 'SESSION', id: session.id, action: 'PLAN_CLEARED' });
-      if (!open.current || !aggregate) return { session, plan: null, message: planClearedMessage(null), rendered: NO_PLAN_RENDERED };
+      if (!open.current || !aggregate) {
+        return { session, plan: null, message: planClearedMessage(null), rendered: NO_PLAN_RENDERED, change: { cleared: null } };
+      }
       const live = liveSteps(aggregate);
       await this.markDeleted(uow, aggregate, live.map((item) => String(item.id)));
       await recordTaskChange(uow, this.search, aggregate, 'PLAN_CLEARED');
       await this.saveSession(uow, session, { planStanding: false });
-      return { session, plan: null, message: planClearedMessage(live.length), rendered: NO_PLAN_RENDERED };
+      return { session, plan: null, message: planClearedMessage(live.length), rendered: NO_PLAN_RENDERED, change: { cleared: live.length } };
     }, AS_SESSION);
   }
 
@@ -261,11 +275,12 @@ export class PlanService {
     aggregate: TaskAggregate,
     action: HistoryAction,
     message: (steps: readonly PlanStep[]) => string,
+    change?: PlanResult['change'],
   ): Promise<PlanResult> {
     await recordTaskChange(uow, this.search, aggregate, action);
     await this.saveSession(uow, session, { planTaskId: aggregate.task.id, planStanding: true, finishedAt: null });
     uow.emit({ entity: 'SESSION', id: session.id, action });
-    return answer(session, aggregate, message);
+    return answer(session, aggregate, message, change);
   }
 
   private async saveSession(uow: UnitOfWork, session: SessionEntity, change: Partial<SessionEntity>): Promise<void> {
