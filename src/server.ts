@@ -10,7 +10,7 @@ import { bearerAuth, tokenTable } from './auth.js';
 import { serveDashboard } from './dashboard.js';
 import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
-import { createContext, type Context } from './graphql/context.js';
+import { createContext, sessionHeaderOf, type Context } from './graphql/context.js';
 import { createErrorFormatter } from './graphql/errors.js';
 import { executionBudget } from './graphql/execution-budget.js';
 import { readOnlyAccess } from './graphql/read-only-access.js';
@@ -90,7 +90,10 @@ export async function startServer(
     bearerAuth(tokens),
     express.json({ limit: config.bodyLimit }),
     expressMiddleware(apollo, {
-      context: async ({ req, res }) => createContext(services, req.headers['x-session-id'], res.locals.access, res.locals.principal ?? null),
+      context: async ({ req, res }) => {
+        const principal = (res.locals.principal ?? null) as string | null;
+        return createContext(services, await sessionHeaderOf(services, req.headers, principal), res.locals.access, principal);
+      },
     }),
   );
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MemoryKind } from '../services/memories/memory-kind.js';
-import { itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
+import { detailedItemLine, detailedItemViews, itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
@@ -12,7 +12,14 @@ const MEMORY = z.object({
   uid: z.string(), type: z.string(), title: z.string(), domain: z.string(), status: z.string(),
   body: z.string().optional(), goal: z.string().optional(), state: z.string().optional(),
   progress: z.record(z.string(), z.number()).optional(),
+  linked: z.array(z.object({
+    id: z.string(), number: z.number().int().nullable(), text: z.string(), notes: z.number().int(), comments: z.number().int(), links: z.number().int(),
+    related: z.array(z.object({ uid: z.string(), type: z.string(), title: z.string() })),
+  })).optional().describe('A task\'s items that have notes, comments or linked memories (the first 20).'),
 });
+
+/** get_memory lists at most this many items with notes, comments or links; task_read pages through them all. */
+const LINKED_SHOWN = 20;
 
 /** A domain named in a read is recorded on the session for reminders; a read-only connection records nothing. */
 async function named(ctx: ToolContext, domain: string | undefined): Promise<void> {
@@ -41,9 +48,15 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     const { progress } = summary;
     const counts = `${progress.done} done, ${progress.inProgress} doing, ${progress.pending} todo, ${progress.dropped} dropped` +
       (progress.blocked ? `, ${progress.blocked} blocked` : '') + (progress.failed ? `, ${progress.failed} failed` : '');
-    return answer(`${summaryText(summary)}\nStatus: ${summary.status}. Items: ${counts} (${progress.total} in all).${doing}`, {
+    const withMore = (await detailedItemViews(ctx, loaded, loaded.live)).filter((view) => view.notes + view.comments + view.links > 0);
+    const linked = withMore.slice(0, LINKED_SHOWN).map(({ id, number, text, notes, comments, links, related }) => ({ id, number, text, notes, comments, links, related }));
+    const rest = withMore.length > LINKED_SHOWN ? `\n  (${withMore.length - LINKED_SHOWN} more: task_read with collection "items")` : '';
+    const linkedText = linked.length
+      ? `\nItems with notes, comments or linked memories:\n${withMore.slice(0, LINKED_SHOWN).map((view) => `  ${detailedItemLine(view)}`).join('\n')}${rest}`
+      : '';
+    return answer(`${summaryText(summary)}\nStatus: ${summary.status}. Items: ${counts} (${progress.total} in all).${doing}${linkedText}`, {
       uid: summary.uid, type: 'task', title: summary.title, domain: summary.domain, status: summary.status,
-      goal: summary.goal, state: summary.state, progress: { ...progress },
+      goal: summary.goal, state: summary.state, progress: { ...progress }, linked,
     });
   }
 
@@ -51,7 +64,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     'get_memory',
     {
       title: 'Read a memory',
-      description: 'Read a memory by uid: for a task, its goal, state, status and counts (read its items, notes and comments with task_read); for a note, its body.\nExample: {"uid": "12"}',
+      description: 'Read a memory by uid: for a task, its goal, state, status and counts, and the items that have notes, comments or linked memories (read them with task_read); for a note, its body.\nExample: {"uid": "12"}',
       inputSchema: { uid: z.string() },
       outputSchema: MEMORY.shape,
     },

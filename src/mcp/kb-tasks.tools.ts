@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { TaskNoteEntity } from '../db/entities/index.js';
 import { splitItemsText } from '../domain/text-rules.js';
 import { parseRefs } from '../domain/refs.js';
-import { itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
+import { detailedItemLine, detailedItemViews, itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
@@ -177,7 +177,7 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
     'task_read',
     {
       title: 'Read a task in pages',
-      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state and note), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
+      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state, note, its counts of notes, comments and links, and the memories linked to it), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
 Example: {"uid": "12", "collection": "notes", "item": "59"}`,
       inputSchema: {
         uid: z.string(), collection: z.string().describe('items, notes or comments.'),
@@ -199,10 +199,8 @@ Example: {"uid": "12", "collection": "notes", "item": "59"}`,
         if (collection === 'items') {
           const live = loaded.live.filter((candidate) => itemId === null || candidate.id === itemId);
           total = live.length;
-          entries = live.slice(offset, offset + PAGE).map((candidate) => {
-            const view = itemView(loaded, candidate);
-            return { line: itemLine(view), data: view, texts: [] };
-          });
+          const views = await detailedItemViews(ctx, loaded, live.slice(offset, offset + PAGE));
+          entries = views.map((view) => ({ line: detailedItemLine(view), data: view, texts: [] }));
           more = offset + PAGE < total;
         } else if (collection === 'notes') {
           const page = await pageAtOffset((first, after) => ctx.services.taskNoteReader.taskNotes(loaded.task.id, itemId, first, after), offset, PAGE);
