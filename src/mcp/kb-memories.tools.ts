@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MemoryKind } from '../services/memories/memory-kind.js';
 import { detailedItemLine, detailedItemViews, itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
+import { kbRefusal } from './kb-text.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
@@ -32,7 +33,7 @@ function entries<T extends { line: string }>(list: T[]) {
 
 /** knowledge-base, the memory tools: get_memory, edit_memory, remember, list_by_domain, must_read, search (api/mcp.md). */
 export function registerKbMemoryTools(tools: ToolRegistrar): void {
-  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work);
+  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, kbRefusal);
 
   /** A memory as get_memory and edit_memory answer: a task's goal, state, status and counts; a note's body. */
   async function describe(ctx: ToolContext, uid: string) {
@@ -84,6 +85,9 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
         const memory = await loadMemory(ctx, uid);
         if (memory.kind === 'TASK' && body !== undefined) throw new ToolRefusal('a task has a goal, not a body: send goal (and title or domain) to change it.');
         if (memory.kind === 'NOTE' && goal !== undefined) throw new ToolRefusal('a note has a body, not a goal: send body (and title or domain) to change it.');
+        if ([title, goal, body, domain].every((value) => value === undefined)) {
+          throw new ToolRefusal(`say what to change: title, domain, or the ${memory.kind === 'TASK' ? 'task\'s goal' : 'note\'s body'}.`);
+        }
         requireWrite(ctx);
         const caller = await callerOf(ctx);
         if (memory.kind === 'TASK') await ctx.services.tasks.editTask(caller, { id: uid, title: title ?? null, goal: goal ?? null, domain: domain ?? null });

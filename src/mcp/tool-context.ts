@@ -63,6 +63,15 @@ export class SessionBinding {
     return !this.options.sessionId && !this.options.sessionKey;
   }
 
+  private answered = false;
+
+  /** True the first time it is asked: what an answer says once per connection is said by the first. */
+  firstAnswer(): boolean {
+    const first = !this.answered;
+    this.answered = true;
+    return first;
+  }
+
   private async resolve(): Promise<string | null> {
     const { sessionId, sessionKey, parentId, oneActive, preset, stateless } = this.options;
     if (sessionId) return sessionId;
