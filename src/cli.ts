@@ -73,23 +73,88 @@ program
     }
   });
 
+/** Which session a hook's command acts on: --session (its id) or --session-key (the chat's key, as `taskbase mcp --session-key` took it). */
+interface SessionChoice {
+  session?: string;
+  sessionKey?: string;
+  url?: string;
+}
+
+function chosenSession(options: SessionChoice): { sessionId: string } | { sessionKey: string } {
+  if ((options.session === undefined) === (options.sessionKey === undefined)) {
+    throw new Error("give the session as --session <id> or as --session-key <key> (the chat's key), one of the two");
+  }
+  return options.session !== undefined ? { sessionId: options.session } : { sessionKey: options.sessionKey! };
+}
+
+/**
+ * Runs one session mutation for a hook: through the server given with --url,
+ * else the server running on DATABASE_URL's SQLite file (a SQLite file has
+ * one writer process), else on the database itself. A session that is not
+ * found is said in the operator's words.
+ */
+async function onSession<T>(
+  options: SessionChoice,
+  overHttp: { mutation: string; field: string },
+  fromDatabase: (services: Awaited<ReturnType<typeof servicesOf>>, sessionId: string) => Promise<T>,
+): Promise<T> {
+  const choice = chosenSession(options);
+  const named = 'sessionId' in choice ? `id "${choice.sessionId}"` : `key "${choice.sessionKey}"`;
+  const url = options.url ?? runningServer(loadConfig().databaseUrl)?.url;
+  try {
+    if (url) return await graphqlMutation<T>(url, choice, overHttp);
+    const db = await openDatabase();
+    try {
+      const services = await servicesOf(db);
+      const sessionId = 'sessionId' in choice ? choice.sessionId : await services.sessionReader.sessionIdForKey(null, choice.sessionKey);
+      if (sessionId === null) throw new DomainError('NO_SESSION', 'no session');
+      return await fromDatabase(services, sessionId);
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'NO_SESSION') {
+      throw new Error(`no started session has ${named} (a session starts when an MCP client connects: taskbase mcp, or /mcp)`);
+    }
+    throw error;
+  }
+}
+
+async function graphqlMutation<T>(url: string, choice: { sessionId: string } | { sessionKey: string }, { mutation, field }: { mutation: string; field: string }): Promise<T> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if ('sessionId' in choice) headers['x-session-id'] = choice.sessionId;
+  else headers['x-session-key'] = choice.sessionKey;
+  const token = process.env.TASKBASE_TOKEN;
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query: mutation }) }).catch((error: Error) => {
+    throw new Error(`could not reach the taskbase server at ${url} (${(error.cause as Error | undefined)?.message ?? error.message}); is it running?`);
+  });
+  const body = (await response.json()) as { data?: Record<string, T>; errors?: { message: string; extensions?: { code?: ErrorCode } }[] };
+  const [error] = body.errors ?? [];
+  if (error) throw new DomainError(error.extensions?.code ?? 'BAD_USER_INPUT', error.message);
+  return body.data![field]!;
+}
+
+const SESSION_OPTION = ['--session <id>', 'the agent session (as sent in x-session-id)'] as const;
+const SESSION_KEY_OPTION = ['--session-key <key>', "or the chat's key (as given to taskbase mcp --session-key, or sent in x-session-key)"] as const;
+const URL_OPTION = ['--url <graphql-url>', "ask this server (e.g. http://127.0.0.1:4000/graphql); without it, the server running on DATABASE_URL's SQLite file, else the database itself"] as const;
+
 program
   .command('remind')
   .description("end a session's turn: print its reminder when one is due, else nothing (for stop hooks and cron)")
-  .requiredOption('--session <id>', 'the agent session (as sent in x-session-id)')
+  .option(...SESSION_OPTION)
+  .option(...SESSION_KEY_OPTION)
   .option('--json', 'print the reminder as JSON ({"text", "tasks", "domains"}), or null')
-  .option('--url <graphql-url>', 'ask this server (e.g. http://127.0.0.1:4000/graphql); without it, the server running on DATABASE_URL\'s SQLite file, else the database itself')
-  .action(async (options: { session: string; json?: boolean; url?: string }) => {
-    let reminder: PrintedReminder | null;
-    // A SQLite file has one writer process: while a server holds it, go through that server.
-    const url = options.url ?? runningServer(loadConfig().databaseUrl)?.url;
-    try {
-      reminder = url ? await remindOverHttp(url, options.session) : await remindFromDatabase(options.session);
-    } catch (error) {
-      // The operator's words for the agent's refusal: which session was not found.
-      if (isDomainError(error) && error.code === 'NO_SESSION') throw new Error(`no started session has id "${options.session}" (start one with startSession)`);
-      throw error;
-    }
+  .option(...URL_OPTION)
+  .action(async (options: SessionChoice & { json?: boolean }) => {
+    const reminder = await onSession<PrintedReminder | null>(
+      options,
+      { mutation: 'mutation { endTurn { text domains tasks { id title domain } } }', field: 'endTurn' },
+      async (services, sessionId) => {
+        const found = await services.reminders.endTurn({ sessionId });
+        return found && { text: found.text, tasks: found.tasks.map((t) => ({ id: String(t.id), title: t.title, domain: t.domain })), domains: found.domains };
+      },
+    );
     if (options.json) console.log(JSON.stringify(reminder));
     else if (reminder) console.log(reminder.text);
   });
@@ -100,42 +165,34 @@ interface PrintedReminder {
   domains: string[];
 }
 
-async function remindFromDatabase(sessionId: string): Promise<PrintedReminder | null> {
-  const db = await openDatabase();
-  try {
-    const reminder = await (await servicesOf(db)).reminders.endTurn({ sessionId });
-    return reminder && { text: reminder.text, tasks: reminder.tasks.map((t) => ({ id: String(t.id), title: t.title, domain: t.domain })), domains: reminder.domains };
-  } finally {
-    await db.close();
-  }
-}
-
-async function remindOverHttp(url: string, sessionId: string): Promise<PrintedReminder | null> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-session-id': sessionId };
-  const token = process.env.TASKBASE_TOKEN;
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ query: 'mutation { endTurn { text domains tasks { id title domain } } }' }),
-  }).catch((error: Error) => {
-    throw new Error(`could not reach the taskbase server at ${url} (${(error.cause as Error | undefined)?.message ?? error.message}); is it running?`);
+program
+  .command('turn')
+  .description("a session's turns, for hooks: taskbase turn start when the user sends a message")
+  .command('start')
+  .description("start the session's next turn: its standing plan clears from the chat's to-do panel until the agent updates it (for a UserPromptSubmit hook, so it prints nothing; --json prints {\"turn\"})")
+  .option(...SESSION_OPTION)
+  .option(...SESSION_KEY_OPTION)
+  .option('--json', 'print the turn started as JSON: {"turn": <number>}')
+  .option(...URL_OPTION)
+  .action(async (options: SessionChoice & { json?: boolean }) => {
+    const turn = await onSession<{ turn: number }>(
+      options,
+      { mutation: 'mutation { startTurn { turn } }', field: 'startTurn' },
+      async (services, sessionId) => services.sessions.startTurn({ sessionId }),
+    );
+    if (options.json) console.log(JSON.stringify({ turn: turn.turn }));
   });
-  const body = (await response.json()) as { data?: { endTurn: PrintedReminder | null }; errors?: { message: string; extensions?: { code?: ErrorCode } }[] };
-  const [error] = body.errors ?? [];
-  if (error) throw new DomainError(error.extensions?.code ?? 'BAD_USER_INPUT', error.message);
-  return body.data?.endTurn ?? null;
-}
 
 program
   .command('mcp')
   .description('serve the MCP tools over stdio (nothing but MCP on stdout; logs go to stderr)')
   .option('--tools <sets>', 'comma-separated: whole-list, step-ops, plan-and-finish, knowledge-base (default whole-list,knowledge-base)')
   .option('--session <id>', 'join this started session instead of starting one')
+  .option('--session-key <key>', "this chat's stable key (e.g. the client's session id): the session it named before, with its plan, else one started under it")
   .option('--parent <id>', "start a helper's session under this one")
   .option('--url <graphql-url>', 'use a running server (e.g. http://127.0.0.1:4000/graphql), with TASKBASE_TOKEN as its bearer token, instead of opening DATABASE_URL')
   .option('--one-active', 'turn the one-active rule on for the session it starts')
-  .action(async (options: { tools?: string; session?: string; parent?: string; url?: string; oneActive?: boolean }) => {
+  .action(async (options: { tools?: string; session?: string; sessionKey?: string; parent?: string; url?: string; oneActive?: boolean }) => {
     // Loaded here, not at the top: the other commands (a stop hook's remind) should not pay for the MCP SDK on every run.
     const [{ relayStdio, serveStdio }, { ToolRefusal }, { parseToolSets }] = await Promise.all([
       import('./mcp/stdio.js'), import('./mcp/tool-result.js'), import('./mcp/tool-sets.js'),
@@ -148,10 +205,12 @@ program
     } catch (error) {
       throw new Error(error instanceof ToolRefusal ? error.message : String(error));
     }
+    if (options.session !== undefined && options.sessionKey !== undefined) throw new Error('give --session (a session\'s id) or --session-key (your chat\'s key), not both');
+    const sessionKey = options.sessionKey === undefined ? null : (await import('./domain/session-keys.js')).cleanSessionKey(options.sessionKey);
     const stdio = {
       selection,
       tools: options.tools ?? null,
-      session: { sessionId: options.session ?? null, parentId: options.parent ?? null, oneActive: options.oneActive ?? false },
+      session: { sessionId: options.session ?? null, sessionKey, parentId: options.parent ?? null, oneActive: options.oneActive ?? false },
     };
     // Which mode this is, on stderr, whatever LOG_LEVEL says: whoever reads the client's log learns where the changes go.
     const mode = options.url ? `relaying to the taskbase server at ${options.url}; it records these changes` : directWriteNotice(config.databaseUrl);

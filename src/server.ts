@@ -11,7 +11,7 @@ import { serveDashboard } from './dashboard.js';
 import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
 import { hostAndOriginGuard, httpErrorBody } from './http-edge.js';
-import { createContext, type Context } from './graphql/context.js';
+import { createContext, sessionHeaderOf, type Context } from './graphql/context.js';
 import { createErrorFormatter, unavailableStatus } from './graphql/errors.js';
 import { executionBudget } from './graphql/execution-budget.js';
 import { readOnlyAccess } from './graphql/read-only-access.js';
@@ -91,7 +91,10 @@ export async function startServer(
     bearerAuth(tokens),
     express.json({ limit: config.bodyLimit }),
     expressMiddleware(apollo, {
-      context: async ({ req, res }) => createContext(services, req.headers['x-session-id'], res.locals.access, res.locals.principal ?? null),
+      context: async ({ req, res }) => {
+        const principal = (res.locals.principal ?? null) as string | null;
+        return createContext(services, await sessionHeaderOf(services, req.headers, principal), res.locals.access, principal);
+      },
     }),
   );
 

@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError, refusalWithRemedy } from './errors.js';
 import { cleanFreeText } from './text-rules.js';
 import { REFS_PER_TEXT_MAX, checkFreeText, parseRefs } from './refs.js';
 
@@ -59,10 +59,10 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope
   const fields = Object.fromEntries(REQUIRED.map((name) => [name, cleanFreeText(raw[name], name)])) as Record<(typeof REQUIRED)[number], string>;
   const blank = REQUIRED.filter((name) => fields[name] === '');
   if (blank.length) {
-    throw new DomainError(
+    throw refusalWithRemedy(
       'BRIEF_INCOMPLETE',
-      `A brief needs every one of goal, context, steps, pitfalls and doneWhen; ${blank.join(', ')} ${blank.length === 1 ? 'is' : 'are'} empty. ` +
-        'Fill them in (dependsOn may be an empty list, extraInfo may be left out).',
+      `A brief needs every one of goal, context, steps, pitfalls and doneWhen; ${blank.join(', ')} ${blank.length === 1 ? 'is' : 'are'} empty.`,
+      'FILL_THE_BRIEF',
     );
   }
   const extraInfo = raw.extraInfo === null || raw.extraInfo === undefined ? null : cleanFreeText(raw.extraInfo, 'extraInfo') || null;
@@ -87,10 +87,7 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope
       throw new DomainError('BAD_USER_INPUT', `dependsOn names item ${item}, which this brief is on; an item cannot wait for itself. Name the items it waits for.`);
     }
     if (scope.deleted?.has(item) && !scope.kept?.has(item)) {
-      throw new DomainError(
-        'DELETED_ITEM',
-        `dependsOn names item ${item}, which is deleted; a brief cannot start waiting for a deleted item. Name a live item, or add the work again with addItems.`,
-      );
+      throw refusalWithRemedy('DELETED_ITEM', `dependsOn names item ${item}, which is deleted; a brief cannot start waiting for a deleted item.`, 'WAIT_FOR_A_LIVE_ITEM');
     }
     const reason = dependency.reason === null || dependency.reason === undefined ? null : cleanFreeText(dependency.reason, 'reason') || null;
     if (reason) checkFreeText(reason, 'reason', taskItemIds);

@@ -1,3 +1,5 @@
+import { GRAPHQL_REMEDIES, type Remedy } from './remedies.js';
+
 /**
  * Every refusal the API can give, one code each. The message that goes with a
  * code is written for an agent to read and act on: what was wrong and what to
@@ -86,10 +88,17 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: ErrorDetails = {},
+    /** The refusal in parts, when what to send instead names an operation (remedies.ts): a surface says the remedy in its own words. */
+    readonly parts?: { fact: string; remedy: Remedy },
   ) {
     super(message);
     this.name = 'DomainError';
   }
+}
+
+/** A refusal whose remedy names an operation: the message is the fact, then the remedy in GraphQL's words. */
+export function refusalWithRemedy(code: ErrorCode, fact: string, remedy: Remedy): DomainError {
+  return new DomainError(code, `${fact} ${GRAPHQL_REMEDIES[remedy]}`, {}, { fact, remedy });
 }
 
 export function isDomainError(error: unknown): error is DomainError {

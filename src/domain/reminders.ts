@@ -57,6 +57,7 @@ export function reminderText(tasks: readonly ReminderTask[], domains: readonly s
   return [
     `Before you stop: ${count} in ${domains.join(', ')} may be out of date.`,
     ...lines,
-    'Update each one: mark finished items DONE (with what you checked), DROPPED or BLOCKED with a reason, and add items for work that is left.',
+    // Only what every surface takes: the knowledge-base tools set todo, doing, done and dropped, not blocked or failed.
+    'Update each one: mark finished items done (with what you checked), mark work decided against dropped (with the reason), and add items for work that is left.',
   ].join('\n');
 }

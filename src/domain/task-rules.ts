@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError, refusalWithRemedy } from './errors.js';
 
 /** A task or note title: a label, longer than an item's since nothing lists it inline. */
 export const TITLE_MAX = 200;
@@ -27,10 +27,7 @@ export function itemNotInTask(id: string, taskId: string): DomainError {
 }
 
 export function deletedItem(id: string, text: string): DomainError {
-  return new DomainError(
-    'DELETED_ITEM',
-    `Item ${id} ("${text}") is deleted; it can still be cited as [[#${id}]] but not changed. Add a new item with addItems if the work is back.`,
-  );
+  return refusalWithRemedy('DELETED_ITEM', `Item ${id} ("${text}") is deleted; it can still be cited as [[#${id}]] but not changed.`, 'ADD_THE_WORK_AGAIN');
 }
 
 /** Row ids are 32-bit integers on every database (PostgreSQL's SERIAL). */

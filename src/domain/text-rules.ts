@@ -5,7 +5,7 @@
  * empty, line breaks, lengths and duplicates. The services call these for
  * every text they take, so every surface gets the same answer.
  */
-import { DomainError } from './errors.js';
+import { DomainError, refusalWithRemedy } from './errors.js';
 import { hasRefToken } from './refs.js';
 import { checkCharacters, checkNoBidiControl } from './text-input.js';
 
@@ -88,11 +88,7 @@ export function cleanLabel(raw: string, field: string, maxLength?: number): stri
   }
   const length = textLength(label);
   if (maxLength !== undefined && length > maxLength) {
-    throw new DomainError(
-      'TEXT_TOO_LONG',
-      `${field} is ${length} characters; the limit is ${maxLength}. ` +
-        `Keep it a short label, verb first, and put the detail in a brief on the item (addTaskNote with items and brief).`,
-    );
+    throw refusalWithRemedy('TEXT_TOO_LONG', `${field} is ${length} characters; the limit is ${maxLength}.`, 'BRIEF_THE_DETAIL');
   }
   return label;
 }

@@ -1,3 +1,4 @@
+import { isDomainError } from '../domain/errors.js';
 import type { Services } from '../services/index.js';
 import type { Caller } from '../services/kernel/unit-of-work.js';
 import { newBudget, type ExecutionBudget } from './execution-budget.js';
@@ -13,6 +14,30 @@ export interface Context {
   services: Services;
   loaders: Loaders;
   budget: ExecutionBudget;
+}
+
+/** Stands for a chat key that names no session: it can be no session's id (it has spaces), so a write with it is refused with NO_SESSION. */
+const UNKNOWN_KEY = 'x-session-key names no session';
+
+/**
+ * The session a request acts as: x-session-id as sent, else the session
+ * its x-session-key (a chat's key, as `taskbase mcp --session-key` and
+ * x-session-key over /mcp use it) names for this token. A key that names
+ * none, or that no chat can have, names no session: a write is refused
+ * with NO_SESSION and nothing is started.
+ */
+export async function sessionHeaderOf(
+  services: Services,
+  headers: Record<string, string | string[] | undefined>,
+  principal: string | null,
+): Promise<string | string[] | undefined> {
+  const key = (Array.isArray(headers['x-session-key']) ? headers['x-session-key'][0] : headers['x-session-key'])?.trim();
+  if (headers['x-session-id'] !== undefined || !key) return headers['x-session-id'];
+  const id = await services.sessionReader.sessionIdForKey(principal, key).catch((error: unknown) => {
+    if (isDomainError(error)) return null;
+    throw error;
+  });
+  return id ?? UNKNOWN_KEY;
 }
 
 export function createContext(

@@ -11,6 +11,8 @@ import type { Services } from '../services/index.js';
 import { createMcpServer } from './mcp-server.js';
 import { idleText, type McpSessionLimits } from './session-limits.js';
 import { isRefusal, McpSessionTable, type SessionOwner } from './session-table.js';
+import { isDomainError } from '../domain/errors.js';
+import { cleanSessionKey } from '../domain/session-keys.js';
 import { ToolRefusal } from './tool-result.js';
 import { parseToolSets } from './tool-sets.js';
 
@@ -54,7 +56,8 @@ function requestId(body: unknown): string | number | null {
 /**
  * Streamable HTTP at /mcp (behind the same bearer auth and body limit as
  * /graphql). An initialize request opens an MCP session, which is one agent
- * session (x-session-id joins one, x-parent-session-id makes a helper's,
+ * session (x-session-id joins one, x-session-key finds or starts the one
+ * this token's chat key names, x-parent-session-id makes a helper's,
  * ?tools= picks the sets, ?oneActive=1 the one-active rule); later requests
  * name it with mcp-session-id. A call outside any MCP session is served
  * statelessly, its plan tools recording only with an x-session-id.
@@ -70,11 +73,15 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
 
   const open = (req: Request, access: Access, principal: string | null, stateless: boolean) => {
     const selection = parseToolSets(typeof req.query.tools === 'string' ? req.query.tools : null);
+    const sessionId = header(req, 'x-session-id');
+    const rawKey = header(req, 'x-session-key');
+    if (sessionId && rawKey) throw new ToolRefusal('send x-session-id (a session\'s id) or x-session-key (your chat\'s key), not both.');
     return createMcpServer(services, logger, {
       selection,
       access,
       session: {
-        sessionId: header(req, 'x-session-id'),
+        sessionId,
+        sessionKey: rawKey === null ? null : cleanSessionKey(rawKey),
         parentId: header(req, 'x-parent-session-id'),
         oneActive: req.query.oneActive === '1' || req.query.oneActive === 'true',
         stateless,
@@ -144,7 +151,7 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
       await server.connect(transport);
       await transport.handleRequest(req, res, req.body);
     } catch (error) {
-      if (error instanceof ToolRefusal) return rpcError(res, 400, `Error: ${error.message}`);
+      if (error instanceof ToolRefusal || isDomainError(error)) return rpcError(res, 400, `Error: ${error.message}`, requestId(req.body));
       // Outside a tool handler (an initialize starting its session, say), an unreachable database is still "retry", not a fault.
       if (isDatabaseUnavailable(error)) {
         if (!res.headersSent) rpcError(res, 503, `Error: ${DATABASE_UNAVAILABLE}`, null, { code: 'UNAVAILABLE' });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MemoryKind } from '../services/memories/memory-kind.js';
-import { itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
+import { detailedItemLine, detailedItemViews, itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
+import { kbRefusal } from './kb-text.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
@@ -12,7 +13,14 @@ const MEMORY = z.object({
   uid: z.string(), type: z.string(), title: z.string(), domain: z.string(), status: z.string(),
   body: z.string().optional(), goal: z.string().optional(), state: z.string().optional(),
   progress: z.record(z.string(), z.number()).optional(),
+  linked: z.array(z.object({
+    id: z.string(), number: z.number().int().nullable(), text: z.string(), notes: z.number().int(), comments: z.number().int(), links: z.number().int(),
+    related: z.array(z.object({ uid: z.string(), type: z.string(), title: z.string() })),
+  })).optional().describe('A task\'s items that have notes, comments or linked memories (the first 20).'),
 });
+
+/** get_memory lists at most this many items with notes, comments or links; task_read pages through them all. */
+const LINKED_SHOWN = 20;
 
 /** A domain named in a read is recorded on the session for reminders; a read-only connection records nothing. */
 async function named(ctx: ToolContext, domain: string | undefined): Promise<void> {
@@ -25,7 +33,7 @@ function entries<T extends { line: string }>(list: T[]) {
 
 /** knowledge-base, the memory tools: get_memory, edit_memory, remember, list_by_domain, must_read, search (api/mcp.md). */
 export function registerKbMemoryTools(tools: ToolRegistrar): void {
-  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work);
+  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, kbRefusal);
 
   /** A memory as get_memory and edit_memory answer: a task's goal, state, status and counts; a note's body. */
   async function describe(ctx: ToolContext, uid: string) {
@@ -41,9 +49,15 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     const { progress } = summary;
     const counts = `${progress.done} done, ${progress.inProgress} doing, ${progress.pending} todo, ${progress.dropped} dropped` +
       (progress.blocked ? `, ${progress.blocked} blocked` : '') + (progress.failed ? `, ${progress.failed} failed` : '');
-    return answer(`${summaryText(summary)}\nStatus: ${summary.status}. Items: ${counts} (${progress.total} in all).${doing}`, {
+    const withMore = (await detailedItemViews(ctx, loaded, loaded.live)).filter((view) => view.notes + view.comments + view.links > 0);
+    const linked = withMore.slice(0, LINKED_SHOWN).map(({ id, number, text, notes, comments, links, related }) => ({ id, number, text, notes, comments, links, related }));
+    const rest = withMore.length > LINKED_SHOWN ? `\n  (${withMore.length - LINKED_SHOWN} more: task_read with collection "items")` : '';
+    const linkedText = linked.length
+      ? `\nItems with notes, comments or linked memories:\n${withMore.slice(0, LINKED_SHOWN).map((view) => `  ${detailedItemLine(view)}`).join('\n')}${rest}`
+      : '';
+    return answer(`${summaryText(summary)}\nStatus: ${summary.status}. Items: ${counts} (${progress.total} in all).${doing}${linkedText}`, {
       uid: summary.uid, type: 'task', title: summary.title, domain: summary.domain, status: summary.status,
-      goal: summary.goal, state: summary.state, progress: { ...progress },
+      goal: summary.goal, state: summary.state, progress: { ...progress }, linked,
     });
   }
 
@@ -52,7 +66,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
     {
       title: 'Read a memory',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-      description: 'Read a memory by uid: for a task, its goal, state, status and counts (read its items, notes and comments with task_read); for a note, its body.\nExample: {"uid": "12"}',
+      description: 'Read a memory by uid: for a task, its goal, state, status and counts, and the items that have notes, comments or linked memories (read them with task_read); for a note, its body.\nExample: {"uid": "12"}',
       inputSchema: { uid: z.string() },
       outputSchema: MEMORY.shape,
     },
@@ -73,6 +87,9 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
         const memory = await loadMemory(ctx, uid);
         if (memory.kind === 'TASK' && body !== undefined) throw new ToolRefusal('a task has a goal, not a body: send goal (and title or domain) to change it.');
         if (memory.kind === 'NOTE' && goal !== undefined) throw new ToolRefusal('a note has a body, not a goal: send body (and title or domain) to change it.');
+        if ([title, goal, body, domain].every((value) => value === undefined)) {
+          throw new ToolRefusal(`say what to change: title, domain, or the ${memory.kind === 'TASK' ? 'task\'s goal' : 'note\'s body'}.`);
+        }
         requireWrite(ctx);
         const caller = await callerOf(ctx);
         if (memory.kind === 'TASK') await ctx.services.tasks.editTask(caller, { id: uid, title: title ?? null, goal: goal ?? null, domain: domain ?? null });

@@ -69,6 +69,33 @@ export function itemLine(view: ReturnType<typeof itemView>): string {
   return `${place} [${view.state}] ${view.text} (id ${view.id})${view.note ? ` - ${view.note.replace(/\s*[\r\n]+\s*/g, ' ')}` : ''}`;
 }
 
+/** A memory linked to an item (task_item related), as the tools name it. */
+function linkedView(memory: MemoryEntity) {
+  return { uid: String(memory.id), type: memory.kind === 'TASK' ? 'task' : 'note', title: memory.title };
+}
+
+/**
+ * Items with what an agent reads next to them: the memories linked to each
+ * (related) and its counts of notes (briefs), comments and links, read for
+ * all of them in one batched read (services.itemDetails).
+ */
+export async function detailedItemViews(ctx: ToolContext, loaded: LoadedTask, items: readonly ItemEntity[]) {
+  const details = await ctx.services.itemDetails.detailsOfItems(items.map((item) => item.id));
+  return items.map((item, index) => {
+    const { related, notes, comments, links } = details[index]!;
+    return { ...itemView(loaded, item), notes, comments, links, related: related.map(linkedView) };
+  });
+}
+
+/** An item line with its counts and related memories: `… (id 10) - note; 1 note, 2 comments, 1 link: 14 "Provider retries" (note)`. */
+export function detailedItemLine(view: Awaited<ReturnType<typeof detailedItemViews>>[number]): string {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  const counts = [plural(view.notes, 'note'), plural(view.comments, 'comment'), plural(view.links, 'link')].join(', ');
+  const related = view.related.map((memory) => `${memory.uid} "${memory.title}" (${memory.type})`).join(', ');
+  return `${itemLine(view)}
+    ${counts}${related ? `: ${related}` : ''}`;
+}
+
 export function summaryText(summary: ReturnType<typeof taskSummary>): string {
   const { progress } = summary;
   return `Task ${summary.uid} "${summary.title}" (${summary.domain}): ${summary.state}, ${progress.done}/${progress.total} done. Goal: ${summary.goal}`;

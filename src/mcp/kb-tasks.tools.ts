@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { TaskNoteEntity } from '../db/entities/index.js';
 import { splitItemsText } from '../domain/text-rules.js';
 import { parseRefs } from '../domain/refs.js';
-import { itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
-import { dependsOnText, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
+import { detailedItemLine, detailedItemViews, itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
+import { dependsOnText, kbRefusal, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
@@ -17,14 +17,9 @@ const TASK = z.object({
 });
 const REF = z.object({ id: z.string(), number: z.number().int().nullable(), text: z.string(), deleted: z.boolean() });
 
-/** The service's words for brief fields are GraphQL's; the tools' are the reference's. */
-function toolWords(message: string): string {
-  return message.replace(/\bdoneWhen\b/g, 'done_when').replace(/\bdependsOn\b/g, 'depends_on').replace(/\bextraInfo\b/g, 'extra_info');
-}
-
 /** knowledge-base, the task tools: task, task_item, task_add, task_comment, task_note, task_read (api/mcp.md). */
 export function registerKbTaskTools(tools: ToolRegistrar): void {
-  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, (error) => toolWords(error.message));
+  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, kbRefusal);
 
   tools.registerTool(
     'task',
@@ -107,8 +102,10 @@ Example: {"uid": "12", "items": "Document the replay queue", "after": "58"}`,
       run(ctx, async () => {
         const loaded = await loadTask(ctx, uid);
         if (after !== undefined) itemOf(loaded, after);
+        const labels = splitItemsText(items);
+        if (labels.length === 0) throw new ToolRefusal('items holds no label: send one label per line.');
         requireWrite(ctx);
-        const added = await ctx.services.tasks.addItems(await callerOf(ctx), { taskId: String(loaded.task.id), items: splitItemsText(items), after: after ?? null });
+        const added = await ctx.services.tasks.addItems(await callerOf(ctx), { taskId: String(loaded.task.id), items: labels, after: after ?? null });
         const now = await loadTask(ctx, uid);
         const lines = added.items.map((item) => `  ${itemLine(itemView(now, now.all.find((c) => c.id === item.id)!))}`).join('\n');
         return answer(`Added ${added.items.length} item${added.items.length === 1 ? '' : 's'}:\n${lines}\n${summaryText(taskSummary(now))}`, {
@@ -160,6 +157,10 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
       run(ctx, async () => {
         const loaded = await loadTask(ctx, args.uid);
         const briefing = args.items !== undefined;
+        if (briefing && args.body !== undefined) throw new ToolRefusal('send body (a note on the whole task) or items with the brief\'s fields (a brief on items), not both.');
+        if (!briefing && args.body === undefined) {
+          throw new ToolRefusal('send body for a note on the whole task, or items with goal, context, steps, pitfalls, done_when and depends_on for a brief on items.');
+        }
         if (briefing && args.depends_on === undefined) {
           throw new ToolRefusal('a brief needs depends_on: "none", or the ids of the items this one waits for, e.g. "57 (the event-id handler)".');
         }
@@ -183,7 +184,7 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
     {
       title: 'Read a task in pages',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state and note), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
+      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state, note, its counts of notes, comments and links, and the memories linked to it), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
 Example: {"uid": "12", "collection": "notes", "item": "59"}`,
       inputSchema: {
         uid: z.string(), collection: z.string().describe('items, notes or comments.'),
@@ -205,10 +206,8 @@ Example: {"uid": "12", "collection": "notes", "item": "59"}`,
         if (collection === 'items') {
           const live = loaded.live.filter((candidate) => itemId === null || candidate.id === itemId);
           total = live.length;
-          entries = live.slice(offset, offset + PAGE).map((candidate) => {
-            const view = itemView(loaded, candidate);
-            return { line: itemLine(view), data: view, texts: [] };
-          });
+          const views = await detailedItemViews(ctx, loaded, live.slice(offset, offset + PAGE));
+          entries = views.map((view) => ({ line: detailedItemLine(view), data: view, texts: [] }));
           more = offset + PAGE < total;
         } else if (collection === 'notes') {
           const page = await pageAtOffset((first, after) => ctx.services.taskNoteReader.taskNotes(loaded.task.id, itemId, first, after), offset, PAGE);

@@ -5,6 +5,8 @@
  * their [[#id]] tokens rendered (errors.md "Rendering").
  */
 import type { ItemEntity } from '../db/entities/index.js';
+import type { DomainError } from '../domain/errors.js';
+import type { Remedy } from '../domain/remedies.js';
 import { numberLiveItems } from '../domain/ordering.js';
 import { renderRefs, type RefTarget } from '../domain/refs.js';
 import type { ItemState } from '../domain/states.js';
@@ -73,4 +75,24 @@ export function dependsOnText(dependsOn: readonly { item: string; reason: string
   return dependsOn
     .map(({ item, reason }) => `${rendered(`[[#${item}]]`, targets)}${reason ? ` (${rendered(reason, targets)})` : ''}`)
     .join('\n');
+}
+
+/** What to send instead, in the knowledge-base tools' words (domain/remedies.ts has GraphQL's). */
+const KB_REMEDIES: Record<Remedy, string> = {
+  BRIEF_THE_DETAIL: "Keep it a short label, verb first, and put the detail in a brief on the item (task_note with items and the brief's fields).",
+  COMMENT_TEXT: 'send some text.',
+  LINK_BY_ID: 'Link a note or a task by the uid remember or task returned (search finds it).',
+  ADD_THE_WORK_AGAIN: 'Add a new item with task_add if the work is back.',
+  WAIT_FOR_A_LIVE_ITEM: 'Name a live item, or add the work again with task_add.',
+  FILL_THE_BRIEF: 'Fill them in (depends_on may be "none", extra_info may be left out).',
+};
+
+/** The service's words for brief fields are GraphQL's; the tools' are the reference's. */
+function fieldWords(message: string): string {
+  return message.replace(/\bdoneWhen\b/g, 'done_when').replace(/\bdependsOn\b/g, 'depends_on').replace(/\bextraInfo\b/g, 'extra_info');
+}
+
+/** A service's refusal in the knowledge-base tools' words: the fact as the service states it, the remedy from this set's table. */
+export function kbRefusal(error: DomainError): string {
+  return error.parts ? `${fieldWords(error.parts.fact)} ${KB_REMEDIES[error.parts.remedy]}` : fieldWords(error.message);
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Access } from '../graphql/context.js';
 import type { Services } from '../services/index.js';
 import { registerKbMemoryTools } from './kb-memories.tools.js';
+import { withSessionId } from './kb-session.js';
 import { registerKbTaskTools } from './kb-tasks.tools.js';
 import { registerPlanAndFinishTools } from './plan-and-finish.tools.js';
 import { registerStepOpsTools } from './step-ops.tools.js';
@@ -27,7 +28,8 @@ const REGISTER: Record<ToolSet, (tools: ToolRegistrar) => void> = {
   'whole-list': registerWholeListTools,
   'step-ops': registerStepOpsTools,
   'plan-and-finish': registerPlanAndFinishTools,
-  'knowledge-base': (tools) => {
+  'knowledge-base': (registry) => {
+    const tools = withSessionId(registry);
     registerKbTaskTools(tools);
     registerKbMemoryTools(tools);
   },

@@ -40,6 +40,7 @@ export async function relayStdio(graphqlUrl: string, token: string | undefined, 
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (options.session.sessionId) headers['x-session-id'] = options.session.sessionId;
+  if (options.session.sessionKey) headers['x-session-key'] = options.session.sessionKey;
   if (options.session.parentId) headers['x-parent-session-id'] = options.session.parentId;
   const remote = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
   const local = new JsonRpcStdioTransport();

@@ -9,6 +9,12 @@ import { ToolRefusal } from './tool-result.js';
 export interface SessionOptions {
   /** Join this started session (--session, x-session-id) instead of starting one. */
   sessionId?: string | null;
+  /**
+   * The chat's stable key (--session-key, x-session-key): the session this
+   * token's key names, started under it the first time. A reconnect with
+   * the same key finds the same session and its plan.
+   */
+  sessionKey?: string | null;
   /** Start a helper's session under this one (--parent, x-parent-session-id). */
   parentId?: string | null;
   /** Turn the one-active rule on for the session started here (--one-active, ?oneActive=1). */
@@ -49,15 +55,33 @@ export class SessionBinding {
     return this.started;
   }
 
+  /**
+   * True when no hook can know the session but from an answer: this
+   * connection started it, neither named by id nor found by a chat key.
+   */
+  get unnamed(): boolean {
+    return !this.options.sessionId && !this.options.sessionKey;
+  }
+
+  private answered = false;
+
+  /** True the first time it is asked: what an answer says once per connection is said by the first. */
+  firstAnswer(): boolean {
+    const first = !this.answered;
+    this.answered = true;
+    return first;
+  }
+
   private async resolve(): Promise<string | null> {
-    const { sessionId, parentId, oneActive, preset, stateless } = this.options;
+    const { sessionId, sessionKey, parentId, oneActive, preset, stateless } = this.options;
     if (sessionId) return sessionId;
+    const caller = { sessionId: null, principal: this.principal };
+    // A read-only token may use the session its key names, and starts none.
+    if (sessionKey && this.access === 'read') return this.services.sessionReader.sessionIdForKey(this.principal, sessionKey);
+    const start = { parentId: parentId ?? null, preset: preset ?? 'WHOLE_LIST', rules: oneActive ? { oneActive: true } : null } as const;
+    if (sessionKey) return (await this.services.sessions.sessionForKey(caller, sessionKey, start)).id;
     if (stateless || this.access === 'read') return null;
-    const session = await this.services.sessions.startSession(
-      { sessionId: null, principal: this.principal },
-      { parentId: parentId ?? null, preset: preset ?? 'WHOLE_LIST', rules: oneActive ? { oneActive: true } : null },
-    );
-    return session.id;
+    return (await this.services.sessions.startSession(caller, start)).id;
   }
 }
 

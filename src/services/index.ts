@@ -15,6 +15,7 @@ import { LinkedMemoryReader } from './memories/linked-memory-reader.js';
 import { SessionReader } from './sessions/session-reader.js';
 import { SessionService } from './sessions/session.service.js';
 import { TaskNoteService } from './task-notes/task-note.service.js';
+import { ItemDetailsReader } from './tasks/item-details-reader.js';
 import { TaskReader } from './tasks/task-reader.js';
 import { TaskService } from './tasks/task.service.js';
 import { Writer, type Clock } from './kernel/unit-of-work.js';
@@ -31,6 +32,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
   const writer = new Writer(db, commits, clock);
   const search: SearchIndex = db.kind === 'postgres' ? new PostgresSearchIndex() : new SqliteSearchIndex();
   const reader = () => db.reader;
+  const linkedMemories = new LinkedMemoryReader(reader);
   return {
     db,
     commits,
@@ -43,7 +45,8 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     memoryReader: new MemoryReader(reader, search),
     taskNoteReader: new TaskNoteReader(reader),
     commentReader: new CommentReader(reader),
-    linkedMemories: new LinkedMemoryReader(reader),
+    linkedMemories,
+    itemDetails: new ItemDetailsReader(reader, linkedMemories),
     sessionDomains: new SessionDomains(writer),
     sessions: new SessionService(writer),
     plans: new PlanService(writer, search),

@@ -3,18 +3,18 @@ import { ItemLinkEntity } from './item-link.entity.js';
 import { ItemEntity } from './item.entity.js';
 import { LoggedChangeEntity } from './logged-change.entity.js';
 import { MemoryEntity } from './memory.entity.js';
-import { SessionDomainEntity, SessionEntity } from './session.entity.js';
+import { SessionDomainEntity, SessionEntity, SessionKeyEntity } from './session.entity.js';
 import { IdempotencyKeyEntity, SettingEntity } from './setting.entity.js';
 import { TaskEventEntity } from './task-event.entity.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from './task-note.entity.js';
 
 export {
   CommentEntity, IdempotencyKeyEntity, ItemEntity, ItemLinkEntity, LoggedChangeEntity, MemoryEntity, SessionDomainEntity,
-  SessionEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity,
+  SessionEntity, SessionKeyEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity,
 };
 
 export const ENTITIES = [
   MemoryEntity, ItemEntity, TaskEventEntity, CommentEntity, TaskNoteEntity, TaskNoteItemEntity,
-  ItemLinkEntity, SessionEntity, SessionDomainEntity, SettingEntity, IdempotencyKeyEntity,
+  ItemLinkEntity, SessionEntity, SessionDomainEntity, SessionKeyEntity, SettingEntity, IdempotencyKeyEntity,
   LoggedChangeEntity,
 ];

@@ -55,3 +55,24 @@ export class SessionDomainEntity {
   @Column({ type: 'varchar', length: 24 })
   createdAt: string;
 }
+
+/**
+ * A chat key (x-session-key, --session-key) and the session it names: one
+ * per bearer token's principal and key, so a chat that reconnects with its
+ * key finds its session and plan, and another token's same key is another
+ * chat. principal is '' with auth off (one namespace).
+ */
+@Entity('session_keys')
+export class SessionKeyEntity {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  principal: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 128 })
+  key: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  sessionId: string;
+
+  @Column({ type: 'varchar', length: 24 })
+  createdAt: string;
+}

@@ -1,4 +1,4 @@
-import { DomainError } from '../../domain/errors.js';
+import { refusalWithRemedy } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
 import { CommentEntity } from '../../db/entities/index.js';
@@ -11,7 +11,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
  */
 export function checkedComment(aggregate: TaskAggregate, rawBody: string): string {
   const body = cleanFreeText(rawBody, 'comment');
-  if (body === '') throw new DomainError('EMPTY_TEXT', 'comment is empty once trimmed; send some text (with updateItem, or leave comment out).');
+  if (body === '') throw refusalWithRemedy('EMPTY_TEXT', 'comment is empty once trimmed;', 'COMMENT_TEXT');
   checkFreeText(body, 'comment', citableIds(aggregate));
   return body;
 }

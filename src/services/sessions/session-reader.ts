@@ -1,6 +1,7 @@
 import { In, IsNull, Not, type EntityManager } from 'typeorm';
 import { SESSION_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
-import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
+import { SessionDomainEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/index.js';
+import { cleanSessionKey } from '../../domain/session-keys.js';
 import { sessionIdOf } from '../../domain/session-ids.js';
 import { currentPlanIds } from './session-store.js';
 
@@ -18,6 +19,17 @@ export class SessionReader {
     const rows = possible.length ? await this.reader().findBy(SessionEntity, { id: In(possible) }) : [];
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(sessionIdOf(id) ?? '') ?? null);
+  }
+
+  /**
+   * The id of the session a chat key names for this principal (null with
+   * auth off), or null when the key has named none yet: how a hook's
+   * x-session-key finds the chat's session without starting one.
+   * BAD_USER_INPUT for a key no chat can have (session-keys.ts).
+   */
+  async sessionIdForKey(principal: string | null, rawKey: string): Promise<string | null> {
+    const row = await this.reader().findOneBy(SessionKeyEntity, { principal: principal ?? '', key: cleanSessionKey(rawKey) });
+    return row?.sessionId ?? null;
   }
 
   /** Each session's helpers (children), oldest first. */

@@ -5,7 +5,8 @@ import { parentNotFound, sessionIdOf } from '../../domain/session-ids.js';
 import { checkHelperCount } from '../../domain/session-limits.js';
 import { checkRulesChange, mergePlanRules, startingRules, whyNotFinished, type PlanPreset, type PlanRulesChange } from '../../domain/plan-rules.js';
 import { noPlan } from '../../domain/plan-steps.js';
-import { ItemEntity, SessionEntity } from '../../db/entities/index.js';
+import { ItemEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/index.js';
+import { cleanSessionKey } from '../../domain/session-keys.js';
 import { currentPlanIds, loadCallingSession } from './session-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -28,24 +29,53 @@ export class SessionService {
    * With auth on it belongs to the calling token: only that token may change it, or start a helper under it.
    */
   async startSession(caller: Caller, input: StartSessionInput = {}): Promise<SessionEntity> {
+    return this.writer.run(caller, (uow) => this.start(uow, randomUUID(), input));
+  }
+
+  /**
+   * The session a chat key names for the calling token (per principal; one
+   * namespace with auth off), started from `input` the first time the key is
+   * sent: a chat that reconnects with its key finds its session and plan.
+   * The key's row is claimed first (INSERT … ON CONFLICT DO NOTHING, which
+   * on PostgreSQL waits for a concurrent claim of the same key), so two
+   * connections sending one key at once agree on one session. A key whose
+   * session is gone starts a new one under the same key.
+   */
+  async sessionForKey(caller: Caller, rawKey: string, input: StartSessionInput = {}): Promise<SessionEntity> {
+    const key = cleanSessionKey(rawKey);
+    const principal = caller.principal ?? '';
     return this.writer.run(caller, async (uow) => {
-      let parentId: string | null = null;
-      if (input.parentId !== null && input.parentId !== undefined) {
-        const parent = await this.parentOf(uow, input.parentId);
-        // Session.children lists every helper, so their number has a bound the query check can count on.
-        const helpers = await uow.manager.countBy(SessionEntity, { parentId: parent.id });
-        checkHelperCount(parent.id, helpers);
-        parentId = parent.id;
+      const fresh = randomUUID();
+      await uow.manager.createQueryBuilder().insert().into(SessionKeyEntity)
+        .values({ principal, key, sessionId: fresh, createdAt: uow.now }).orIgnore().execute();
+      const row = await uow.manager.findOneByOrFail(SessionKeyEntity, { principal, key });
+      if (row.sessionId !== fresh) {
+        const found = await uow.manager.findOneBy(SessionEntity, { id: row.sessionId });
+        if (found) return found;
+        await uow.manager.update(SessionKeyEntity, { principal, key }, { sessionId: fresh });
       }
-      const session = uow.manager.create(SessionEntity, {
-        id: randomUUID(), parentId, rules: startingRules(input.preset, input.rules), planTaskId: null,
-        planStanding: false, turn: 0, finishedAt: null, lastRemindedAt: null, createdAt: uow.now,
-        owner: caller.principal ?? null,
-      });
-      await uow.manager.insert(SessionEntity, session);
-      uow.emit({ entity: 'SESSION', id: session.id, action: 'SESSION_STARTED' });
-      return session;
+      return this.start(uow, fresh, input);
     });
+  }
+
+  /** A new session with this id, in the caller's unit of work. */
+  private async start(uow: UnitOfWork, id: string, input: StartSessionInput): Promise<SessionEntity> {
+    let parentId: string | null = null;
+    if (input.parentId !== null && input.parentId !== undefined) {
+      const parent = await this.parentOf(uow, input.parentId);
+      // Session.children lists every helper, so their number has a bound the query check can count on.
+      const helpers = await uow.manager.countBy(SessionEntity, { parentId: parent.id });
+      checkHelperCount(parent.id, helpers);
+      parentId = parent.id;
+    }
+    const session = uow.manager.create(SessionEntity, {
+      id, parentId, rules: startingRules(input.preset, input.rules), planTaskId: null,
+      planStanding: false, turn: 0, finishedAt: null, lastRemindedAt: null, createdAt: uow.now,
+      owner: uow.caller.principal ?? null,
+    });
+    await uow.manager.insert(SessionEntity, session);
+    uow.emit({ entity: 'SESSION', id: session.id, action: 'SESSION_STARTED' });
+    return session;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { changesTheList, type HistoryAction } from '../../domain/history.js';
 import { In } from 'typeorm';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, refusalWithRemedy } from '../../domain/errors.js';
 import { cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, sameLabel, splitItemsText } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { moveAfter } from '../../domain/ordering.js';
@@ -241,7 +241,7 @@ export class TaskService {
     const rows = numeric.includes(null) ? [] : await manager.findBy(MemoryEntity, { id: In(numeric as number[]) });
     const missing = ids.filter((id) => !rows.some((row) => String(row.id) === String(id).trim() && !row.sessionId));
     if (missing.length) {
-      throw new DomainError('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}. Link notes or tasks by the ids createNote or createTask returned.`);
+      throw refusalWithRemedy('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}.`, 'LINK_BY_ID');
     }
     const linked = new Set((await manager.findBy(ItemLinkEntity, { itemId })).map((link) => link.memoryId));
     const fresh = rows.filter((row) => !linked.has(row.id));
