@@ -63,6 +63,8 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private lastPrune = 0;
+  /** The attempt under way for each webhook: a slow endpoint holds its own queue only, never another webhook's or the next pass. */
+  private readonly sending = new Map<number, Promise<void>>();
 
   constructor(
     private readonly db: Database,
@@ -97,6 +99,7 @@ export class WebhookDispatcher {
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
     await this.running;
+    await Promise.all(this.sending.values());
   }
 
   private now(): string {
@@ -105,10 +108,20 @@ export class WebhookDispatcher {
 
   private async pass(): Promise<void> {
     await this.fill();
-    const due = await this.due();
-    const outcomes = await Promise.all(due.map((delivery) => this.attempt(delivery)));
-    // A delivered head makes the next one due now, not at the next tick.
-    if (outcomes.some(Boolean)) this.again = true;
+    for (const delivery of await this.due()) {
+      if (this.closed || this.sending.has(delivery.webhookId)) continue;
+      const sending = this.attempt(delivery)
+        .catch((error) => {
+          if (!this.closed) this.options.onError(error);
+          return false;
+        })
+        .then((moved) => {
+          this.sending.delete(delivery.webhookId);
+          // A delivered head makes the next one due now, not at the next tick.
+          if (moved) this.wake();
+        });
+      this.sending.set(delivery.webhookId, sending);
+    }
     if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
       this.lastPrune = Date.now();
       const cutoff = new Date(this.options.clock().getTime() - DELIVERED_KEPT_MS).toISOString();
