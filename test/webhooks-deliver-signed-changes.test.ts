@@ -9,7 +9,7 @@
  * private target is refused unless allowed; bad input and read-only tokens
  * are refused with nothing recorded. A transcript is printed for the note.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,6 +81,15 @@ const signatureOf = (received: Received) => {
   return `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${received.body}`).digest('hex')}`;
 };
 
+/** README's "verify a signature" snippet, as a function (its import made an argument). */
+function readmeVerifier(): (secret: string, headers: Received['headers'], body: string) => boolean {
+  const readme = fs.readFileSync(path.resolve('README.md'), 'utf8');
+  const from = readme.indexOf('### Webhooks');
+  const open = readme.indexOf('```js\n', from);
+  const code = readme.slice(open + 6, readme.indexOf('\n```', open)).replace(/^import .*$/m, '');
+  return new Function('createHmac', 'timingSafeEqual', `${code}\nreturn verified;`)(createHmac, timingSafeEqual);
+}
+
 describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatching' : ''}`, () => {
   it('POSTs each change under the domain, signed, in order, once each', async () => {
     const endpoint = await receiver(() => ({ status: 204 }));
@@ -104,9 +113,11 @@ describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatch
     expect(feed.find((change: { id: string }) => change.id === body.change.id)).toMatchObject(body.change);
     expect(hook.deliveries.map((d: any) => d.id).reverse()).toEqual(received.map((r) => r.headers['x-taskbase-delivery']));
     expect(hook.deliveries.every((d: any) => d.attempts === 1 && d.lastStatus === 204)).toBe(true);
-    // Verified as README says a receiver does, with a wrong secret failing.
-    expect(createHmac('sha256', 'another-secret-of-16+').update(`${first.headers['x-taskbase-timestamp']}.${first.body}`).digest('hex'))
-      .not.toBe(String(first.headers['x-taskbase-signature']).slice('sha256='.length));
+    // Verified by README's own snippet, which a wrong secret or another body fails.
+    const verified = readmeVerifier();
+    expect(received.every((r) => verified(SECRET, r.headers, r.body))).toBe(true);
+    expect(verified('another-secret-of-16+', first.headers, first.body)).toBe(false);
+    expect(verified(SECRET, first.headers, received[1].body)).toBe(false);
     console.log(`[webhook transcript, ${DATABASE}] POST ${new URL(endpoint.url).pathname}\n` +
       `  X-Taskbase-Delivery: ${first.headers['x-taskbase-delivery']}\n  X-Taskbase-Timestamp: ${first.headers['x-taskbase-timestamp']}\n` +
       `  X-Taskbase-Signature: ${first.headers['x-taskbase-signature']} (verified with the secret)\n  ${first.body}\n` +
