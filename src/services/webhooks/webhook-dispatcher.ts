@@ -107,8 +107,10 @@ export class WebhookDispatcher {
   }
 
   private async pass(): Promise<void> {
-    await this.fill();
-    for (const delivery of await this.due()) {
+    // The feed's own connection: a dispatcher's reads never count as, or wait behind, a request's.
+    const tail = await this.db.tail();
+    if (!(await this.fill(tail))) return;
+    for (const delivery of await this.due(tail)) {
       if (this.closed || this.sending.has(delivery.webhookId)) continue;
       const sending = this.attempt(delivery)
         .catch((error) => {
@@ -130,12 +132,15 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Copies new changes into the outbox of every active webhook that is behind the log (read first, so an idle pass writes nothing). */
-  private async fill(): Promise<void> {
-    const reader = this.db.reader;
-    const hooks = await reader.find(WebhookEntity, { where: { active: true }, select: { id: true, position: true } });
-    if (hooks.length === 0) return;
-    const newest = await newestChangeId(reader);
+  /**
+   * Copies new changes into the outbox of every active webhook that is
+   * behind the log (read first, so an idle pass writes nothing). False when
+   * there is no active webhook: the pass has nothing to send either.
+   */
+  private async fill(tail: EntityManager): Promise<boolean> {
+    const hooks = await tail.find(WebhookEntity, { where: { active: true }, select: { id: true, position: true } });
+    if (hooks.length === 0) return false;
+    const newest = await newestChangeId(tail);
     for (const hook of hooks) {
       while (!this.closed && Number(hook.position) < newest) {
         const moved = await this.db.transaction((manager) => this.fillOne(manager, hook.id));
@@ -143,6 +148,7 @@ export class WebhookDispatcher {
         hook.position = moved;
       }
     }
+    return true;
   }
 
   /** One batch for one webhook; its new position, or null when another server holds it or nothing was left. */
@@ -173,13 +179,13 @@ export class WebhookDispatcher {
     return position;
   }
 
-  /** The head of each active webhook's queue, when due and not leased by a server sending it. */
-  private async due(): Promise<Due[]> {
+  /** The head of each active webhook's queue, when due and not leased by a server sending it (read among undelivered rows only). */
+  private async due(tail: EntityManager): Promise<Due[]> {
     const now = this.now();
-    const rows = await this.db.reader.createQueryBuilder(WebhookDeliveryEntity, 'd')
+    const rows = await tail.createQueryBuilder(WebhookDeliveryEntity, 'd')
       .innerJoin(WebhookEntity, 'w', 'w."id" = d."webhookId"')
       .select(['d."id" AS "id"', 'd."webhookId" AS "webhookId"', 'd."body" AS "body"', 'd."attempts" AS "attempts"', 'w."url" AS "url"', 'w."secret" AS "secret"'])
-      .where('w."active" = :active', { active: true })
+      .where('w."active" = :active AND d."deliveredAt" IS NULL', { active: true })
       .andWhere(`d."id" = (SELECT MIN(h."id") FROM "webhook_deliveries" h WHERE h."webhookId" = d."webhookId" AND h."deliveredAt" IS NULL)`)
       .andWhere('d."nextAttemptAt" IS NOT NULL AND d."nextAttemptAt" <= :now', { now })
       .andWhere('(d."leasedUntil" IS NULL OR d."leasedUntil" <= :now)')
