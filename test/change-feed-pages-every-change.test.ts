@@ -144,6 +144,11 @@ describe(`the change feed on ${DATABASE}, written by ${onPostgres ? 'two servers
   });
 });
 
+/** Once the server's start-up prune has left `kept` changes (it runs beside serving, so it is waited for). */
+async function pruned(server: TestServer, kept: number): Promise<void> {
+  while ((await readToEnd((q, v) => server.ok(q, v), null, null)).changes.length > kept) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 describe(`a cursor older than the change log keeps, on ${DATABASE}`, () => {
   it('is refused with BAD_USER_INPUT telling the client to resync, and the recipe then works', async () => {
     const small = await startTestServer({ env: { TASKBASE_CHANGE_LOG_ROWS: '3' } });
@@ -156,6 +161,7 @@ describe(`a cursor older than the change log keeps, on ${DATABASE}`, () => {
       await small.close();
       // A server prunes at start: all but the newest 3 changes go.
       restarted = await startTestServer({ file: small.file, env: { TASKBASE_CHANGE_LOG_ROWS: '3' } });
+      await pruned(restarted, 3);
       const refusal = await restarted.refused(CHANGES, { after: old });
       expect(refusal.code).toBe('BAD_USER_INPUT');
       expect(refusal.message).toMatch(/pruned\. Resync: read changes without after/);
@@ -166,6 +172,25 @@ describe(`a cursor older than the change log keeps, on ${DATABASE}`, () => {
       expect((await readToEnd((q, v) => restarted!.ok(q, v), cursor, null)).changes).toHaveLength(1);
     } finally {
       await (restarted ?? small).close().catch(() => undefined);
+    }
+  }, 60_000);
+
+  it('is refused the same when age emptied the log, and a fresh reader starts from nothing', async () => {
+    let now = new Date('2030-01-01T00:00:00Z');
+    const clock = () => now;
+    const aged = await startTestServer({ clock, env: { TASKBASE_CHANGE_LOG_DAYS: '1' } });
+    let restarted: TestServer | null = null;
+    try {
+      await aged.ok(CREATE_NOTE, { input: { title: 'old', body: 'b', domain: 'aged' } });
+      const { cursor: before } = await readToEnd((q, v) => aged.ok(q, v), null, null);
+      await aged.ok(CREATE_NOTE, { input: { title: 'older still', body: 'b', domain: 'aged' } });
+      await aged.close();
+      now = new Date('2030-01-03T00:00:00Z');
+      restarted = await startTestServer({ file: aged.file, clock, env: { TASKBASE_CHANGE_LOG_DAYS: '1' } });
+      await pruned(restarted, 0);
+      expect((await restarted.refused(CHANGES, { after: before })).message).toMatch(/pruned\. Resync/);
+    } finally {
+      await (restarted ?? aged).close().catch(() => undefined);
     }
   }, 60_000);
 });
