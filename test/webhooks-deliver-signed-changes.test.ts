@@ -197,6 +197,7 @@ describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatch
     expect(short.message).toMatch(/16 to 200 characters \(got 15\)/);
     expect((await server.refused(CREATE_WEBHOOK, { input: { url: 'http://127.0.0.1/hook', secret: SECRET, domain: 'Bad Domain' } })).code).toBe('INVALID_DOMAIN');
     expect((await server.ok(WEBHOOKS)).webhooks).toHaveLength(before);
+    expect((await server.refused(WEBHOOKS, { first: 51 })).code).toBe('TOO_LARGE');
     const id = await webhook('http://127.0.0.1:9/gone', null);
     expect((await server.ok(DELETE_WEBHOOK, { id })).deleteWebhook).toBe(true);
     expect((await server.refused(DELETE_WEBHOOK, { id })).code).toBe('NOT_FOUND');

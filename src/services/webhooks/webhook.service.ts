@@ -68,9 +68,8 @@ export class WebhookService {
   /** The latest `first` deliveries of each webhook, newest first: one statement whatever the number of webhooks. */
   async latestDeliveries(webhookIds: readonly number[], first: number | null | undefined): Promise<Map<number, WebhookDeliveryEntity[]>> {
     const size = first ?? DELIVERIES_DEFAULT;
-    if (!Number.isInteger(size) || size < 1 || size > DELIVERIES_MAX) {
-      throw new DomainError('BAD_USER_INPUT', `deliveries(first) must be a whole number from 1 to ${DELIVERIES_MAX}; got ${size}.`);
-    }
+    if (!Number.isInteger(size) || size < 1) throw new DomainError('BAD_USER_INPUT', `deliveries(first) must be a whole number from 1 to ${DELIVERIES_MAX}; got ${size}.`);
+    if (size > DELIVERIES_MAX) throw new DomainError('TOO_LARGE', `deliveries(first) is at most ${DELIVERIES_MAX}; got ${size}. Ask for ${DELIVERIES_MAX} or fewer: older deliveries are not listed.`);
     const byWebhook = new Map<number, WebhookDeliveryEntity[]>(webhookIds.map((id) => [id, []]));
     if (webhookIds.length === 0) return byWebhook;
     const rows = await this.reader().createQueryBuilder(WebhookDeliveryEntity, 'd')
