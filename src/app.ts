@@ -9,6 +9,8 @@ import { LogChangeFeed, POLL_MS } from './services/kernel/change-feed.js';
 import { pruneChanges } from './services/kernel/change-log.js';
 import { startServer, type RunningServer } from './server.js';
 import { createServices, type ServiceOptions, type Services } from './services/index.js';
+import { WebhookDispatcher } from './services/webhooks/webhook-dispatcher.js';
+import { httpSender } from './services/webhooks/webhook-sender.js';
 
 export interface App {
   services: Services;
@@ -31,7 +33,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     owner?.release();
     throw error;
   }
-  const services = createServices(db, options);
+  const services = createServices(db, { ...options, webhookAllowedHosts: config.webhooks.allowedHosts });
   // Subscriptions hear every writer through the change log: on PostgreSQL NOTIFY wakes the feed, on SQLite it polls.
   const feed = new LogChangeFeed(() => db.tail(), services.commits, {
     pollMs: POLL_MS[db.kind],
@@ -49,6 +51,8 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     throw error;
   }
   const retention = keepChangeLog(services, config, logger);
+  const webhooks = deliverWebhooks(services, config, logger);
+  webhooks.start(feed);
   if (owner) {
     // A server bound to every interface is reached on loopback by the processes beside it.
     const url = /^http:\/\/(0\.0\.0\.0|\[?::\]?):/.test(server.url) ? server.url.replace(/^http:\/\/[^/]*:(\d+)$/, 'http://127.0.0.1:$1') : server.url;
@@ -61,12 +65,31 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     logger,
     close: async () => {
       await retention.stop();
+      await webhooks.close();
       await server.stop();
       await feed.close();
       await db.close();
       owner?.release();
     },
   };
+}
+
+/**
+ * Every server delivers webhooks from the shared outbox (one server per
+ * delivery at a time, by its lease), woken by each change its feed hears.
+ */
+function deliverWebhooks(services: Services, config: Config, logger: Logger): WebhookDispatcher {
+  const { allowedHosts, timeoutMs } = config.webhooks;
+  return new WebhookDispatcher(services.db, {
+    ...config.webhooks,
+    clock: services.clock,
+    send: httpSender({ allowedHosts, timeoutMs, now: services.clock }),
+    onError: (error) => logger.warn({ err: error }, 'could not deliver webhooks; trying again'),
+    onAttempt: (attempt) => {
+      if (attempt.gaveUp) logger.warn(attempt, 'a webhook delivery failed every attempt; the webhook is now inactive');
+      else logger.debug(attempt, 'webhook delivery attempted');
+    },
+  });
 }
 
 /** How often a server prunes the change log (and once at start). */

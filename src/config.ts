@@ -4,6 +4,7 @@ import { loadMcpSessionLimits, type McpSessionLimits } from './mcp/session-limit
 import type { ChangeLogRetention } from './services/kernel/change-log.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';
+import { loadWebhookSettings, type WebhookSettings } from './webhook-settings.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
@@ -27,6 +28,8 @@ export interface Config {
   subscriptions: SubscriptionLimits;
   /** How much of the change log servers keep (TASKBASE_CHANGE_LOG_DAYS, TASKBASE_CHANGE_LOG_ROWS). */
   changeLog: ChangeLogRetention;
+  /** Webhook deliveries: the internal hosts allowed anyway, retries and the timeout (TASKBASE_WEBHOOK_*). */
+  webhooks: WebhookSettings;
 }
 
 /**
@@ -53,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       days: wholeNumber('TASKBASE_CHANGE_LOG_DAYS', env.TASKBASE_CHANGE_LOG_DAYS, 7, 1, 1_000_000, 'a whole number from 1 up (days to keep changes in the change log; default 7)'),
       rows: wholeNumber('TASKBASE_CHANGE_LOG_ROWS', env.TASKBASE_CHANGE_LOG_ROWS, 100_000, 1, Number.MAX_SAFE_INTEGER, 'a whole number from 1 up (changes the change log keeps at most; default 100000)'),
     },
+    webhooks: loadWebhookSettings(env),
   };
 }
 

@@ -37,6 +37,10 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'TASKBASE_WS_MAX_SUBSCRIPTIONS_PER_SOCKET', fallback: '32', meaning: 'subscriptions one socket may run at once' },
   { name: 'TASKBASE_CHANGE_LOG_DAYS', fallback: '7', meaning: 'days a change stays in the change log' },
   { name: 'TASKBASE_CHANGE_LOG_ROWS', fallback: '100000', meaning: 'changes the change log keeps at most' },
+  { name: 'TASKBASE_WEBHOOK_ALLOWED_HOSTS', fallback: 'unset', meaning: 'hosts or addresses webhooks may reach although loopback, private or link-local, comma-separated (e.g. 127.0.0.1)' },
+  { name: 'TASKBASE_WEBHOOK_BACKOFF_MS', fallback: '1000', meaning: 'wait after a failed webhook delivery; doubles after each further failure (at most an hour)' },
+  { name: 'TASKBASE_WEBHOOK_MAX_ATTEMPTS', fallback: '8', meaning: 'attempts of one delivery before its webhook is marked inactive' },
+  { name: 'TASKBASE_WEBHOOK_TIMEOUT_MS', fallback: '10000', meaning: 'how long one webhook delivery attempt may take' },
 ];
 
 /** The "Environment:" section of a command's help. */

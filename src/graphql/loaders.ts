@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { Page } from '../domain/paging.js';
 import { appendTo } from '../services/kernel/grouping.js';
 import type { Services } from '../services/index.js';
-import type { MemoryEntity } from '../db/entities/index.js';
+import type { MemoryEntity, WebhookDeliveryEntity } from '../db/entities/index.js';
 import { RESPONSE_BUDGET_CHARS, refuseUnlessItFits, type ExecutionBudget } from './execution-budget.js';
 import { createSessionLoaders } from './session-loaders.js';
 
@@ -83,6 +83,24 @@ export function createLoaders(services: Services, budget: ExecutionBudget) {
     itemCommentCounts: new DataLoader((taskIds: readonly number[]) => services.commentReader.itemCommentCountsOfTasks(taskIds)),
     /** A page of each task's own comments, or with includeItems its items' too (Task.comments without item). */
     taskComments: pageLoader((taskIds, { first, after, includeItems }) => services.commentReader.commentPagesOfTasks(taskIds, includeItems ?? false, first, after)),
+    /** The latest deliveries of each webhook (Webhook.deliveries), one statement per first asked. */
+    webhookDeliveries: new DataLoader<{ webhookId: number; first: number | null }, WebhookDeliveryEntity[], string>(
+      async (keys) => {
+        const byFirst = new Map<number | null, number[]>();
+        for (const key of keys) appendTo(byFirst, key.first, key.webhookId);
+        const answers = new Map<string, WebhookDeliveryEntity[] | Error>();
+        await Promise.all([...byFirst].map(async ([first, ids]) => {
+          try {
+            const latest = await services.webhooks.latestDeliveries(ids, first);
+            for (const id of ids) answers.set(`${id}:${first}`, latest.get(id) ?? []);
+          } catch (error) {
+            for (const id of ids) answers.set(`${id}:${first}`, error as Error);
+          }
+        }));
+        return keys.map((key) => answers.get(`${key.webhookId}:${key.first}`)!);
+      },
+      { cacheKeyFn: (key) => `${key.webhookId}:${key.first}` },
+    ),
     ...createSessionLoaders(services),
   };
 }

@@ -3,6 +3,7 @@ import {
   GraphQLError, Kind, getNamedType, getVariableValues, isCompositeType, valueFromAST,
   type DirectiveNode, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
 } from 'graphql';
+import { decodeChangeCursor } from '../domain/change-cursor.js';
 import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
 import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
 import type { Context } from './context.js';
@@ -126,7 +127,9 @@ function walk(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLComposi
             'Nothing was recorded. Ask for the first page here (first), and page on with a query.',
         );
       }
-      decodeCursor(after, CURSOR_OF[`${type.name}.${name}`] ?? ROW_CURSOR);
+      // The change feed's cursor is the change log's own (domain/change-cursor.ts), a LoggedChange.id.
+      if (`${type.name}.${name}` === 'Query.changes') decodeChangeCursor(after);
+      else decodeCursor(after, CURSOR_OF[`${type.name}.${name}`] ?? ROW_CURSOR);
     }
     const children = fields.flatMap((each) => (each.selectionSet ? [each.selectionSet] : []));
     const run = children.length > 0 && isCompositeType(named) ? walk(w, children, named, depth + 1) : undefined;

@@ -6,6 +6,7 @@ import { budgetedSchema } from './execution-budget.js';
 import { freshAfterMutation } from './fresh-after-mutation.js';
 import { AccessResolver } from './resolvers/access.resolver.js';
 import { ChangeResolver, MemoryChangeResolver, SessionChangeResolver, TaskChangeResolver } from './resolvers/change.resolver.js';
+import { ChangeFeedResolver, WebhookDeliveriesResolver } from './resolvers/change-feed.resolver.js';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
 import { PlanResolver } from './resolvers/plan.resolver.js';
@@ -22,6 +23,7 @@ export const RESOLVERS = [
   BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver, ReminderResolver,
   SessionResolver, TaskSessionResolver, PlanResolver,
   ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver, AccessResolver,
+  ChangeFeedResolver, WebhookDeliveriesResolver,
 ] as const;
 
 /**

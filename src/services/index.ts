@@ -19,9 +19,13 @@ import { ItemDetailsReader } from './tasks/item-details-reader.js';
 import { TaskReader } from './tasks/task-reader.js';
 import { TaskService } from './tasks/task.service.js';
 import { Writer, type Clock } from './kernel/unit-of-work.js';
+import { ChangeFeedReader } from './changes/change-feed-reader.js';
+import { WebhookService } from './webhooks/webhook.service.js';
 
 export interface ServiceOptions {
   clock?: Clock;
+  /** Internal hosts and addresses webhooks may reach anyway (TASKBASE_WEBHOOK_ALLOWED_HOSTS); none unless given. */
+  webhookAllowedHosts?: ReadonlySet<string>;
 }
 
 /** Every use case, built once per process over one database. Free of HTTP and GraphQL. */
@@ -52,6 +56,8 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     plans: new PlanService(writer, search),
     sessionReader: new SessionReader(reader),
     reminders: new ReminderService(writer, reader),
+    changeFeed: new ChangeFeedReader(reader, db.kind),
+    webhooks: new WebhookService(writer, reader, () => options.webhookAllowedHosts ?? new Set()),
   };
 }
 

@@ -7,14 +7,15 @@ import { SessionDomainEntity, SessionEntity, SessionKeyEntity } from './session.
 import { IdempotencyKeyEntity, SettingEntity } from './setting.entity.js';
 import { TaskEventEntity } from './task-event.entity.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from './task-note.entity.js';
+import { WebhookDeliveryEntity, WebhookEntity } from './webhook.entity.js';
 
 export {
   CommentEntity, IdempotencyKeyEntity, ItemEntity, ItemLinkEntity, LoggedChangeEntity, MemoryEntity, SessionDomainEntity,
-  SessionEntity, SessionKeyEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity,
+  SessionEntity, SessionKeyEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity, WebhookDeliveryEntity, WebhookEntity,
 };
 
 export const ENTITIES = [
   MemoryEntity, ItemEntity, TaskEventEntity, CommentEntity, TaskNoteEntity, TaskNoteItemEntity,
   ItemLinkEntity, SessionEntity, SessionDomainEntity, SessionKeyEntity, SettingEntity, IdempotencyKeyEntity,
-  LoggedChangeEntity,
+  LoggedChangeEntity, WebhookEntity, WebhookDeliveryEntity,
 ];

@@ -1,0 +1,66 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** An outside endpoint that receives the changes of a domain (and those under it), or of everything. */
+@Entity('webhooks')
+export class WebhookEntity {
+  @PrimaryGeneratedColumn({ type: 'integer' })
+  id: number;
+
+  @Column({ type: 'varchar', length: 2000 })
+  url: string;
+
+  /** Domain prefix; null for every change. */
+  @Column({ type: 'varchar', length: 400, nullable: true })
+  domain: string | null;
+
+  /** The HMAC key of X-Taskbase-Signature. Never answered by the API. */
+  @Column({ type: 'varchar', length: 200 })
+  secret: string;
+
+  /** False once a delivery failed every attempt: nothing more is copied or sent. */
+  @Column({ type: 'boolean' })
+  active: boolean;
+
+  @Column({ type: 'varchar', length: 24 })
+  createdAt: string;
+
+  /** The last change-log id copied into this webhook's outbox. PostgreSQL's BIGINT arrives as a string. */
+  @Column({ type: 'bigint' })
+  position: number | string;
+}
+
+/** One change for one webhook: the outbox row, sent until it is answered 2xx or its webhook gives up. */
+@Entity('webhook_deliveries')
+export class WebhookDeliveryEntity {
+  /** Also X-Taskbase-Delivery: the same on every attempt. */
+  @PrimaryGeneratedColumn({ type: 'integer' })
+  id: number | string;
+
+  @Column({ type: 'integer' })
+  webhookId: number;
+
+  @Column({ type: 'bigint' })
+  changeId: number | string;
+
+  /** The JSON POSTed, fixed when the change was copied: every attempt sends (and signs) the same bytes. */
+  @Column({ type: 'text' })
+  body: string;
+
+  @Column({ type: 'integer' })
+  attempts: number;
+
+  /** HTTP status of the last attempt; null when it got none (could not connect, timed out, refused target). */
+  @Column({ type: 'integer', nullable: true })
+  lastStatus: number | null;
+
+  @Column({ type: 'varchar', length: 24, nullable: true })
+  deliveredAt: string | null;
+
+  /** When the next attempt is due; null once delivered or given up. */
+  @Column({ type: 'varchar', length: 24, nullable: true })
+  nextAttemptAt: string | null;
+
+  /** A server is sending it until then; another may take it only after (a server that died mid-send is covered). */
+  @Column({ type: 'varchar', length: 24, nullable: true })
+  leasedUntil: string | null;
+}

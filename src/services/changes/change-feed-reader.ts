@@ -1,0 +1,79 @@
+import type { EntityManager } from 'typeorm';
+import type { DatabaseKind } from '../../db/data-source.js';
+import { LoggedChangeEntity } from '../../db/entities/index.js';
+import { decodeChangeCursor } from '../../domain/change-cursor.js';
+import { cleanDomain } from '../../domain/domains.js';
+import { DomainError } from '../../domain/errors.js';
+import { pageSize } from '../../domain/paging.js';
+import { plainRows } from '../kernel/plain-rows.js';
+import { scopeCondition } from '../memories/domain-scope.js';
+import { loggedChangeOf, type LoggedChange } from './logged-change.js';
+
+export interface ChangePage {
+  nodes: LoggedChange[];
+  hasNextPage: boolean;
+  /** The last change's id; on an empty page the cursor asked from, so a client can always keep endCursor. */
+  endCursor: string | null;
+}
+
+/**
+ * The public change feed: the change log paged in commit order, by log id
+ * (PostgreSQL's writers append under one lock, so ids become visible in the
+ * order they were given and a page never moves past one still to appear).
+ */
+export class ChangeFeedReader {
+  constructor(
+    private readonly reader: () => EntityManager,
+    private readonly kind: DatabaseKind,
+  ) {}
+
+  async page(after: string | null | undefined, domain: string | null | undefined, first: number | null | undefined): Promise<ChangePage> {
+    const size = pageSize(first);
+    const from = decodeChangeCursor(after);
+    const scope = domain === null || domain === undefined ? null : cleanDomain(domain);
+    const manager = this.reader();
+    const query = manager.createQueryBuilder(LoggedChangeEntity, 'c').where('c."id" > :from', { from: from ?? 0 });
+    if (scope) {
+      let n = 0;
+      const parameters: Record<string, string> = {};
+      query.andWhere(scopeCondition('c."domain"', scope, (value) => {
+        const name = `scope${n++}`;
+        parameters[name] = value;
+        return `:${name}`;
+      }), parameters);
+    }
+    const rows = await plainRows(manager, query.orderBy('c."id"', 'ASC').limit(size + 1));
+    // Checked after the page is read: a prune that took a change after the cursor, before or during the read, shows here.
+    if (from !== null && from > 0) await this.refuseIfPruned(manager, from);
+    const nodes = rows.slice(0, size).map(loggedChangeOf);
+    return { nodes, hasNextPage: rows.length > size, endCursor: nodes.at(-1)?.id ?? after ?? null };
+  }
+
+  /**
+   * A cursor is stale once a change after it has been pruned: the oldest id
+   * kept is then beyond the one right after the cursor (or, with the log
+   * emptied by age, the newest id ever given is). An id never given (a
+   * transaction that failed after its insert) reads the same, so a client
+   * may be told to resync when it did not strictly have to; it is never
+   * answered a page with a hole in it.
+   */
+  private async refuseIfPruned(manager: EntityManager, from: number): Promise<void> {
+    const [oldest] = (await manager.query(`SELECT MIN("id") AS "id" FROM "changes"`)) as { id: number | string | null }[];
+    const limit = oldest?.id === null || oldest?.id === undefined ? (await this.lastGiven(manager)) + 1 : Number(oldest.id);
+    if (limit > from + 1) {
+      throw new DomainError(
+        'BAD_USER_INPUT',
+        'after names a change older than the change log keeps (TASKBASE_CHANGE_LOG_DAYS and TASKBASE_CHANGE_LOG_ROWS): changes after it were pruned. ' +
+          'Resync: read changes without after to its end and keep pageInfo.endCursor, re-read what you mirror, then resume from that cursor.',
+      );
+    }
+  }
+
+  /** The newest id the log has ever given (0 before the first). */
+  private async lastGiven(manager: EntityManager): Promise<number> {
+    const rows = (this.kind === 'postgres'
+      ? await manager.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS "id" FROM "changes_id_seq"`)
+      : await manager.query(`SELECT "seq" AS "id" FROM "sqlite_sequence" WHERE "name" = 'changes'`)) as { id: number | string }[];
+    return rows[0] ? Number(rows[0].id) : 0;
+  }
+}

@@ -1,0 +1,227 @@
+import type { EntityManager } from 'typeorm';
+import type { Database } from '../../db/database.js';
+import { LoggedChangeEntity, WebhookDeliveryEntity, WebhookEntity } from '../../db/entities/index.js';
+import { inScope } from '../../domain/domains.js';
+import { retryDelayMs, type WebhookRetry } from '../../domain/webhooks.js';
+import { loggedChangeOf } from '../changes/logged-change.js';
+import type { ChangeFeed } from '../kernel/change-feed.js';
+import { newestChangeId } from '../kernel/change-log.js';
+import { plainRows } from '../kernel/plain-rows.js';
+import type { Clock } from '../kernel/unit-of-work.js';
+import type { Send } from './webhook-sender.js';
+
+/** Changes copied into one webhook's outbox per transaction. */
+const FILL_BATCH = 500;
+/** A lease outlives the attempt it covers by this much, so a slow attempt is never sent twice at once. */
+const LEASE_MARGIN_MS = 30_000;
+/** Delivered rows are kept this long (the latest stay visible in `webhooks`), then deleted. */
+const DELIVERED_KEPT_MS = 7 * 86_400_000;
+const PRUNE_EVERY_MS = 60_000;
+
+export interface DispatcherOptions extends WebhookRetry {
+  timeoutMs: number;
+  send: Send;
+  clock: Clock;
+  /** A pass failed (the database is away); the next wake-up tries again. */
+  onError(error: unknown): void;
+  /** One attempt's outcome, for the log. */
+  onAttempt?(attempt: { webhookId: number; deliveryId: string; attempts: number; status: number | null; error?: string; gaveUp: boolean }): void;
+}
+
+interface Due {
+  id: number | string;
+  webhookId: number;
+  body: string;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/**
+ * Delivers webhooks from the outbox in the database, so that every server
+ * may run one and nothing depends on a process's memory.
+ *
+ * Filling: each webhook keeps a durable position in the change log; a pass
+ * copies the changes after it (those under the webhook's domain) into
+ * delivery rows and moves the position, in one transaction, holding the
+ * webhook's row (SKIP LOCKED on PostgreSQL, the write lock on SQLite), so
+ * the outbox is filled once, in log order, whichever server does it. No
+ * writer's transaction does any of this: a change is copied after it commits.
+ *
+ * Sending: only the head of each webhook's queue (its oldest undelivered
+ * row) is sent, so deliveries arrive in order per webhook. A server takes a
+ * head by setting its lease (an UPDATE that succeeds for one server only),
+ * sends it outside any transaction, then records the answer: delivered on a
+ * 2xx; otherwise tried again after retryDelayMs, and after maxAttempts the
+ * webhook is marked inactive. A server that dies mid-send leaves a lease
+ * that expires, and the head is sent again (at least once).
+ */
+export class WebhookDispatcher {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private lastPrune = 0;
+  /** The attempt under way for each webhook: a slow endpoint holds its own queue only, never another webhook's or the next pass. */
+  private readonly sending = new Map<number, Promise<void>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  /** Runs on every change the feed hears, and on a timer for retries that come due. */
+  start(feed: ChangeFeed): void {
+    this.unsubscribe = feed.subscribe(() => this.wake());
+    this.timer = setInterval(() => this.wake(), Math.max(20, Math.min(1_000, this.options.backoffMs)));
+    this.timer.unref();
+    this.wake();
+  }
+
+  wake(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.pass().catch((error) => { if (!this.closed) this.options.onError(error); }).finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    await this.running;
+    await Promise.all(this.sending.values());
+  }
+
+  private now(): string {
+    return this.options.clock().toISOString();
+  }
+
+  private async pass(): Promise<void> {
+    // The feed's own connection: a dispatcher's reads never count as, or wait behind, a request's.
+    const tail = await this.db.tail();
+    if (!(await this.fill(tail))) return;
+    for (const delivery of await this.due(tail)) {
+      if (this.closed || this.sending.has(delivery.webhookId)) continue;
+      const sending = this.attempt(delivery)
+        .catch((error) => {
+          if (!this.closed) this.options.onError(error);
+          return false;
+        })
+        .then((moved) => {
+          this.sending.delete(delivery.webhookId);
+          // A delivered head makes the next one due now, not at the next tick.
+          if (moved) this.wake();
+        });
+      this.sending.set(delivery.webhookId, sending);
+    }
+    if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+      this.lastPrune = Date.now();
+      const cutoff = new Date(this.options.clock().getTime() - DELIVERED_KEPT_MS).toISOString();
+      await this.db.transaction((manager) => manager.createQueryBuilder().delete().from(WebhookDeliveryEntity)
+        .where('"deliveredAt" IS NOT NULL AND "deliveredAt" < :cutoff', { cutoff }).execute());
+    }
+  }
+
+  /**
+   * Copies new changes into the outbox of every active webhook that is
+   * behind the log (read first, so an idle pass writes nothing). False when
+   * there is no active webhook: the pass has nothing to send either.
+   */
+  private async fill(tail: EntityManager): Promise<boolean> {
+    const hooks = await tail.find(WebhookEntity, { where: { active: true }, select: { id: true, position: true } });
+    if (hooks.length === 0) return false;
+    const newest = await newestChangeId(tail);
+    for (const hook of hooks) {
+      while (!this.closed && Number(hook.position) < newest) {
+        const moved = await this.db.transaction((manager) => this.fillOne(manager, hook.id));
+        if (moved === null) break;
+        hook.position = moved;
+      }
+    }
+    return true;
+  }
+
+  /** One batch for one webhook; its new position, or null when another server holds it or nothing was left. */
+  private async fillOne(manager: EntityManager, webhookId: number): Promise<number | null> {
+    const query = manager.createQueryBuilder(WebhookEntity, 'w').where('w."id" = :webhookId AND w."active" = :active', { webhookId, active: true });
+    if (this.db.kind === 'postgres') query.setLock('pessimistic_write').setOnLocked('skip_locked');
+    const hook = await query.getOne();
+    if (!hook) return null;
+    const rows = await plainRows(manager, manager.createQueryBuilder(LoggedChangeEntity, 'c')
+      .where('c."id" > :position', { position: Number(hook.position) }).orderBy('c."id"', 'ASC').limit(FILL_BATCH));
+    if (rows.length === 0) return null;
+    const now = this.now();
+    const deliveries = rows
+      .filter((row) => hook.domain === null || (row.domain !== null && inScope(row.domain, hook.domain)))
+      .map((row) => ({
+        webhookId: hook.id,
+        changeId: Number(row.id),
+        body: JSON.stringify({ webhookId: String(hook.id), change: loggedChangeOf(row) }),
+        attempts: 0,
+        lastStatus: null,
+        deliveredAt: null,
+        nextAttemptAt: now,
+        leasedUntil: null,
+      }));
+    if (deliveries.length > 0) await manager.createQueryBuilder().insert().into(WebhookDeliveryEntity).values(deliveries).updateEntity(false).execute();
+    const position = Number(rows.at(-1)!.id);
+    await manager.update(WebhookEntity, { id: hook.id }, { position });
+    return position;
+  }
+
+  /** The head of each active webhook's queue, when due and not leased by a server sending it (read among undelivered rows only). */
+  private async due(tail: EntityManager): Promise<Due[]> {
+    const now = this.now();
+    const rows = await tail.createQueryBuilder(WebhookDeliveryEntity, 'd')
+      .innerJoin(WebhookEntity, 'w', 'w."id" = d."webhookId"')
+      .select(['d."id" AS "id"', 'd."webhookId" AS "webhookId"', 'd."body" AS "body"', 'd."attempts" AS "attempts"', 'w."url" AS "url"', 'w."secret" AS "secret"'])
+      .where('w."active" = :active AND d."deliveredAt" IS NULL', { active: true })
+      .andWhere(`d."id" = (SELECT MIN(h."id") FROM "webhook_deliveries" h WHERE h."webhookId" = d."webhookId" AND h."deliveredAt" IS NULL)`)
+      .andWhere('d."nextAttemptAt" IS NOT NULL AND d."nextAttemptAt" <= :now', { now })
+      .andWhere('(d."leasedUntil" IS NULL OR d."leasedUntil" <= :now)')
+      .getRawMany<Due>();
+    return rows.map((row) => ({ ...row, webhookId: Number(row.webhookId), attempts: Number(row.attempts) }));
+  }
+
+  /** Takes the lease, sends, records the answer. True when the head moved on (delivered, or the webhook gave up). */
+  private async attempt(delivery: Due): Promise<boolean> {
+    const now = this.now();
+    const lease = new Date(this.options.clock().getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString();
+    const taken = await this.db.transaction((manager) => manager.createQueryBuilder().update(WebhookDeliveryEntity)
+      .set({ leasedUntil: lease })
+      .where('"id" = :id AND "deliveredAt" IS NULL AND ("leasedUntil" IS NULL OR "leasedUntil" <= :now)', { id: Number(delivery.id), now })
+      .execute());
+    if (!taken.affected) return false;
+    const deliveryId = String(delivery.id);
+    const result = await this.options.send({ url: delivery.url, secret: delivery.secret, deliveryId, body: delivery.body });
+    const attempts = delivery.attempts + 1;
+    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+    const gaveUp = !delivered && attempts >= this.options.maxAttempts;
+    const at = this.now();
+    await this.db.transaction(async (manager) => {
+      const recorded = await manager.createQueryBuilder().update(WebhookDeliveryEntity)
+        .set({
+          attempts,
+          lastStatus: result.status,
+          deliveredAt: delivered ? at : null,
+          nextAttemptAt: delivered || gaveUp ? null : new Date(this.options.clock().getTime() + retryDelayMs(this.options, attempts)).toISOString(),
+          leasedUntil: null,
+        })
+        .where('"id" = :id AND "leasedUntil" = :lease', { id: Number(delivery.id), lease })
+        .execute();
+      if (gaveUp && recorded.affected) await manager.update(WebhookEntity, { id: delivery.webhookId }, { active: false });
+    });
+    this.options.onAttempt?.({ webhookId: delivery.webhookId, deliveryId, attempts, status: result.status, error: result.error, gaveUp });
+    return delivered || gaveUp;
+  }
+}

@@ -1,0 +1,84 @@
+import type { EntityManager } from 'typeorm';
+import { WebhookDeliveryEntity, WebhookEntity } from '../../db/entities/index.js';
+import { cleanDomain } from '../../domain/domains.js';
+import { DomainError } from '../../domain/errors.js';
+import { checkWebhookSecret, cleanWebhookUrl } from '../../domain/webhooks.js';
+import { newestChangeId } from '../kernel/change-log.js';
+import type { Caller, Writer } from '../kernel/unit-of-work.js';
+import { checkedAddresses } from './webhook-target.js';
+
+/** Webhooks one knowledge base may have: each is a dispatcher's work on every change. */
+export const WEBHOOKS_MAX = 50;
+/** The latest deliveries `Webhook.deliveries` answers: 1..50, 10 unless asked. */
+export const DELIVERIES_DEFAULT = 10;
+export const DELIVERIES_MAX = 50;
+
+export interface CreateWebhook {
+  url: string;
+  domain?: string | null;
+  secret: string;
+}
+
+/** Creating, deleting and listing webhooks; the dispatcher (webhook-dispatcher.ts) delivers. */
+export class WebhookService {
+  constructor(
+    private readonly writer: Writer,
+    private readonly reader: () => EntityManager,
+    private readonly allowedHosts: () => ReadonlySet<string>,
+  ) {}
+
+  /**
+   * A webhook receives the changes committed after it is created. Its target
+   * is checked here (and again at every attempt): a host that resolves to a
+   * loopback, private or link-local address is refused unless allowed.
+   */
+  async create(caller: Caller, input: CreateWebhook): Promise<WebhookEntity> {
+    const url = cleanWebhookUrl(input.url);
+    const secret = checkWebhookSecret(input.secret);
+    const domain = input.domain === null || input.domain === undefined ? null : cleanDomain(input.domain);
+    await checkedAddresses(url, this.allowedHosts());
+    return this.writer.run(caller, async (uow) => {
+      const count = await uow.manager.count(WebhookEntity);
+      if (count >= WEBHOOKS_MAX) {
+        throw new DomainError('TOO_LARGE', `There are already ${count} webhooks, the most there may be (${WEBHOOKS_MAX}). Delete one (deleteWebhook), or give one webhook a wider domain.`);
+      }
+      const row = uow.manager.create(WebhookEntity, {
+        url: url.href, domain, secret, active: true, createdAt: uow.now, position: await newestChangeId(uow.manager),
+      });
+      return uow.manager.save(row);
+    });
+  }
+
+  /** Deletes the webhook and its outbox; a delivery being sent is not recorded. */
+  async delete(caller: Caller, id: string): Promise<boolean> {
+    const webhookId = /^\d{1,9}$/.test(id) ? Number(id) : null;
+    return this.writer.run(caller, async (uow) => {
+      const result = webhookId === null ? { affected: 0 } : await uow.manager.delete(WebhookEntity, { id: webhookId });
+      if (!result.affected) throw new DomainError('NOT_FOUND', `No webhook has id ${JSON.stringify(id)}. List them with the webhooks query.`);
+      // Not left to ON DELETE CASCADE: SQLite enforces it only with foreign keys on.
+      await uow.manager.delete(WebhookDeliveryEntity, { webhookId });
+      return true;
+    });
+  }
+
+  async list(): Promise<WebhookEntity[]> {
+    return this.reader().find(WebhookEntity, { order: { id: 'ASC' } });
+  }
+
+  /** The latest `first` deliveries of each webhook, newest first: one statement whatever the number of webhooks. */
+  async latestDeliveries(webhookIds: readonly number[], first: number | null | undefined): Promise<Map<number, WebhookDeliveryEntity[]>> {
+    const size = first ?? DELIVERIES_DEFAULT;
+    if (!Number.isInteger(size) || size < 1) throw new DomainError('BAD_USER_INPUT', `deliveries(first) must be a whole number from 1 to ${DELIVERIES_MAX}; got ${size}.`);
+    if (size > DELIVERIES_MAX) throw new DomainError('TOO_LARGE', `deliveries(first) is at most ${DELIVERIES_MAX}; got ${size}. Ask for ${DELIVERIES_MAX} or fewer: older deliveries are not listed.`);
+    const byWebhook = new Map<number, WebhookDeliveryEntity[]>(webhookIds.map((id) => [id, []]));
+    if (webhookIds.length === 0) return byWebhook;
+    const rows = await this.reader().createQueryBuilder(WebhookDeliveryEntity, 'd')
+      .where(`d."id" IN (SELECT ranked."id" FROM (
+        SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."webhookId" ORDER BY r."id" DESC) AS "rn"
+        FROM "webhook_deliveries" r WHERE r."webhookId" IN (:...ids)) ranked WHERE ranked."rn" <= :size)`, { ids: [...webhookIds], size })
+      .orderBy('d."id"', 'DESC')
+      .getMany();
+    for (const row of rows) byWebhook.get(row.webhookId)?.push(row);
+    return byWebhook;
+  }
+}
