@@ -15,6 +15,7 @@ import { LinkedMemoryReader } from './memories/linked-memory-reader.js';
 import { SessionReader } from './sessions/session-reader.js';
 import { SessionService } from './sessions/session.service.js';
 import { TaskNoteService } from './task-notes/task-note.service.js';
+import { ItemFactsReader } from './tasks/item-facts-reader.js';
 import { TaskReader } from './tasks/task-reader.js';
 import { TaskService } from './tasks/task.service.js';
 import { Writer, type Clock } from './kernel/unit-of-work.js';
@@ -37,6 +38,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     clock,
     tasks: new TaskService(writer, search),
     taskReader: new TaskReader(reader),
+    itemFacts: new ItemFactsReader(reader),
     taskNotes: new TaskNoteService(writer, search),
     comments: new CommentService(writer, search),
     notes: new NoteService(writer, search),

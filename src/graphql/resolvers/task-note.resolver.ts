@@ -37,8 +37,8 @@ export class TaskNoteResolver {
 
   @FieldResolver(() => [Item], { description: 'The items it briefs; empty for a note on the whole task.' })
   async items(@Root() note: TaskNote, @Ctx() ctx: Context): Promise<Item[]> {
-    const [notes, items] = await Promise.all([ctx.loaders.taskNotes.load(note.taskId), ctx.loaders.taskItems.load(note.taskId)]);
-    const ids = new Set(notes.itemsOf(note.noteId));
+    const [itemIds, items] = await Promise.all([ctx.loaders.noteItems.load(note.noteId), ctx.loaders.taskItems.load(note.taskId)]);
+    const ids = new Set(itemIds);
     return items.filter((item) => ids.has(item.id)).map(toItem);
   }
 
