@@ -69,8 +69,15 @@ export function createLoaders(services: Services, budget: ExecutionBudget) {
   return {
     memory: new DataLoader((ids: readonly string[]) => reader.memoriesByIds(ids)),
     item: new DataLoader((ids: readonly string[]) => reader.itemsByIds(ids)),
-    /** Every item of a task, deleted ones included, in list order. */
-    taskItems: new DataLoader((taskIds: readonly number[]) => reader.itemsOfTasks(taskIds)),
+    /** The live items of a task, in list order (at most 500): numbers, pages and refs start from them. */
+    taskItems: new DataLoader((taskIds: readonly number[]) => reader.liveItemsOfTasks(taskIds)),
+    /**
+     * Items by id for what an answer cites or names beside the live list (a
+     * deleted item in [[#id]], dependsOn, a brief or a comment). Batched over
+     * a turn of the event loop rather than a tick, so the citations of every
+     * field resolved together cost one statement.
+     */
+    citedItems: new DataLoader((ids: readonly string[]) => reader.itemsByIds(ids), { batchScheduleFn: (dispatch) => setImmediate(dispatch) }),
     /** The ids of the items each note briefs, ascending (TaskNote.items); a page of Task.notes fills it as it reads. */
     noteItems,
     /** A page of each task's notes, oldest first (Task.notes without item), with their items' ids. */

@@ -4,7 +4,7 @@ import { ROW_CURSOR, decodeCursor, pageFrom, pageSize } from '../../domain/pagin
 import { parseId } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { PageArgs } from '../inputs/page.args.js';
-import { dependencyOf, refTargets } from '../item-refs.js';
+import { dependenciesOf } from '../item-refs.js';
 import { toComment, toMemory, toTaskNote } from '../mappers.js';
 import { asksOnlyFor } from '../selection.js';
 import { toConnection } from '../types/connection.type.js';
@@ -101,8 +101,6 @@ export class ItemKnowledgeResolver {
   @FieldResolver(() => [Dependency], { description: 'From the briefs on this item: the items it waits for, each once.' })
   async dependsOn(@Root() item: Item, @Ctx() ctx: Context): Promise<Dependency[]> {
     // Each dependency comes once (its first mention) from the database, which unpacks the briefs' dependsOn.
-    const [facts, items] = await Promise.all([ctx.loaders.itemFacts.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
-    const targets = refTargets(items);
-    return facts.dependsOn.filter((d) => targets.has(d.item)).map((d) => dependencyOf(targets.get(d.item)!, d.reason, targets));
+    return dependenciesOf(ctx, item.taskId, (await ctx.loaders.itemFacts.load(item.itemId)).dependsOn);
   }
 }
