@@ -65,7 +65,7 @@ export class ItemKnowledgeResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<CommentConnection> {
     if (asksOnlyFor(info, ['totalCount'])) {
-      // A checklist showing each item's comment count reads the counts of the whole task at once, not a page per item.
+      // A checklist showing each item's comment count reads the counts of the page's items at once, not a page per item.
       const size = pageSize(first);
       decodeCursor(after, ROW_CURSOR); // a cursor of another list is refused here too, though only the count is read
       const totalCount = (await ctx.loaders.itemFacts.load(item.itemId)).comments;
