@@ -165,7 +165,9 @@ describe('dashboard query cost', () => {
     expect(large.perQuery[0], report).toBeLessThanOrEqual(6);
     expect(large.perQuery[1], report).toBeLessThanOrEqual(6);
 
-    // The bench's dashboard read, in one query: at most 6 statements for either task.
+    // The bench's dashboard read, in one query: at most 7 statements for either task, one per kind of row it shows:
+    // the task, its live items, their links, their counts and dependencies, a page of notes with their items, a page
+    // of comments, and the deleted items the answer cites (read by id, since a task's deleted items are not read whole).
     const bigRead = await benchDashboard(big.task.id);
     const smallRead = await benchDashboard(small.task.id);
     const benchReport = shapes(bigRead.statements).map(([sql, n]) => `${n} × ${sql}`).join('\n');
@@ -174,7 +176,7 @@ describe('dashboard query cost', () => {
     expect(bigRead.task.items.nodes[0].notes.totalCount).toBe(1);
     expect(bigRead.task.notes.totalCount).toBe(50);
     expect(bigRead.task.comments.totalCount).toBe(100);
-    expect(bigRead.statements.length, benchReport).toBeLessThanOrEqual(6);
+    expect(bigRead.statements.length, benchReport).toBeLessThanOrEqual(7);
     expect(bigRead.statements.length, benchReport).toBe(smallRead.statements.length);
     // Building the two tasks takes some 170 calls: on a busy machine, more than the default 30 s.
   }, 120_000);

@@ -108,6 +108,11 @@ export function pageFrom<T>(rows: T[], size: number, keyOf: (row: T) => CursorKe
   };
 }
 
+/** BAD_USER_INPUT for a well-formed cursor that names no row of the list paged. */
+export function rowNotInList(): DomainError {
+  return new DomainError('BAD_USER_INPUT', 'after names a row that is not in this list. Pass pageInfo.endCursor from the previous page of the same list, or start again without after.');
+}
+
 /**
  * Pages a list already held in memory in its order (a task's items: at most
  * 500), keyed by a unique id: the cursor is the last id seen, not an offset.
@@ -127,9 +132,7 @@ export function pageInMemory<T>(
   let start = 0;
   if (key) {
     const index = all.findIndex((row) => idOf(row) === key[0]);
-    if (index < 0) {
-      throw new DomainError('BAD_USER_INPUT', 'after names a row that is not in this list. Pass pageInfo.endCursor from the previous page of the same list, or start again without after.');
-    }
+    if (index < 0) throw rowNotInList();
     start = index + 1;
   }
   const rest = all.slice(start).filter(shown);

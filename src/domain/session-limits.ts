@@ -3,6 +3,13 @@ import { DomainError } from './errors.js';
 /** Helper sessions one session may start (Session.children lists them all, so the list needs a bound). */
 export const HELPERS_PER_SESSION_MAX = 100;
 
+/**
+ * Domains one session keeps for its reminders. An agent names a handful; past
+ * this many, a newly named domain is not recorded (the call itself goes on),
+ * so Session.domains and a reminder read a bounded list.
+ */
+export const DOMAINS_PER_SESSION_MAX = 100;
+
 /** The most sessions Query.recentSessions lists in one call. */
 export const RECENT_SESSIONS_MAX = 100;
 

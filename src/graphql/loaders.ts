@@ -65,22 +65,35 @@ async function relatedOfItems(services: Services, budget: ExecutionBudget, itemI
  */
 export function createLoaders(services: Services, budget: ExecutionBudget) {
   const reader = services.taskReader;
+  const noteItems = new DataLoader((noteIds: readonly number[]) => services.taskNoteReader.itemsOfNotes(noteIds));
   return {
     memory: new DataLoader((ids: readonly string[]) => reader.memoriesByIds(ids)),
     item: new DataLoader((ids: readonly string[]) => reader.itemsByIds(ids)),
-    /** Every item of a task, deleted ones included, in list order. */
-    taskItems: new DataLoader((taskIds: readonly number[]) => reader.itemsOfTasks(taskIds)),
+    /** The live items of a task, in list order (at most 500): numbers, pages and refs start from them. */
+    taskItems: new DataLoader((taskIds: readonly number[]) => reader.liveItemsOfTasks(taskIds)),
     /**
-     * Each task's notes with the items each is on, read once: Task.notes,
-     * Item.notes, Item.dependsOn and TaskNote.items all answer from it.
+     * Items by id for what an answer cites or names beside the live list (a
+     * deleted item in [[#id]], dependsOn, a brief or a comment). Batched over
+     * a turn of the event loop rather than a tick, so the citations of every
+     * field resolved together cost one statement.
      */
-    taskNotes: new DataLoader((taskIds: readonly number[]) => services.taskNoteReader.noteSetsOfTasks(taskIds)),
+    citedItems: new DataLoader((ids: readonly string[]) => reader.itemsByIds(ids), { batchScheduleFn: (dispatch) => setImmediate(dispatch) }),
+    /** The ids of the items each note briefs, ascending (TaskNote.items); a page of Task.notes fills it as it reads. */
+    noteItems,
+    /** A page of each task's notes, oldest first (Task.notes without item), with their items' ids. */
+    taskNotes: pageLoader(async (taskIds, { first, after }) => {
+      const { pages, itemsByNote } = await services.taskNoteReader.notePagesOfTasks(taskIds, first, after);
+      for (const [noteId, itemIds] of itemsByNote) noteItems.prime(noteId, itemIds);
+      return pages;
+    }),
+    /** A page of the briefs on each item (Item.notes, when its nodes are asked for). */
+    itemNotes: pageLoader((itemIds, { first, after }) => services.taskNoteReader.notePagesOfItems(itemIds, first, after)),
+    /** Each item's comment and brief counts and its briefs' dependencies (Item.comments/notes { totalCount } alone, Item.dependsOn). */
+    itemFacts: new DataLoader((itemIds: readonly number[]) => services.itemFacts.factsOfItems(itemIds)),
     /** Memories linked to each item. */
     related: new DataLoader((itemIds: readonly number[]) => relatedOfItems(services, budget, itemIds)),
     /** A page of comments on each item (Item.comments, when its nodes are asked for). */
     itemComments: pageLoader((itemIds, { first, after }) => services.commentReader.commentPagesOfItems(itemIds, first, after)),
-    /** How many comments each item of a task has (Item.comments { totalCount } alone). */
-    itemCommentCounts: new DataLoader((taskIds: readonly number[]) => services.commentReader.itemCommentCountsOfTasks(taskIds)),
     /** A page of each task's own comments, or with includeItems its items' too (Task.comments without item). */
     taskComments: pageLoader((taskIds, { first, after, includeItems }) => services.commentReader.commentPagesOfTasks(taskIds, includeItems ?? false, first, after)),
     /** The latest deliveries of each webhook (Webhook.deliveries), one statement per first asked. */

@@ -16,6 +16,7 @@ import { SessionReader } from './sessions/session-reader.js';
 import { SessionService } from './sessions/session.service.js';
 import { TaskNoteService } from './task-notes/task-note.service.js';
 import { ItemDetailsReader } from './tasks/item-details-reader.js';
+import { ItemFactsReader } from './tasks/item-facts-reader.js';
 import { TaskReader } from './tasks/task-reader.js';
 import { TaskService } from './tasks/task.service.js';
 import { Writer, type Clock } from './kernel/unit-of-work.js';
@@ -43,6 +44,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     clock,
     tasks: new TaskService(writer, search),
     taskReader: new TaskReader(reader),
+    itemFacts: new ItemFactsReader(reader),
     taskNotes: new TaskNoteService(writer, search),
     comments: new CommentService(writer, search),
     notes: new NoteService(writer, search),

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { AddCommentInput } from '../inputs/knowledge.inputs.js';
-import { refsIn, refTargets, renderedFor } from '../item-refs.js';
+import { refsFor, renderedFor, targetsOf } from '../item-refs.js';
 import { toComment } from '../mappers.js';
 import { ItemRef } from '../types/common.type.js';
 import { Comment, CommentConnection } from '../types/task-note.type.js';
@@ -21,13 +21,13 @@ export class CommentResolver {
   @FieldResolver(() => ItemRef, { nullable: true, description: 'The item it is on, if any.' })
   async item(@Root() comment: Comment, @Ctx() ctx: Context): Promise<ItemRef | null> {
     if (comment.itemId === null) return null;
-    const target = refTargets(await ctx.loaders.taskItems.load(comment.taskId)).get(String(comment.itemId));
+    const target = (await targetsOf(ctx, comment.taskId, [String(comment.itemId)])).get(String(comment.itemId));
     return target ? { ...target } : null;
   }
 
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in the body names, in order of first appearance.' })
   async refs(@Root() comment: Comment, @Ctx() ctx: Context): Promise<ItemRef[]> {
-    return refsIn([comment.body], refTargets(await ctx.loaders.taskItems.load(comment.taskId)));
+    return refsFor(ctx, comment.taskId, [comment.body]);
   }
 }
 
@@ -35,6 +35,6 @@ export class CommentResolver {
 export class CommentConnectionResolver {
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] on this page names.' })
   async refs(@Root() page: CommentConnection, @Ctx() ctx: Context): Promise<ItemRef[]> {
-    return refsIn(page.nodes.map((comment) => comment.body), refTargets(await ctx.loaders.taskItems.load(page.taskId)));
+    return refsFor(ctx, page.taskId, page.nodes.map((comment) => comment.body));
   }
 }

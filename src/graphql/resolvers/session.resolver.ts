@@ -134,7 +134,8 @@ export class SessionResolver {
   @FieldResolver(() => [String], {
     description:
       'Domains this session has named in its calls (for reminders), sorted: a domain or under argument, a domain input field, or a task or note ' +
-      'it changed in that domain. Reading a task or note by id does not count; a refused call records nothing.',
+      'it changed in that domain. Reading a task or note by id does not count; a refused call records nothing. A session keeps at most 100: ' +
+      'past them, a newly named domain is not recorded.',
   })
   async domains(@Root() session: Session, @Ctx() ctx: Context): Promise<string[]> {
     return ctx.loaders.sessionDomains.load(session.id);

@@ -4,7 +4,7 @@ import { ROW_CURSOR, decodeCursor, pageFrom, pageSize } from '../../domain/pagin
 import { parseId } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { PageArgs } from '../inputs/page.args.js';
-import { dependencyOf, refTargets } from '../item-refs.js';
+import { dependenciesOf } from '../item-refs.js';
 import { toComment, toMemory, toTaskNote } from '../mappers.js';
 import { asksOnlyFor } from '../selection.js';
 import { toConnection } from '../types/connection.type.js';
@@ -28,8 +28,11 @@ export class TaskKnowledgeResolver {
     @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('item', () => ID, { nullable: true, description: 'Only the briefs on this item.' }) item?: string | null,
   ): Promise<TaskNoteConnection> {
-    const notes = await ctx.loaders.taskNotes.load(task.taskId);
-    return Object.assign(toConnection(notes.page(first, after, itemFilter(item)), toTaskNote), { taskId: task.taskId });
+    const itemId = itemFilter(item);
+    const page = itemId === undefined
+      ? await ctx.loaders.taskNotes.load({ ownerId: task.taskId, first, after })
+      : await ctx.services.taskNoteReader.taskNotes(task.taskId, itemId, first, after);
+    return Object.assign(toConnection(page, toTaskNote), { taskId: task.taskId });
   }
 
   @FieldResolver(() => CommentConnection, {
@@ -62,10 +65,10 @@ export class ItemKnowledgeResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<CommentConnection> {
     if (asksOnlyFor(info, ['totalCount'])) {
-      // A checklist showing each item's comment count reads the counts of the whole task at once, not a page per item.
+      // A checklist showing each item's comment count reads the counts of the page's items at once, not a page per item.
       const size = pageSize(first);
       decodeCursor(after, ROW_CURSOR); // a cursor of another list is refused here too, though only the count is read
-      const totalCount = (await ctx.loaders.itemCommentCounts.load(item.taskId)).get(item.itemId) ?? 0;
+      const totalCount = (await ctx.loaders.itemFacts.load(item.itemId)).comments;
       return Object.assign(toConnection(pageFrom([], size, () => [], totalCount), toComment), { taskId: item.taskId });
     }
     const page = await ctx.loaders.itemComments.load({ ownerId: item.itemId, first, after });
@@ -77,9 +80,17 @@ export class ItemKnowledgeResolver {
     @Root() item: Item,
     @Ctx() ctx: Context,
     @Args(() => PageArgs) { first, after }: PageArgs,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<TaskNoteConnection> {
-    const notes = await ctx.loaders.taskNotes.load(item.taskId);
-    return Object.assign(toConnection(notes.page(first, after, item.itemId), toTaskNote), { taskId: item.taskId });
+    if (asksOnlyFor(info, ['totalCount'])) {
+      // A checklist showing each item's brief count reads the counts alone, as for comments.
+      const size = pageSize(first);
+      decodeCursor(after, ROW_CURSOR);
+      const totalCount = (await ctx.loaders.itemFacts.load(item.itemId)).briefs;
+      return Object.assign(toConnection(pageFrom([], size, () => [], totalCount), toTaskNote), { taskId: item.taskId });
+    }
+    const page = await ctx.loaders.itemNotes.load({ ownerId: item.itemId, first, after });
+    return Object.assign(toConnection(page, toTaskNote), { taskId: item.taskId });
   }
 
   @FieldResolver(() => [Memory], { description: 'Memories linked to this item (related), oldest link first; at most 100.' })
@@ -89,18 +100,7 @@ export class ItemKnowledgeResolver {
 
   @FieldResolver(() => [Dependency], { description: 'From the briefs on this item: the items it waits for, each once.' })
   async dependsOn(@Root() item: Item, @Ctx() ctx: Context): Promise<Dependency[]> {
-    const [notes, items] = await Promise.all([ctx.loaders.taskNotes.load(item.taskId), ctx.loaders.taskItems.load(item.taskId)]);
-    const targets = refTargets(items);
-    const seen = new Set<string>();
-    const dependencies: Dependency[] = [];
-    for (const note of notes.notesOn(item.itemId)) {
-      for (const dependency of note.brief?.dependsOn ?? []) {
-        const target = targets.get(dependency.item);
-        if (!target || seen.has(dependency.item)) continue;
-        seen.add(dependency.item);
-        dependencies.push(dependencyOf(target, dependency.reason, targets));
-      }
-    }
-    return dependencies;
+    // Each dependency comes once (its first mention) from the database, which unpacks the briefs' dependsOn.
+    return dependenciesOf(ctx, item.taskId, (await ctx.loaders.itemFacts.load(item.itemId)).dependsOn);
   }
 }

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import type { Context } from '../context.js';
 import { AddTaskNoteInput, EditTaskNoteInput } from '../inputs/knowledge.inputs.js';
-import { dependencyOf, refsIn, refTargets, renderedFor } from '../item-refs.js';
+import { dependenciesOf, itemsOfTaskWithIds, refsFor, renderedFor } from '../item-refs.js';
 import { toItem, toTask, toTaskNote } from '../mappers.js';
 import { ItemRef } from '../types/common.type.js';
 import { Item } from '../types/item.type.js';
@@ -37,9 +37,7 @@ export class TaskNoteResolver {
 
   @FieldResolver(() => [Item], { description: 'The items it briefs; empty for a note on the whole task.' })
   async items(@Root() note: TaskNote, @Ctx() ctx: Context): Promise<Item[]> {
-    const [notes, items] = await Promise.all([ctx.loaders.taskNotes.load(note.taskId), ctx.loaders.taskItems.load(note.taskId)]);
-    const ids = new Set(notes.itemsOf(note.noteId));
-    return items.filter((item) => ids.has(item.id)).map(toItem);
+    return (await itemsOfTaskWithIds(ctx, note.taskId, await ctx.loaders.noteItems.load(note.noteId))).map(toItem);
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The body with [[#id]] tokens rendered; null for a brief.' })
@@ -50,7 +48,7 @@ export class TaskNoteResolver {
 
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in this note names (dependsOn included), in order of first appearance.' })
   async refs(@Root() note: TaskNote, @Ctx() ctx: Context): Promise<ItemRef[]> {
-    return refsIn(noteTexts(note), refTargets(await ctx.loaders.taskItems.load(note.taskId)));
+    return refsFor(ctx, note.taskId, noteTexts(note));
   }
 }
 
@@ -58,7 +56,7 @@ export class TaskNoteResolver {
 export class TaskNoteConnectionResolver {
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] on this page names.' })
   async refs(@Root() page: TaskNoteConnection, @Ctx() ctx: Context): Promise<ItemRef[]> {
-    return refsIn(page.nodes.flatMap(noteTexts), refTargets(await ctx.loaders.taskItems.load(page.taskId)));
+    return refsFor(ctx, page.taskId, page.nodes.flatMap(noteTexts));
   }
 }
 
@@ -67,8 +65,7 @@ export class TaskNoteConnectionResolver {
 export class BriefResolver {
   @FieldResolver(() => [Dependency], { description: 'The items these wait for; a deleted one stays, marked deleted.' })
   async dependsOn(@Root() brief: Brief, @Ctx() ctx: Context): Promise<Dependency[]> {
-    const targets = refTargets(await ctx.loaders.taskItems.load(brief.taskId));
-    return brief.dependsOnIds.filter((d) => targets.has(d.item)).map((d) => dependencyOf(targets.get(d.item)!, d.reason, targets));
+    return dependenciesOf(ctx, brief.taskId, brief.dependsOnIds);
   }
 
   @FieldResolver(() => String, { description: 'goal, rendered.' })

@@ -1,11 +1,11 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { pageInMemory } from '../../domain/paging.js';
 import { taskStateOf, taskStatus } from '../../domain/states.js';
 import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { PageArgs } from '../inputs/page.args.js';
 import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
-import { refsIn, refTargets, renderedFor } from '../item-refs.js';
+import { itemPage } from '../item-pages.js';
+import { refsFor, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
 import { ItemRef, Progress } from '../types/common.type.js';
 import { toConnection } from '../types/connection.type.js';
@@ -75,7 +75,7 @@ export class TaskResolver {
 
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in the goal names now, in order of first appearance.' })
   async goalRefs(@Root() task: Task, @Ctx() ctx: Context): Promise<ItemRef[]> {
-    return refsIn([task.goal], refTargets(await ctx.loaders.taskItems.load(task.taskId)));
+    return refsFor(ctx, task.taskId, [task.goal]);
   }
 
   // State, status and progress come from the counts the task row keeps (no item is read).
@@ -101,15 +101,13 @@ export class TaskResolver {
     @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('includeDeleted', () => Boolean, { nullable: true, defaultValue: false, description: 'Also list deleted items.' }) includeDeleted: boolean | null = false,
   ): Promise<ItemConnection> {
-    const all = await ctx.loaders.taskItems.load(task.taskId);
-    const shown = includeDeleted ? undefined : (item: { deleted: boolean }) => !item.deleted;
-    return toConnection(pageInMemory(all, first, after, (item) => String(item.id), shown), toItem);
+    return toConnection(await itemPage(ctx, task.taskId, first, after, includeDeleted ?? false), toItem);
   }
 
   @FieldResolver(() => [Item], { description: 'Items now IN_PROGRESS, in list order.' })
   async inProgress(@Root() task: Task, @Ctx() ctx: Context): Promise<Item[]> {
-    const all = await ctx.loaders.taskItems.load(task.taskId);
-    return all.filter((item) => !item.deleted && item.state === 'IN_PROGRESS').map(toItem);
+    const live = await ctx.loaders.taskItems.load(task.taskId);
+    return live.filter((item) => item.state === 'IN_PROGRESS').map(toItem);
   }
 
   @FieldResolver(() => TaskEventConnection, { description: 'Every recorded change, oldest first (newest first with newestFirst).' })

@@ -33,24 +33,6 @@ export class CommentReader {
     return keysetPagesByOwner(this.reader(), COMMENTS_BY_ITEM, itemIds, null, first, after);
   }
 
-  /** For each task, how many comments each of its items has (items without comments left out): one statement for any number of tasks. */
-  async itemCommentCountsOfTasks(taskIds: readonly number[]): Promise<Map<number, number>[]> {
-    if (taskIds.length === 0) return [];
-    const rows: { taskId: number | string; itemId: number | string; total: number | string }[] = await this.reader()
-      .createQueryBuilder(CommentEntity, 'c')
-      .select('c."taskId"', 'taskId')
-      .addSelect('c."itemId"', 'itemId')
-      .addSelect('COUNT(*)', 'total')
-      .where('c."taskId" IN (:...taskIds)', { taskIds: [...new Set(taskIds)] })
-      .andWhere('c."itemId" IS NOT NULL')
-      .groupBy('c."taskId"')
-      .addGroupBy('c."itemId"')
-      .getRawMany();
-    const counts = new Map(taskIds.map((taskId) => [taskId, new Map<number, number>()]));
-    for (const row of rows) counts.get(Number(row.taskId))?.set(Number(row.itemId), Number(row.total));
-    return taskIds.map((taskId) => counts.get(taskId)!);
-  }
-
   /** One page of comments for each task (Task.comments without item): its own, or with includeItems its items' too. */
   commentPagesOfTasks(taskIds: readonly number[], includeItems: boolean, first?: number | null, after?: string | null): Promise<Page<CommentEntity>[]> {
     return keysetPagesByOwner(this.reader(), COMMENTS_BY_TASK, taskIds, includeItems ? null : (alias) => `${alias}."itemId" IS NULL`, first, after);

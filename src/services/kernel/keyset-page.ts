@@ -34,6 +34,16 @@ export interface OwnedRows<T> {
 }
 
 /**
+ * Rows joined to each page row in the same statement (a note's item links):
+ * `add` joins and selects them on the page row's alias `c`, `read` takes the
+ * raw rows (one per joined row; a page row with several comes once per each).
+ */
+export interface PageJoin {
+  add: (query: SelectQueryBuilder<ObjectLiteral>) => void;
+  read: (raw: Record<string, unknown>[]) => void;
+}
+
+/**
  * One page of rows for each owner (an item or a task), all with the same
  * first/after, whatever the number of owners: the rows ranked within each
  * owner by a window function so each gets its own first `size + 1`. On a
@@ -53,6 +63,7 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
   only: ((alias: string) => string) | null,
   first?: number | null,
   after?: string | null,
+  join?: PageJoin,
 ): Promise<Page<T>[]> {
   const { entity, table, owner, ownerOf } = rowsOf;
   const size = pageSize(first);
@@ -70,6 +81,7 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
       { ids, after: key ? Number(key[0]) : 0, limit: size + 1 },
     )
     .orderBy('c."id"', 'ASC');
+  join?.add(query as unknown as SelectQueryBuilder<ObjectLiteral>);
   const totals = new Map<number, number>();
   let rows: T[];
   if (key) {
@@ -82,7 +94,13 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
     if (only) countQuery.andWhere(only('r'));
     const counts: { owner: number | string; total: number | string }[] = await countQuery.getRawMany();
     for (const row of counts) totals.set(Number(row.owner), Number(row.total));
-    rows = await query.getMany();
+    if (join) {
+      const { entities, raw } = await query.getRawAndEntities();
+      join.read(raw);
+      rows = entities;
+    } else {
+      rows = await query.getMany();
+    }
   } else {
     const { entities, raw } = await query
       .addSelect(`(SELECT COUNT(*) FROM "${table}" t WHERE t."${owner}" = c."${owner}"${narrow('t')})`, 'ownerTotal')
@@ -91,6 +109,7 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
       const ownerId = Number((row as Record<string, unknown>)[`c_${owner}`]);
       totals.set(ownerId, Number(row.ownerTotal));
     }
+    join?.read(raw);
     rows = entities;
   }
   const byOwner = new Map<number, T[]>();

@@ -6,6 +6,7 @@ import type { ChangeEvent, CommitSignal } from './changes.js';
 import { DomainError } from '../../domain/errors.js';
 import { noSession } from '../../domain/plan-steps.js';
 import { sessionIdOf, unknownSession } from '../../domain/session-ids.js';
+import { DOMAINS_PER_SESSION_MAX } from '../../domain/session-limits.js';
 
 /** Who is calling: the agent session named by x-session-id, if any, and the bearer token's principal. */
 export interface Caller {
@@ -102,12 +103,29 @@ export class UnitOfWork {
     assertOwner(session, this.caller);
   }
 
-  /** @internal Records the touched domains on the calling session, inside the transaction. */
+  /**
+   * @internal Records the touched domains on the calling session, inside the
+   * transaction: those it has not named yet, while it has fewer than
+   * DOMAINS_PER_SESSION_MAX (past it, a new domain is not recorded).
+   */
   async flushDomains(): Promise<void> {
     if (this.domains.size === 0) return;
     const sessionId = await this.knownSessionId();
     if (!sessionId) return;
-    const rows = [...this.domains].map((domain) => ({ sessionId, domain, createdAt: this.now }));
+    const held = await this.manager.countBy(SessionDomainEntity, { sessionId });
+    let fresh = [...this.domains];
+    if (held + fresh.length > DOMAINS_PER_SESSION_MAX) {
+      // Near the cap, only the domains not named yet may take the places left.
+      const known: { domain: string }[] = await this.manager
+        .createQueryBuilder(SessionDomainEntity, 'd')
+        .select('d."domain"', 'domain')
+        .where('d."sessionId" = :sessionId AND d."domain" IN (:...fresh)', { sessionId, fresh })
+        .getRawMany();
+      const named = new Set(known.map((row) => row.domain));
+      fresh = fresh.filter((domain) => !named.has(domain)).slice(0, Math.max(DOMAINS_PER_SESSION_MAX - held, 0));
+    }
+    if (fresh.length === 0) return;
+    const rows = fresh.map((domain) => ({ sessionId, domain, createdAt: this.now }));
     await this.manager.createQueryBuilder().insert().into(SessionDomainEntity).values(rows).orIgnore().execute();
   }
 

@@ -2,9 +2,10 @@ import { In, type EntityManager } from 'typeorm';
 import { changeReminderSettings, DEFAULT_REMINDER_SETTINGS, remindedBefore, reminderText, type ReminderSettings } from '../../domain/reminders.js';
 import { inScope } from '../../domain/domains.js';
 import { STUCK_ITEM_STATES } from '../../domain/states.js';
-import { ItemEntity, SessionDomainEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../../db/entities/index.js';
+import { ItemEntity, SessionEntity, SettingEntity, type MemoryEntity } from '../../db/entities/index.js';
 import { countsOf } from '../../db/task-counts.js';
 import { openTasksIn } from '../memories/memory-reader.js';
+import { domainsOfSessions } from '../sessions/session-reader.js';
 import { loadCallingSession } from '../sessions/session-store.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
@@ -54,7 +55,7 @@ export class ReminderService {
       const session = await loadCallingSession(uow);
       const settings = await readSettings(uow.manager);
       if (!settings.enabled) return null;
-      const domains = (await uow.manager.find(SessionDomainEntity, { where: { sessionId: session.id }, order: { domain: 'ASC' } })).map((row) => row.domain);
+      const [domains] = await domainsOfSessions(uow.manager, [session.id]);
       if (domains.length === 0) return null;
       const tasks = await openTasksIn(uow.manager, domains, REMINDER_TASKS_MAX);
       if (tasks.length === 0) return null;

@@ -3,7 +3,34 @@ import { SESSION_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../
 import { SessionDomainEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/index.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { sessionIdOf } from '../../domain/session-ids.js';
+import { DOMAINS_PER_SESSION_MAX, HELPERS_PER_SESSION_MAX } from '../../domain/session-limits.js';
+import { appendTo } from '../kernel/grouping.js';
 import { currentPlanIds } from './session-store.js';
+
+/**
+ * The domains each session named, sorted, at most DOMAINS_PER_SESSION_MAX
+ * each (ranked per session in SQL, in the same order): one statement for any
+ * number of sessions. Session.domains and a session's reminder read it.
+ */
+export async function domainsOfSessions(manager: EntityManager, sessionIds: readonly string[]): Promise<string[][]> {
+  const rows: { sessionId: string; domain: string }[] = await manager
+    .createQueryBuilder()
+    .select('ranked."sessionId"', 'sessionId')
+    .addSelect('ranked."domain"', 'domain')
+    .from((ranks) => ranks
+      .select('d."sessionId"', 'sessionId')
+      .addSelect('d."domain"', 'domain')
+      .addSelect('ROW_NUMBER() OVER (PARTITION BY d."sessionId" ORDER BY d."domain")', 'rn')
+      .from(SessionDomainEntity, 'd')
+      .where('d."sessionId" IN (:...sessionIds)', { sessionIds: [...new Set(sessionIds)] }), 'ranked')
+    .where('ranked."rn" <= :most', { most: DOMAINS_PER_SESSION_MAX })
+    .orderBy('ranked."sessionId"')
+    .addOrderBy('ranked."rn"')
+    .getRawMany();
+  const bySession = new Map<string, string[]>();
+  for (const row of rows) appendTo(bySession, row.sessionId, row.domain);
+  return sessionIds.map((sessionId) => bySession.get(sessionId) ?? []);
+}
 
 /**
  * Reads for sessions, shaped for batching: each method takes many keys and
@@ -32,20 +59,34 @@ export class SessionReader {
     return row?.sessionId ?? null;
   }
 
-  /** Each session's helpers (children), oldest first. */
+  /**
+   * Each session's helpers (children), oldest first: at most
+   * HELPERS_PER_SESSION_MAX each, ranked per parent in SQL, so rows a session
+   * gained past its cap (none should) are never read.
+   */
   async childrenOf(parentIds: readonly string[]): Promise<SessionEntity[][]> {
-    const rows = parentIds.length
-      ? await this.reader().find(SessionEntity, { where: { parentId: In([...parentIds]) }, order: { createdAt: 'ASC', id: 'ASC' } })
-      : [];
-    return parentIds.map((parentId) => rows.filter((row) => row.parentId === parentId));
+    if (parentIds.length === 0) return [];
+    const rows = await this.reader()
+      .createQueryBuilder(SessionEntity, 's')
+      .where(
+        `s."id" IN (SELECT ranked."id" FROM (
+          SELECT c."id", ROW_NUMBER() OVER (PARTITION BY c."parentId" ORDER BY c."createdAt", c."id") AS "rn"
+          FROM "sessions" c WHERE c."parentId" IN (:...parentIds)) ranked
+        WHERE ranked."rn" <= :most)`,
+        { parentIds: [...new Set(parentIds)], most: HELPERS_PER_SESSION_MAX },
+      )
+      .orderBy('s."createdAt"', 'ASC')
+      .addOrderBy('s."id"', 'ASC')
+      .getMany();
+    const byParent = new Map<string, SessionEntity[]>();
+    for (const row of rows) appendTo(byParent, row.parentId!, row);
+    return parentIds.map((parentId) => byParent.get(parentId) ?? []);
   }
 
-  /** Each session's named domains, sorted. */
+  /** Each session's named domains, sorted: at most DOMAINS_PER_SESSION_MAX each, ranked per session in SQL. */
   async domainsOf(sessionIds: readonly string[]): Promise<string[][]> {
-    const rows = sessionIds.length
-      ? await this.reader().find(SessionDomainEntity, { where: { sessionId: In([...sessionIds]) }, order: { domain: 'ASC' } })
-      : [];
-    return sessionIds.map((sessionId) => rows.filter((row) => row.sessionId === sessionId).map((row) => row.domain));
+    if (sessionIds.length === 0) return [];
+    return domainsOfSessions(this.reader(), sessionIds);
   }
 
   /** For each session's plan task id: that id while it is the current plan, else null (session-store.ts currentPlanIds). */

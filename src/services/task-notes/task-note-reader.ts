@@ -2,7 +2,10 @@ import { In, type EntityManager } from 'typeorm';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 import { appendTo } from '../kernel/grouping.js';
-import { keysetPage } from '../kernel/keyset-page.js';
+import { keysetPage, keysetPagesByOwner, type PageJoin } from '../kernel/keyset-page.js';
+import { entityFromRow } from '../kernel/plain-rows.js';
+
+const NOTES_BY_TASK = { entity: TaskNoteEntity, table: 'task_notes', owner: 'taskId', ownerOf: (row: TaskNoteEntity) => row.taskId } as const;
 
 /**
  * Task notes: notes on the whole task and briefs on items (and the briefs
@@ -29,59 +32,75 @@ export class TaskNoteReader {
   }
 
   /**
-   * Every note of each task, oldest first, with the items each is on: one
-   * statement for any number of tasks, notes and items (the notes joined
-   * with their item links). What a task's notes page, an item's briefs and
-   * dependencies, and a note's items all read.
+   * One page of each task's notes (Task.notes without item), oldest first,
+   * with the items each note on the page briefs: one statement for any
+   * number of tasks (the page ranked per task in SQL, keysetPagesByOwner),
+   * reading the page's notes and their links, never the rest of the task's.
    */
-  async noteSetsOfTasks(taskIds: readonly number[]): Promise<TaskNoteSet[]> {
-    if (taskIds.length === 0) return [];
-    const { entities, raw } = await this.reader()
-      .createQueryBuilder(TaskNoteEntity, 'n')
-      .leftJoin(TaskNoteItemEntity, 'ni', 'ni."noteId" = n."id"')
-      .addSelect('ni."itemId"', 'linkedItem')
-      .where('n."taskId" IN (:...taskIds)', { taskIds: [...new Set(taskIds)] })
-      .orderBy('n."id"', 'ASC')
-      .addOrderBy('ni."itemId"', 'ASC')
-      .getRawAndEntities();
-    const sets = new Map(taskIds.map((taskId) => [taskId, new TaskNoteSet()]));
-    for (const note of entities) sets.get(note.taskId)?.notes.push(note);
-    const byId = new Map(entities.map((note) => [note.id, note]));
-    for (const row of raw as { n_id: number | string; linkedItem: number | string | null }[]) {
-      const note = byId.get(Number(row.n_id));
-      if (note && row.linkedItem !== null) sets.get(note.taskId)?.link(note, Number(row.linkedItem));
-    }
-    return taskIds.map((taskId) => sets.get(taskId)!);
-  }
-}
-
-/** A task's notes (oldest first) and which items each is on, read once and answered from memory. */
-export class TaskNoteSet {
-  readonly notes: TaskNoteEntity[] = [];
-  private readonly itemsByNote = new Map<number, number[]>();
-  private readonly notesByItem = new Map<number, TaskNoteEntity[]>();
-
-  link(note: TaskNoteEntity, itemId: number): void {
-    appendTo(this.itemsByNote, note.id, itemId);
-    appendTo(this.notesByItem, itemId, note);
+  async notePagesOfTasks(taskIds: readonly number[], first?: number | null, after?: string | null): Promise<{ pages: Page<TaskNoteEntity>[]; itemsByNote: Map<number, number[]> }> {
+    const itemsByNote = new Map<number, number[]>();
+    const links: PageJoin = {
+      add: (query) => query.leftJoin(TaskNoteItemEntity, 'ni', 'ni."noteId" = c."id"').addSelect('ni."itemId"', 'linkedItem').addOrderBy('ni."itemId"', 'ASC'),
+      read: (raw) => {
+        for (const row of raw as { c_id: number | string; linkedItem: number | string | null }[]) {
+          const noteId = Number(row.c_id);
+          if (!itemsByNote.has(noteId)) itemsByNote.set(noteId, []);
+          if (row.linkedItem !== null) itemsByNote.get(noteId)!.push(Number(row.linkedItem));
+        }
+      },
+    };
+    const pages = await keysetPagesByOwner(this.reader(), NOTES_BY_TASK, taskIds, null, first, after, links);
+    return { pages, itemsByNote };
   }
 
-  /** Ids of the items a note briefs, ascending; none for a note on the whole task. */
-  itemsOf(noteId: number): number[] {
-    return this.itemsByNote.get(noteId) ?? [];
-  }
-
-  /** The briefs on an item, oldest first. */
-  notesOn(itemId: number): TaskNoteEntity[] {
-    return this.notesByItem.get(itemId) ?? [];
-  }
-
-  /** A keyset page (by note id) of the task's notes, or of the briefs on one item. */
-  page(first: number | null | undefined, after: string | null | undefined, itemId?: number): Page<TaskNoteEntity> {
+  /**
+   * One page of the briefs on each item (Item.notes), oldest first: one
+   * statement for any number of items, the links ranked per item in SQL, so
+   * only the page's briefs are read; each row carries its item's total.
+   */
+  async notePagesOfItems(itemIds: readonly number[], first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>[]> {
     const size = pageSize(first);
     const key = decodeCursor(after, ROW_CURSOR);
-    const all = itemId === undefined ? this.notes : this.notesOn(itemId);
-    const rest = key ? all.filter((note) => note.id > Number(key[0])) : all;
-    return pageFrom(rest.slice(0, size + 1), size, (row) => [row.id], all.length);
+    if (itemIds.length === 0) return [];
+    const manager = this.reader();
+    const query = manager.createQueryBuilder()
+      .select('r."itemId"', 'pageItem')
+      .addSelect('(SELECT COUNT(*) FROM "task_note_items" t WHERE t."itemId" = r."itemId")', 'itemTotal');
+    for (const column of manager.connection.getMetadata(TaskNoteEntity).columns) query.addSelect(`n."${column.databaseName}"`, `n_${column.databaseName}`);
+    const rows: Record<string, unknown>[] = await query
+      .from((ranks) => ranks
+        .select('l."itemId"', 'itemId')
+        .addSelect('l."noteId"', 'noteId')
+        .addSelect('ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."noteId")', 'rn')
+        .from(TaskNoteItemEntity, 'l')
+        .where('l."itemId" IN (:...itemIds) AND +l."noteId" > :after', { itemIds: [...new Set(itemIds)], after: key ? Number(key[0]) : 0 }), 'r')
+      .innerJoin(TaskNoteEntity, 'n', 'n."id" = r."noteId"')
+      .where('r."rn" <= :limit', { limit: size + 1 })
+      .orderBy('r."itemId"')
+      .addOrderBy('r."rn"')
+      .getRawMany();
+    const byItem = new Map<number, TaskNoteEntity[]>();
+    const totals = new Map<number, number>();
+    for (const row of rows) {
+      const itemId = Number(row.pageItem);
+      totals.set(itemId, Number(row.itemTotal));
+      appendTo(byItem, itemId, entityFromRow(manager, TaskNoteEntity, row, 'n_'));
+    }
+    // A later page can be past an item's last brief: no row carries its total then, so those are counted on their own.
+    const uncounted = itemIds.filter((itemId) => !totals.has(itemId));
+    if (key && uncounted.length) for (const [itemId, total] of await this.briefCounts(uncounted)) totals.set(itemId, total);
+    return itemIds.map((itemId) => pageFrom(byItem.get(itemId) ?? [], size, (row) => [row.id], totals.get(itemId) ?? 0));
+  }
+
+  /** How many briefs each item has (items without any left out). */
+  private async briefCounts(itemIds: readonly number[]): Promise<Map<number, number>> {
+    const rows: { itemId: number | string; total: number | string }[] = await this.reader()
+      .createQueryBuilder(TaskNoteItemEntity, 'l')
+      .select('l."itemId"', 'itemId')
+      .addSelect('COUNT(*)', 'total')
+      .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] })
+      .groupBy('l."itemId"')
+      .getRawMany();
+    return new Map(rows.map((row) => [Number(row.itemId), Number(row.total)]));
   }
 }

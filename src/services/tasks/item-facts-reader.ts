@@ -1,0 +1,76 @@
+import type { EntityManager } from 'typeorm';
+import { ITEMS_PER_TASK_MAX } from '../../domain/text-rules.js';
+import { appendTo } from '../kernel/grouping.js';
+
+/** What a checklist shows beside one item without listing its rows. */
+export interface ItemFacts {
+  /** Comments on the item. */
+  comments: number;
+  /** Briefs on the item. */
+  briefs: number;
+  /** From the briefs on the item, oldest first: each item they wait for, once (its first mention), at most ITEMS_PER_TASK_MAX. */
+  dependsOn: { item: string; reason: string | null }[];
+}
+
+/** Each brief's dependsOn entries as rows (itemId, noteId, ord, dep, reason), in the database's own JSON functions. */
+const DEPENDENCY_ROWS = {
+  sqlite: `SELECT ni."itemId" AS "itemId", n."id" AS "noteId", CAST(j."key" AS INTEGER) AS "ord",
+      json_extract(j."value", '$.item') AS "dep", json_extract(j."value", '$.reason') AS "reason"
+    FROM "task_note_items" ni JOIN "task_notes" n ON n."id" = ni."noteId", json_each(n."brief", '$.dependsOn') j
+    WHERE ni."itemId" IN (:...ids) AND n."brief" IS NOT NULL`,
+  postgres: `SELECT ni."itemId" AS "itemId", n."id" AS "noteId", j."ord" AS "ord",
+      j."value" ->> 'item' AS "dep", j."value" ->> 'reason' AS "reason"
+    FROM "task_note_items" ni JOIN "task_notes" n ON n."id" = ni."noteId"
+    CROSS JOIN LATERAL json_array_elements(CAST(n."brief" AS json) -> 'dependsOn') WITH ORDINALITY AS j("value", "ord")
+    WHERE ni."itemId" IN (:...ids) AND n."brief" IS NOT NULL`,
+} as const;
+
+/**
+ * The counts and dependencies a checklist shows for each item of a page
+ * (Item.comments and Item.notes asked for their totalCount alone, and
+ * Item.dependsOn): one statement for any number of items, reading one row per
+ * item and one per distinct dependency. However many briefs an item has, the
+ * briefs themselves are not read: the database counts them, and unpacks their
+ * dependsOn, keeping each dependency's first mention (oldest brief, then its
+ * place in the brief) and at most ITEMS_PER_TASK_MAX per item.
+ */
+export class ItemFactsReader {
+  constructor(private readonly reader: () => EntityManager) {}
+
+  async factsOfItems(itemIds: readonly number[]): Promise<ItemFacts[]> {
+    if (itemIds.length === 0) return [];
+    const manager = this.reader();
+    const dialect = manager.connection.driver.options.type === 'postgres' ? 'postgres' : 'sqlite';
+    const sql = `SELECT f."itemId", f."comments", f."briefs", NULL AS "noteId", NULL AS "ord", NULL AS "dep", NULL AS "reason" FROM (
+        SELECT i."id" AS "itemId",
+          (SELECT COUNT(*) FROM "comments" c WHERE c."itemId" = i."id") AS "comments",
+          (SELECT COUNT(*) FROM "task_note_items" b WHERE b."itemId" = i."id") AS "briefs"
+        FROM "items" i WHERE i."id" IN (:...ids)) f
+      UNION ALL
+      SELECT d."itemId", NULL, NULL, d."noteId", d."ord", d."dep", d."reason" FROM (
+        SELECT u."itemId", u."noteId", u."ord", u."dep", u."reason",
+          ROW_NUMBER() OVER (PARTITION BY u."itemId" ORDER BY u."noteId", u."ord") AS "rank"
+        FROM (
+          SELECT e."itemId", e."noteId", e."ord", e."dep", e."reason",
+            ROW_NUMBER() OVER (PARTITION BY e."itemId", e."dep" ORDER BY e."noteId", e."ord") AS "copy"
+          FROM (${DEPENDENCY_ROWS[dialect]}) e) u
+        WHERE u."copy" = 1) d
+      WHERE d."rank" <= :most`;
+    const [query, parameters] = manager.connection.driver.escapeQueryWithParameters(sql, { ids: [...new Set(itemIds)], most: ITEMS_PER_TASK_MAX });
+    const rows: { itemId: number | string; comments: number | string | null; briefs: number | string | null; noteId: number | string | null; ord: number | string | null; dep: string | null; reason: string | null }[] =
+      await manager.query(query, parameters);
+    const counts = new Map<number, { comments: number; briefs: number }>();
+    const dependencies = new Map<number, { noteId: number; ord: number; item: string; reason: string | null }[]>();
+    for (const row of rows) {
+      const itemId = Number(row.itemId);
+      if (row.noteId === null) counts.set(itemId, { comments: Number(row.comments), briefs: Number(row.briefs) });
+      else if (row.dep !== null) appendTo(dependencies, itemId, { noteId: Number(row.noteId), ord: Number(row.ord), item: String(row.dep), reason: row.reason });
+    }
+    return itemIds.map((itemId) => ({
+      ...(counts.get(itemId) ?? { comments: 0, briefs: 0 }),
+      dependsOn: (dependencies.get(itemId) ?? [])
+        .sort((a, b) => a.noteId - b.noteId || a.ord - b.ord)
+        .map(({ item, reason }) => ({ item, reason })),
+    }));
+  }
+}
