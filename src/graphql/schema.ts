@@ -5,6 +5,7 @@ import { buildSchema } from 'type-graphql';
 import { budgetedSchema } from './execution-budget.js';
 import { freshAfterMutation } from './fresh-after-mutation.js';
 import { AccessResolver } from './resolvers/access.resolver.js';
+import { ClaimResolver, ItemClaimResolver, SessionClaimResolver } from './resolvers/claim.resolver.js';
 import { ChangeResolver, MemoryChangeResolver, SessionChangeResolver, TaskChangeResolver } from './resolvers/change.resolver.js';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
 import { MemoryResolver } from './resolvers/memory.resolver.js';
@@ -22,6 +23,7 @@ export const RESOLVERS = [
   BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver, ReminderResolver,
   SessionResolver, TaskSessionResolver, PlanResolver,
   ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver, AccessResolver,
+  ClaimResolver, ItemClaimResolver, SessionClaimResolver,
 ] as const;
 
 /**

@@ -1,3 +1,4 @@
+import { ClaimEntity, ItemDependencyEntity } from './claim.entity.js';
 import { CommentEntity } from './comment.entity.js';
 import { ItemLinkEntity } from './item-link.entity.js';
 import { ItemEntity } from './item.entity.js';
@@ -9,12 +10,12 @@ import { TaskEventEntity } from './task-event.entity.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from './task-note.entity.js';
 
 export {
-  CommentEntity, IdempotencyKeyEntity, ItemEntity, ItemLinkEntity, LoggedChangeEntity, MemoryEntity, SessionDomainEntity,
+  ClaimEntity, CommentEntity, ItemDependencyEntity, IdempotencyKeyEntity, ItemEntity, ItemLinkEntity, LoggedChangeEntity, MemoryEntity, SessionDomainEntity,
   SessionEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity,
 };
 
 export const ENTITIES = [
   MemoryEntity, ItemEntity, TaskEventEntity, CommentEntity, TaskNoteEntity, TaskNoteItemEntity,
   ItemLinkEntity, SessionEntity, SessionDomainEntity, SettingEntity, IdempotencyKeyEntity,
-  LoggedChangeEntity,
+  LoggedChangeEntity, ClaimEntity, ItemDependencyEntity,
 ];

@@ -3,6 +3,9 @@ import { SessionOwner1764470000000 } from './1764470000000-session-owner.js';
 import { TaskCounts1764490000000 } from './1764490000000-task-counts.js';
 import { DomainScopeIndexes1764500000000 } from './1764500000000-domain-scope-indexes.js';
 import { ChangeLog1764510000000 } from './1764510000000-change-log.js';
+import { ClaimsAndDependencies1764520000000 } from './1764520000000-claims-and-dependencies.js';
 
 /** Every migration, oldest first. */
-export const MIGRATIONS = [Initial1764460000000, SessionOwner1764470000000, TaskCounts1764490000000, DomainScopeIndexes1764500000000, ChangeLog1764510000000];
+export const MIGRATIONS = [Initial1764460000000, SessionOwner1764470000000, TaskCounts1764490000000, DomainScopeIndexes1764500000000, ChangeLog1764510000000,
+  ClaimsAndDependencies1764520000000,
+];
