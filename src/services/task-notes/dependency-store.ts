@@ -22,7 +22,8 @@ export async function writeBriefEdges(
   const rows = itemIds.flatMap((itemId) => brief.dependsOn.map((dependency) => ({
     noteId, itemId, dependsOnId: Number(dependency.item), taskId: aggregate.task.id, reason: dependency.reason,
   })));
-  const cycle = findCycle([...others, ...rows].map((row) => ({ item: String(row.itemId), dependsOn: String(row.dependsOnId) })));
+  // The brief's own edges first, so the cycle named starts at an item this brief is on.
+  const cycle = findCycle([...rows, ...others].map((row) => ({ item: String(row.itemId), dependsOn: String(row.dependsOnId) })));
   if (cycle) {
     const labels = new Map(aggregate.items.map((item) => [String(item.id), item.text]));
     throw cycleRefused(cycle, (id) => labels.get(id) ?? '');
