@@ -4,6 +4,7 @@ import { splitItemsText } from '../domain/text-rules.js';
 import { parseRefs } from '../domain/refs.js';
 import { itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
+import { claimPhrase, coordinationOf, heldByAnotherLine } from './kb-claims.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
@@ -87,7 +88,8 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
         const view = itemView(after, after.all.find((candidate) => candidate.id === item.id)!);
         const summary = taskSummary(after);
         const lead = args.delete ? `Deleted item ${view.id} "${view.text}"; no other item moved.` : itemLine(view);
-        return answer(`${lead}\n${summaryText(summary)}`, { item: view, task: summary });
+        const held = args.delete ? null : await heldByAnotherLine(ctx, item, caller.sessionId);
+        return answer(`${lead}\n${held ? `${held}\n` : ''}${summaryText(summary)}`, { item: view, task: summary });
       }),
   );
 
@@ -177,7 +179,7 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
     'task_read',
     {
       title: 'Read a task in pages',
-      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state and note), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
+      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state, note, its claim - who works on it, until when - and blocked_by, the ids of the items it waits for), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
 Example: {"uid": "12", "collection": "notes", "item": "59"}`,
       inputSchema: {
         uid: z.string(), collection: z.string().describe('items, notes or comments.'),
@@ -199,9 +201,15 @@ Example: {"uid": "12", "collection": "notes", "item": "59"}`,
         if (collection === 'items') {
           const live = loaded.live.filter((candidate) => itemId === null || candidate.id === itemId);
           total = live.length;
-          entries = live.slice(offset, offset + PAGE).map((candidate) => {
+          const page = live.slice(offset, offset + PAGE);
+          // Who holds each item and what it waits for, so an agent sees what is taken and what cannot start yet.
+          const coordination = await coordinationOf(ctx, page);
+          const self = await ctx.session.id();
+          entries = page.map((candidate) => {
             const view = itemView(loaded, candidate);
-            return { line: itemLine(view), data: view, texts: [] };
+            const { claim, blocked_by } = coordination.get(candidate.id)!;
+            const marks = [claim ? claimPhrase(claim, self) : null, blocked_by.length ? `waits for ${blocked_by.join(', ')}` : null].filter(Boolean);
+            return { line: `${itemLine(view)}${marks.length ? ` [${marks.join('; ')}]` : ''}`, data: { ...view, claim, blocked_by }, texts: [] };
           });
           more = offset + PAGE < total;
         } else if (collection === 'notes') {
@@ -240,7 +248,7 @@ const NOTE_SCHEMA = {
 };
 
 /** Task notes as the tools show them: the body or each brief field rendered, depends_on as the items now read. */
-async function noteViews(ctx: ToolContext, loaded: LoadedTask, notes: readonly TaskNoteEntity[]) {
+export async function noteViews(ctx: ToolContext, loaded: LoadedTask, notes: readonly TaskNoteEntity[]) {
   const targets = targetsOf(loaded.all);
   const itemIds = await ctx.services.taskNoteReader.itemsOfNotes(notes.map((note) => note.id));
   return notes.map((note, index) => {
