@@ -98,6 +98,8 @@ describe('two agents on one domain', () => {
 
     const worked = await bob.ok('task_item', { uid, item: email, comment: 'I have a draft of this already.' });
     expect(worked.text).toContain(`Note: item ${email} is claimed by session ${aliceSession} until`);
+    const commented = await bob.ok('task_comment', { uid, item: email, body: 'Reuse the receipt layout.' });
+    expect(commented.text).toContain(`Note: item ${email} is claimed by session ${aliceSession}`);
     const own = await alice.ok('task_item', { uid, item: email, state: 'doing' });
     expect(own.text).not.toContain('Note: item');
 

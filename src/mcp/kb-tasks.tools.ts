@@ -128,11 +128,13 @@ Example: {"uid": "12", "body": "Disputes need their own queue, like [[#58]]?"}`,
     async ({ uid, body, item }, ctx) =>
       run(ctx, async () => {
         const loaded = await loadTask(ctx, uid);
-        if (item !== undefined) itemOf(loaded, item);
+        const on = item === undefined ? null : itemOf(loaded, item);
         requireWrite(ctx);
-        const comment = await ctx.services.comments.addComment(await callerOf(ctx), { taskId: String(loaded.task.id), body, item: item ?? null });
+        const caller = await callerOf(ctx);
+        const comment = await ctx.services.comments.addComment(caller, { taskId: String(loaded.task.id), body, item: item ?? null });
         const text = rendered(comment.body, targetsOf((await loadTask(ctx, uid)).all));
-        return answer(`Comment ${comment.id} on ${item ? `item ${item}` : `task ${uid}`}: ${text}`, {
+        const held = on ? await heldByAnotherLine(ctx, on, caller.sessionId) : null;
+        return answer(`Comment ${comment.id} on ${item ? `item ${item}` : `task ${uid}`}: ${text}${held ? `\n${held}` : ''}`, {
           id: String(comment.id), body: comment.body, text, item: comment.itemId === null ? null : String(comment.itemId),
         });
       }),
