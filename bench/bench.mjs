@@ -28,6 +28,7 @@ import autocannon from 'autocannon';
 import { buildDatabase } from './load.mjs';
 import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
+import { AGENTS, prepareClaimNext, runClaimNext } from './claim-next.mjs';
 import { table, writeReport } from './report.mjs';
 import { formatSummary, summarize } from './profile-summary.mjs';
 
@@ -143,8 +144,23 @@ try {
   const call = async (query, variables) => once({ name: 'setup', kind: 'server', next: () => ({ body: { query, variables } }) });
   const dashboardTaskId = await createDashboardTask(call);
 
-  const chosen = workloads(args.scale, dashboardTaskId).filter((w) => !args.only || w.kind === 'raw' || w.name.startsWith('floor') || args.only.split(',').some((o) => w.name.startsWith(o)));
+  const all = [...workloads(args.scale, dashboardTaskId), { name: `claimNext (${AGENTS} agents)`, kind: 'agents' }];
+  const chosen = all.filter((w) => !args.only || w.kind === 'raw' || w.name.startsWith('floor') || args.only.split(',').some((o) => w.name.startsWith(o)));
   for (const workload of chosen) {
+    if (workload.kind === 'agents') {
+      // Its own driver (bench/claim-next.mjs): every answer is checked for the item it hands out.
+      const sessions = await prepareClaimNext(call);
+      const before = await server.probe();
+      const stats = await runClaimNext(serverUrl, sessions, { warmup: Math.max(0, Number(args.warmup)), duration });
+      const peak = await server.probe();
+      const total = stats.handedOut + stats.non2xx + AGENTS;
+      results.push({
+        name: `${workload.name}, ${stats.handedOut} items, ${stats.handedTwice} handed out twice`, kind: 'server', raw: null,
+        ...stats, aloneP50: null, statementsPerRequest: (peak.statements - before.statements) / total, peakRssMb: Math.round(peak.maxRssKb / 1024),
+      });
+      log(`  ${workload.name}: ${stats.reqPerSec.toFixed(0)} req/s, p50 ${stats.p50} ms, p99 ${stats.p99} ms, ${stats.handedOut} handed out, ${stats.handedTwice} twice, ${stats.non2xx} failed`);
+      continue;
+    }
     const proc = workload.kind === 'raw' ? raw : server;
     // Statements per request: the process's counter around 20 requests in a row (answers checked),
     // once the requests the previous run left queued are done.

@@ -126,11 +126,12 @@ describe('Streamable HTTP at /mcp', () => {
 
   it('lets a read token read but refuses its writes, recording nothing', async () => {
     const reader = await httpAgent('?tools=whole-list,knowledge-base', { authorization: `Bearer ${READ}` });
-    expect((await reader.client.listTools()).tools.length).toBe(13);
+    expect((await reader.client.listTools()).tools.length).toBe(15);
     const before = await databaseState(server);
     for (const [name, args] of [
       ['todo_write', { todos: [{ content: 'A', status: 'pending' }] }],
       ['remember', { title: 'T', body: 'B', domain: 'acme' }],
+      ['task_next', { domain: 'acme' }],
     ] as const) {
       const result = await reader.call(name, args);
       expect(result.isError).toBe(true);

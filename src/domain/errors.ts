@@ -54,6 +54,10 @@ export const ERROR_CODES = [
   'PLAN_LOCKED',
   /** The database cannot be reached or written (PostgreSQL down, the SQLite file unreadable): nothing was recorded; retry. */
   'UNAVAILABLE',
+  /** Another session's live claim holds the item (the message names the session and when the claim expires). */
+  'CLAIMED',
+  /** renewClaim by a session that holds no live claim on the item. */
+  'NOT_CLAIMED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -11,6 +11,7 @@ export const HISTORY_ACTIONS = [
   'ITEM_STATE', 'ITEMS_ADDED', 'ITEM_RENAMED', 'ITEM_DELETED', 'ITEM_MOVED', 'ITEM_LINKED',
   'COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED',
   'PLAN_WRITTEN', 'PLAN_CLEARED',
+  'ITEM_CLAIMED', 'CLAIM_RELEASED',
 ] as const;
 export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
 
@@ -33,6 +34,8 @@ export const CHANGE_ACTIONS = [
   'NOTE_CREATED', 'NOTE_ARCHIVED',
   'SESSION_STARTED', 'SESSION_FINISHED', 'RULES_CHANGED', 'TURN_STARTED', 'REMINDED', 'PLAN_CHANGED',
   'SETTINGS_CHANGED',
+  // A renewal only moves the expiry: it is in the change log, not in the task's history (agents renew every few minutes).
+  'CLAIM_RENEWED',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

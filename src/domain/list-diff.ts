@@ -11,7 +11,8 @@ export interface Snapshot {
   state: ItemState;
 }
 
-export type ChangeKind = 'ADDED' | 'REMOVED' | 'STATE' | 'RENAMED' | 'MOVED';
+/** The list's own changes, and a claim taken or released on an item (from/to: the holding session). */
+export type ChangeKind = 'ADDED' | 'REMOVED' | 'STATE' | 'RENAMED' | 'MOVED' | 'CLAIMED' | 'RELEASED';
 
 export interface ItemChange {
   itemId: string;

@@ -114,6 +114,14 @@ export function createLoaders(services: Services, budget: ExecutionBudget) {
       },
       { cacheKeyFn: (key) => `${key.webhookId}:${key.first}` },
     ),
+    /** The live claim on each item (Item.claim). */
+    claim: new DataLoader((itemIds: readonly number[]) => services.claimReader.claimsOfItems(itemIds)),
+    /** What each item waits for (Item.blockedBy, Item.ready). */
+    blockers: new DataLoader((itemIds: readonly number[]) => services.claimReader.blockersOfItems(itemIds)),
+    /** The items waiting for each item (Item.blocks). */
+    waiters: new DataLoader((itemIds: readonly number[]) => services.claimReader.waitersOfItems(itemIds)),
+    /** The items each session holds a live claim on (Session.claims). */
+    sessionClaims: new DataLoader((sessionIds: readonly string[]) => services.claimReader.claimedItemsOfSessions(sessionIds)),
     ...createSessionLoaders(services),
   };
 }

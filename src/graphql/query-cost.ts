@@ -1,8 +1,9 @@
 import { getNamedType, getNullableType, isLeafType, isListType, isObjectType, isInterfaceType, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { BRIEF_DEPENDS_ON_MAX, BRIEF_ITEMS_MAX } from '../domain/briefs.js';
+import { CLAIMS_PER_SESSION_MAX } from '../domain/claims.js';
 import { ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX } from '../domain/text-rules.js';
-import { PAGE_SIZE_DEFAULT } from '../domain/paging.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../domain/paging.js';
 import { MAX_ITEMS_CEILING } from '../domain/plan-rules.js';
 import { REFS_PER_TEXT_MAX } from '../domain/refs.js';
 import { HELPERS_PER_SESSION_MAX, RECENT_SESSIONS_MAX } from '../domain/session-limits.js';
@@ -41,6 +42,11 @@ export const LIST_BOUNDS: Record<string, number> = {
   // Each once, from every brief on the item; a brief waits only for the task's live items.
   'Item.dependsOn': ITEMS_PER_TASK_MAX,
   'Brief.dependsOn': BRIEF_DEPENDS_ON_MAX,
+  // Edges only join items of one task, each once.
+  'Item.blockedBy': ITEMS_PER_TASK_MAX,
+  'Item.blocks': ITEMS_PER_TASK_MAX,
+  'Session.claims': CLAIMS_PER_SESSION_MAX,
+  'Query.ready': PAGE_SIZE_MAX,
   'TaskNote.items': BRIEF_ITEMS_MAX,
   'Comment.refs': REFS_PER_TEXT_MAX,
   'TaskNote.refs': NOTE_REFS,

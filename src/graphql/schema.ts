@@ -5,6 +5,7 @@ import { buildSchema } from 'type-graphql';
 import { budgetedSchema } from './execution-budget.js';
 import { freshAfterMutation } from './fresh-after-mutation.js';
 import { AccessResolver } from './resolvers/access.resolver.js';
+import { ClaimResolver, ItemClaimResolver, SessionClaimResolver } from './resolvers/claim.resolver.js';
 import { ChangeResolver, MemoryChangeResolver, SessionChangeResolver, TaskChangeResolver } from './resolvers/change.resolver.js';
 import { ChangeFeedResolver, WebhookDeliveriesResolver } from './resolvers/change-feed.resolver.js';
 import { CommentConnectionResolver, CommentResolver } from './resolvers/comment.resolver.js';
@@ -24,6 +25,7 @@ export const RESOLVERS = [
   SessionResolver, TaskSessionResolver, PlanResolver,
   ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver, AccessResolver,
   ChangeFeedResolver, WebhookDeliveriesResolver,
+  ClaimResolver, ItemClaimResolver, SessionClaimResolver,
 ] as const;
 
 /**

@@ -4,6 +4,7 @@ import { splitItemsText } from '../domain/text-rules.js';
 import { parseRefs } from '../domain/refs.js';
 import { detailedItemLine, detailedItemViews, itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, kbRefusal, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
+import { claimPhrase, coordinationOf, heldByAnotherLine } from './kb-claims.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
@@ -84,7 +85,8 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
         const view = itemView(after, after.all.find((candidate) => candidate.id === item.id)!);
         const summary = taskSummary(after);
         const lead = args.delete ? `Deleted item ${view.id} "${view.text}"; no other item moved.` : itemLine(view);
-        return answer(`${lead}\n${summaryText(summary)}`, { item: view, task: summary });
+        const held = args.delete ? null : await heldByAnotherLine(ctx, item, caller.sessionId);
+        return answer(`${lead}\n${held ? `${held}\n` : ''}${summaryText(summary)}`, { item: view, task: summary });
       }),
   );
 
@@ -127,11 +129,13 @@ Example: {"uid": "12", "body": "Disputes need their own queue, like [[#58]]?"}`,
     async ({ uid, body, item }, ctx) =>
       run(ctx, async () => {
         const loaded = await loadTask(ctx, uid);
-        if (item !== undefined) itemOf(loaded, item);
+        const on = item === undefined ? null : itemOf(loaded, item);
         requireWrite(ctx);
-        const comment = await ctx.services.comments.addComment(await callerOf(ctx), { taskId: String(loaded.task.id), body, item: item ?? null });
+        const caller = await callerOf(ctx);
+        const comment = await ctx.services.comments.addComment(caller, { taskId: String(loaded.task.id), body, item: item ?? null });
         const text = rendered(comment.body, targetsOf((await loadTask(ctx, uid)).all));
-        return answer(`Comment ${comment.id} on ${item ? `item ${item}` : `task ${uid}`}: ${text}`, {
+        const held = on ? await heldByAnotherLine(ctx, on, caller.sessionId) : null;
+        return answer(`Comment ${comment.id} on ${item ? `item ${item}` : `task ${uid}`}: ${text}${held ? `\n${held}` : ''}`, {
           id: String(comment.id), body: comment.body, text, item: comment.itemId === null ? null : String(comment.itemId),
         });
       }),
@@ -184,7 +188,7 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
     {
       title: 'Read a task in pages',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state, note, its counts of notes, comments and links, and the memories linked to it), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
+      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state, note, its counts of notes, comments and links, the memories linked to it, its claim - who works on it, until when - and blocked_by, the ids of the items it waits for), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
 Example: {"uid": "12", "collection": "notes", "item": "59"}`,
       inputSchema: {
         uid: z.string(), collection: z.string().describe('items, notes or comments.'),
@@ -206,8 +210,18 @@ Example: {"uid": "12", "collection": "notes", "item": "59"}`,
         if (collection === 'items') {
           const live = loaded.live.filter((candidate) => itemId === null || candidate.id === itemId);
           total = live.length;
-          const views = await detailedItemViews(ctx, loaded, live.slice(offset, offset + PAGE));
-          entries = views.map((view) => ({ line: detailedItemLine(view), data: view, texts: [] }));
+          const page = live.slice(offset, offset + PAGE);
+          const views = await detailedItemViews(ctx, loaded, page);
+          // Who holds each item and what it waits for, so an agent sees what is taken and what cannot start yet.
+          const coordination = await coordinationOf(ctx, page);
+          const self = await ctx.session.id();
+          entries = views.map((view, index) => {
+            const { claim, blocked_by } = coordination.get(page[index]!.id)!;
+            const marks = [claim ? claimPhrase(claim, self) : null, blocked_by.length ? `waits for ${blocked_by.join(', ')}` : null].filter(Boolean);
+            const [first, ...rest] = detailedItemLine(view).split('\n');
+            const line = [`${first}${marks.length ? ` [${marks.join('; ')}]` : ''}`, ...rest].join('\n');
+            return { line, data: { ...view, claim, blocked_by }, texts: [] };
+          });
           more = offset + PAGE < total;
         } else if (collection === 'notes') {
           const page = await pageAtOffset((first, after) => ctx.services.taskNoteReader.taskNotes(loaded.task.id, itemId, first, after), offset, PAGE);
@@ -245,7 +259,7 @@ const NOTE_SCHEMA = {
 };
 
 /** Task notes as the tools show them: the body or each brief field rendered, depends_on as the items now read. */
-async function noteViews(ctx: ToolContext, loaded: LoadedTask, notes: readonly TaskNoteEntity[]) {
+export async function noteViews(ctx: ToolContext, loaded: LoadedTask, notes: readonly TaskNoteEntity[]) {
   const targets = targetsOf(loaded.all);
   const itemIds = await ctx.services.taskNoteReader.itemsOfNotes(notes.map((note) => note.id));
   return notes.map((note, index) => {

@@ -4,6 +4,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { Logger } from 'pino';
 import type { Access } from '../graphql/context.js';
 import type { Services } from '../services/index.js';
+import { registerKbCoordinationTools } from './kb-coordination.tools.js';
 import { registerKbMemoryTools } from './kb-memories.tools.js';
 import { withSessionId } from './kb-session.js';
 import { registerKbTaskTools } from './kb-tasks.tools.js';
@@ -32,6 +33,7 @@ const REGISTER: Record<ToolSet, (tools: ToolRegistrar) => void> = {
     const tools = withSessionId(registry);
     registerKbTaskTools(tools);
     registerKbMemoryTools(tools);
+    registerKbCoordinationTools(tools);
   },
 };
 

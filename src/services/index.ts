@@ -1,5 +1,7 @@
 import type { Database } from '../db/database.js';
 import { CommitSignal } from './kernel/changes.js';
+import { ClaimReader } from './claims/claim-reader.js';
+import { ClaimService } from './claims/claim.service.js';
 import { CommentService } from './comments/comment.service.js';
 import { MemoryReader } from './memories/memory-reader.js';
 import { NoteService } from './memories/note.service.js';
@@ -60,6 +62,8 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     reminders: new ReminderService(writer, reader),
     changeFeed: new ChangeFeedReader(reader, db.kind),
     webhooks: new WebhookService(writer, reader, () => options.webhookAllowedHosts ?? new Set()),
+    claims: new ClaimService(writer),
+    claimReader: new ClaimReader(reader),
   };
 }
 

@@ -1,3 +1,4 @@
+import { ClaimEntity, ItemDependencyEntity } from './claim.entity.js';
 import { CommentEntity } from './comment.entity.js';
 import { ItemLinkEntity } from './item-link.entity.js';
 import { ItemEntity } from './item.entity.js';
@@ -10,12 +11,12 @@ import { TaskNoteEntity, TaskNoteItemEntity } from './task-note.entity.js';
 import { WebhookDeliveryEntity, WebhookEntity } from './webhook.entity.js';
 
 export {
-  CommentEntity, IdempotencyKeyEntity, ItemEntity, ItemLinkEntity, LoggedChangeEntity, MemoryEntity, SessionDomainEntity,
+  ClaimEntity, CommentEntity, IdempotencyKeyEntity, ItemDependencyEntity, ItemEntity, ItemLinkEntity, LoggedChangeEntity, MemoryEntity, SessionDomainEntity,
   SessionEntity, SessionKeyEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity, WebhookDeliveryEntity, WebhookEntity,
 };
 
 export const ENTITIES = [
   MemoryEntity, ItemEntity, TaskEventEntity, CommentEntity, TaskNoteEntity, TaskNoteItemEntity,
   ItemLinkEntity, SessionEntity, SessionDomainEntity, SessionKeyEntity, SettingEntity, IdempotencyKeyEntity,
-  LoggedChangeEntity, WebhookEntity, WebhookDeliveryEntity,
+  LoggedChangeEntity, WebhookEntity, WebhookDeliveryEntity, ClaimEntity, ItemDependencyEntity,
 ];

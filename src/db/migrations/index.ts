@@ -3,6 +3,7 @@ import { SessionOwner1764470000000 } from './1764470000000-session-owner.js';
 import { TaskCounts1764490000000 } from './1764490000000-task-counts.js';
 import { DomainScopeIndexes1764500000000 } from './1764500000000-domain-scope-indexes.js';
 import { ChangeLog1764510000000 } from './1764510000000-change-log.js';
+import { ClaimsAndDependencies1764520000000 } from './1764520000000-claims-and-dependencies.js';
 import { Webhooks1764530000000 } from './1764530000000-webhooks.js';
 import { SessionKeys1764540000000 } from './1764540000000-session-keys.js';
 
@@ -13,6 +14,7 @@ export const MIGRATIONS = [
   TaskCounts1764490000000,
   DomainScopeIndexes1764500000000,
   ChangeLog1764510000000,
+  ClaimsAndDependencies1764520000000,
   Webhooks1764530000000,
   SessionKeys1764540000000,
 ];

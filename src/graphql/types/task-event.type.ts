@@ -18,16 +18,16 @@ export class ItemChange {
   @Field(() => ID, { description: 'The item that changed.' })
   itemId: string;
 
-  @Field({ description: 'ADDED, REMOVED, STATE, RENAMED or MOVED.' })
+  @Field({ description: 'ADDED, REMOVED, STATE, RENAMED or MOVED; CLAIMED or RELEASED for a claim (from/to: the holding session).' })
   kind: string;
 
   @Field({ description: "The item's label after the change (before it, for REMOVED)." })
   text: string;
 
-  @Field(() => String, { nullable: true, description: 'The old state (STATE, REMOVED), label (RENAMED) or 1-based place (MOVED).' })
+  @Field(() => String, { nullable: true, description: 'The old state (STATE, REMOVED), label (RENAMED), 1-based place (MOVED) or holding session (RELEASED).' })
   from: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The new state (STATE, ADDED), label (RENAMED) or 1-based place (MOVED).' })
+  @Field(() => String, { nullable: true, description: 'The new state (STATE, ADDED), label (RENAMED), 1-based place (MOVED) or holding session (CLAIMED).' })
   to: string | null;
 }
 
@@ -41,7 +41,7 @@ export class TaskEvent {
 
   @Field({
     description:
-      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_MOVED, ITEM_LINKED, COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED.',
+      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_MOVED, ITEM_LINKED, COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED, ITEM_CLAIMED, CLAIM_RELEASED (a claim taken or released: the change says whose, the event\'s session who did it).',
   })
   action: string;
 

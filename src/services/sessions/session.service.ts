@@ -8,6 +8,7 @@ import { noPlan } from '../../domain/plan-steps.js';
 import { ItemEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/index.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { currentPlanIds, loadCallingSession } from './session-store.js';
+import { endClaimsOfSession } from '../claims/claim-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface StartSessionInput {
@@ -105,7 +106,7 @@ export class SessionService {
   }
 
   /**
-   * Records finishedAt once no step is PENDING or IN_PROGRESS: NO_PLAN when nothing was
+   * Records finishedAt, and ends the session's claims, once no step is PENDING or IN_PROGRESS: NO_PLAN when nothing was
    * ever planned, PLAN_OPEN (listing the open steps) while any is PENDING or
    * IN_PROGRESS. Finishing again keeps the first finishedAt.
    */
@@ -120,6 +121,8 @@ export class SessionService {
       });
       const refusal = whyNotFinished(steps);
       if (refusal) throw new DomainError('PLAN_OPEN', refusal);
+      // A finished session works on nothing: its claims end now rather than when their leases run out.
+      await endClaimsOfSession(uow.manager, session.id);
       return { finishedAt: session.finishedAt ?? uow.now };
     });
   }

@@ -8,6 +8,7 @@ import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../tasks/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
+import { deleteBriefEdges, writeBriefEdges } from './dependency-store.js';
 
 export interface AddTaskNoteInput {
   taskId: string;
@@ -67,6 +68,7 @@ export class TaskNoteService {
         }
         note.id = Number((await uow.manager.insert(TaskNoteEntity, note)).identifiers[0].id);
         if (itemIds.length) await uow.manager.insert(TaskNoteItemEntity, itemIds.map((itemId) => ({ noteId: note.id, itemId })));
+        if (note.brief) await writeBriefEdges(uow, aggregate, note.id, itemIds, note.brief);
         await recordTaskChange(uow, this.search, aggregate, 'NOTE_ADDED');
         return { result: note, stored: { id: String(note.id) } };
       }));
@@ -92,6 +94,10 @@ export class TaskNoteService {
       change.updatedAt = uow.now;
       await uow.manager.update(TaskNoteEntity, { id: note.id }, change);
       Object.assign(note, change);
+      if (change.brief) {
+        const briefed = (await uow.manager.findBy(TaskNoteItemEntity, { noteId: note.id })).map((link) => link.itemId);
+        await writeBriefEdges(uow, aggregate, note.id, briefed, change.brief);
+      }
       await recordTaskChange(uow, this.search, aggregate, 'NOTE_EDITED');
       return note;
     });
@@ -101,6 +107,7 @@ export class TaskNoteService {
     return this.writer.run(caller, async (uow) => {
       const { note, aggregate } = await this.load(uow, id);
       await uow.manager.delete(TaskNoteItemEntity, { noteId: note.id });
+      await deleteBriefEdges(uow, note.id);
       await uow.manager.delete(TaskNoteEntity, { id: note.id });
       await recordTaskChange(uow, this.search, aggregate, 'NOTE_DELETED');
       return aggregate.task;

@@ -14,6 +14,8 @@ import { checkedComment, insertComment } from '../comments/comment-store.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { purgeDeletedSteps } from '../sessions/plan-purge.js';
+import { isSettled } from '../../domain/claims.js';
+import { endClaimsOnItems } from '../claims/claim-store.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -153,6 +155,8 @@ export class TaskService {
         change.updatedAt = uow.now;
         await uow.manager.update(ItemEntity, { id: item.id }, change);
         Object.assign(item, change);
+        // Settled work needs no one: its claim ends with the change that settled it.
+        if (change.state && isSettled(change.state)) await endClaimsOnItems(uow.manager, [item.id]);
       }
       if (comment) await insertComment(uow, aggregate, comment, item.id);
       if (related.length) {
@@ -180,6 +184,7 @@ export class TaskService {
       }
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
       Object.assign(item, { deleted: true, updatedAt: uow.now });
+      await endClaimsOnItems(uow.manager, [item.id]);
       await purgeDeletedSteps(uow, aggregate);
       await this.recorded(uow, aggregate, 'ITEM_DELETED');
       return aggregate.task;

@@ -1,0 +1,122 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { isOpenWork, isSettled } from '../../domain/claims.js';
+import type { ClaimEntity } from '../../db/entities/index.js';
+import type { Context } from '../context.js';
+import { ClaimItemInput } from '../inputs/claim.inputs.js';
+import { dependencyOf, refTargets } from '../item-refs.js';
+import { toItem } from '../mappers.js';
+import { toSession } from '../session-mappers.js';
+import { Claim } from '../types/claim.type.js';
+import { Item } from '../types/item.type.js';
+import { Session } from '../types/session.type.js';
+import { Dependency } from '../types/task-note.type.js';
+
+export function toClaim(row: ClaimEntity): Claim {
+  return Object.assign(new Claim(), { sessionId: row.sessionId, claimedAt: new Date(row.claimedAt), expiresAt: new Date(row.expiresAt) });
+}
+
+/** Claims and the ready queue: leases on items by agent sessions, and what is free to start. */
+@Resolver(() => Claim)
+export class ClaimResolver {
+  @Query(() => [Item], { description: 'Open, unclaimed, ready items in a domain (and those under it), oldest task first, then list order. Items of archived tasks and of plans are never listed. first: 1..200, default 50.' })
+  async ready(
+    @Arg('domain') domain: string,
+    @Ctx() ctx: Context,
+    @Arg('first', () => Int, { nullable: true, description: 'How many: 1..200, default 50.' }) first?: number | null,
+  ): Promise<Item[]> {
+    return (await ctx.services.claimReader.ready(domain, first)).map(toItem);
+  }
+
+  @Mutation(() => Item, {
+    nullable: true,
+    description: 'Claim an item for the calling session (x-session-id), before you start on it; claiming it again renews. CLAIMED (naming the holder and the expiry) when another session\'s claim holds. The claim ends when it expires, when released, when the item is settled or deleted, and when the session finishes.',
+  })
+  async claimItem(@Arg('input') input: ClaimItemInput, @Ctx() ctx: Context): Promise<Item> {
+    return toItem((await ctx.services.claims.claimItem(ctx.caller, input)).item);
+  }
+
+  @Mutation(() => Item, { nullable: true, description: 'Extend the calling session\'s claim by its ttl from now, while you work. NOT_CLAIMED when it does not hold one.' })
+  async renewClaim(@Arg('input') input: ClaimItemInput, @Ctx() ctx: Context): Promise<Item> {
+    return toItem((await ctx.services.claims.renewClaim(ctx.caller, input)).item);
+  }
+
+  @Mutation(() => Item, {
+    nullable: true,
+    description: 'Release the calling session\'s claim; a person (no session, a write token) may release any claim, and the history records it. Releasing an item no claim holds records nothing.',
+  })
+  async releaseClaim(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Item> {
+    return toItem((await ctx.services.claims.releaseClaim(ctx.caller, id)).item);
+  }
+
+  @Mutation(() => Item, {
+    nullable: true,
+    description: 'Claim the first ready item of a domain for the calling session, atomically: two callers never get the same item. Null when nothing is ready.',
+  })
+  async claimNext(
+    @Arg('domain') domain: string,
+    @Ctx() ctx: Context,
+    @Arg('ttlSeconds', () => Int, { nullable: true, description: 'How long the claim holds without renewal: 10..86400 seconds, default 900.' }) ttlSeconds?: number | null,
+  ): Promise<Item | null> {
+    const result = await ctx.services.claims.claimNext(ctx.caller, { domain, ttlSeconds });
+    return result ? toItem(result.item) : null;
+  }
+
+  @FieldResolver(() => Session, { description: 'The session holding the claim.' })
+  async session(@Root() claim: Claim, @Ctx() ctx: Context): Promise<Session> {
+    const row = await ctx.loaders.session.load(claim.sessionId);
+    if (!row) throw new Error(`claim held by a session that does not exist: ${claim.sessionId}`);
+    return toSession(row);
+  }
+}
+
+/** An item's claim and dependencies. */
+@Resolver(() => Item)
+export class ItemClaimResolver {
+  @FieldResolver(() => Claim, {
+    nullable: true,
+    description: "The live claim on this item, or null (never an expired one). A mutation's answer names the holder here when another session's claim holds the item: claims coordinate, they do not refuse work.",
+  })
+  async claim(@Root() item: Item, @Ctx() ctx: Context): Promise<Claim | null> {
+    const row = await ctx.loaders.claim.load(item.itemId);
+    return row ? toClaim(row) : null;
+  }
+
+  @FieldResolver(() => [Dependency], { description: "Items this one waits for (from briefs' depends_on), with the reason given; each once, the earliest brief's reason." })
+  async blockedBy(@Root() item: Item, @Ctx() ctx: Context): Promise<Dependency[]> {
+    const [edges, items] = await Promise.all([ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
+    const targets = refTargets(items);
+    return edges.flatMap((edge) => {
+      const target = targets.get(String(edge.dependsOnId));
+      return target ? [dependencyOf(target, edge.reason, targets)] : [];
+    });
+  }
+
+  @FieldResolver(() => [Item], { description: 'Items that wait for this one, in id order.' })
+  async blocks(@Root() item: Item, @Ctx() ctx: Context): Promise<Item[]> {
+    const [waiters, items] = await Promise.all([ctx.loaders.waiters.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
+    const byId = new Map(items.map((row) => [row.id, row]));
+    return waiters.flatMap((id) => (byId.has(id) ? [toItem(byId.get(id)!)] : []));
+  }
+
+  @FieldResolver(() => Boolean, {
+    description: 'True when every item it waits for is settled (DONE or DROPPED; a deleted one no longer counts) and the item itself is PENDING or IN_PROGRESS. A claim does not change it: ready (the query) also leaves claimed items out.',
+  })
+  async ready(@Root() item: Item, @Ctx() ctx: Context): Promise<boolean> {
+    if (item.deleted || !isOpenWork(item.state)) return false;
+    const [edges, items] = await Promise.all([ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
+    const byId = new Map(items.map((row) => [row.id, row]));
+    return edges.every((edge) => {
+      const target = byId.get(edge.dependsOnId);
+      return !target || target.deleted || isSettled(target.state);
+    });
+  }
+}
+
+/** The claims a session holds. */
+@Resolver(() => Session)
+export class SessionClaimResolver {
+  @FieldResolver(() => [Item], { description: 'Live claims held by this session, as the items claimed, oldest claim first (at most 100).' })
+  async claims(@Root() session: Session, @Ctx() ctx: Context): Promise<Item[]> {
+    return (await ctx.loaders.sessionClaims.load(session.id)).map(toItem);
+  }
+}

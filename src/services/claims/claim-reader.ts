@@ -1,0 +1,66 @@
+import type { EntityManager } from 'typeorm';
+import { In } from 'typeorm';
+import { dbNowSql, kindOf } from '../../db/db-clock.js';
+import { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/entities/index.js';
+import { cleanDomain } from '../../domain/domains.js';
+import { pageSize } from '../../domain/paging.js';
+import { plainRows } from '../kernel/plain-rows.js';
+import { liveClaimsOf, readyQuery } from './claim-store.js';
+
+/**
+ * Reads for claims and dependencies, shaped for batching: each takes many
+ * keys and answers in one statement (the GraphQL layer's per-request
+ * DataLoaders wrap them).
+ */
+export class ClaimReader {
+  constructor(private readonly reader: () => EntityManager) {}
+
+  /** The live claim on each item, or null. */
+  async claimsOfItems(itemIds: readonly number[]): Promise<(ClaimEntity | null)[]> {
+    const rows = await liveClaimsOf(this.reader(), itemIds);
+    const byItem = new Map(rows.map((row) => [row.itemId, row]));
+    return itemIds.map((id) => byItem.get(id) ?? null);
+  }
+
+  /** Each session's live claims, as the items they hold, oldest claim first. */
+  async claimedItemsOfSessions(sessionIds: readonly string[]): Promise<ItemEntity[][]> {
+    const manager = this.reader();
+    const claims = sessionIds.length === 0 ? [] : await plainRows(manager, manager.createQueryBuilder(ClaimEntity, 'c')
+      .where({ sessionId: In([...sessionIds]) })
+      .andWhere(`c."expiresAt" > ${dbNowSql(kindOf(manager))}`)
+      .orderBy('c."claimedAt"', 'ASC')
+      .addOrderBy('c."itemId"', 'ASC'));
+    const items = claims.length ? await manager.findBy(ItemEntity, { id: In(claims.map((claim) => claim.itemId)) }) : [];
+    const byId = new Map(items.map((item) => [item.id, item]));
+    return sessionIds.map((sessionId) => claims
+      .filter((claim) => claim.sessionId === sessionId)
+      .map((claim) => byId.get(claim.itemId))
+      .filter((item): item is ItemEntity => !!item));
+  }
+
+  /** What each item waits for: one edge per item waited for (the earliest brief's reason), in the order the briefs name them. */
+  async blockersOfItems(itemIds: readonly number[]): Promise<ItemDependencyEntity[][]> {
+    const rows = itemIds.length === 0 ? [] : await this.reader().find(ItemDependencyEntity, {
+      where: { itemId: In([...itemIds]) }, order: { noteId: 'ASC' },
+    });
+    return itemIds.map((itemId) => {
+      const seen = new Set<number>();
+      return rows.filter((row) => row.itemId === itemId && !seen.has(row.dependsOnId) && seen.add(row.dependsOnId));
+    });
+  }
+
+  /** The ids of the items waiting for each item, each once, in id order. */
+  async waitersOfItems(itemIds: readonly number[]): Promise<number[][]> {
+    const rows = itemIds.length === 0 ? [] : await this.reader().find(ItemDependencyEntity, {
+      where: { dependsOnId: In([...itemIds]) }, order: { itemId: 'ASC' },
+    });
+    return itemIds.map((itemId) => [...new Set(rows.filter((row) => row.dependsOnId === itemId).map((row) => row.itemId))]);
+  }
+
+  /** The first `first` ready items of a domain and those under it (1..200, default 50): see readyQuery. */
+  async ready(domain: string, first?: number | null): Promise<ItemEntity[]> {
+    const size = pageSize(first);
+    const manager = this.reader();
+    return plainRows(manager, readyQuery(manager, cleanDomain(domain)).limit(size));
+  }
+}

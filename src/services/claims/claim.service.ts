@@ -1,0 +1,149 @@
+import { claimedBy, claimNeedsSession, claimTtl, CLAIMS_PER_SESSION_MAX, expiryAfter, isOpenWork, notClaimable, notClaimed, tooManyClaims } from '../../domain/claims.js';
+import { cleanDomain } from '../../domain/domains.js';
+import { readDbNow } from '../../db/db-clock.js';
+import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
+import { plainRows } from '../kernel/plain-rows.js';
+import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
+import { itemsOfTaskIds } from '../tasks/task-reader.js';
+import { loadItemForChange } from '../tasks/task-store.js';
+import { liveClaimCount, liveClaimsOf, readyQuery, recordClaim, takeClaim } from './claim-store.js';
+
+export interface ClaimInput {
+  id: string;
+  ttlSeconds?: number | null;
+}
+
+/** An item and the claim on it after the call (null once released). */
+export interface ClaimResult {
+  item: ItemEntity;
+  claim: ClaimEntity | null;
+}
+
+/**
+ * How many ready items claimNext tries before it answers that none is free:
+ * on PostgreSQL a candidate can be taken between the read and the claim (the
+ * claim's own statement then refuses it) and the next one is tried.
+ */
+const CLAIM_NEXT_TRIES = 20;
+
+/**
+ * Claims: leases on items by agent sessions, timed by the database's clock.
+ * Each call is one transaction; a claim taken or released is a history row
+ * and a change-log event, a renewal a change-log event only.
+ */
+export class ClaimService {
+  constructor(private readonly writer: Writer) {}
+
+  /** Claims an item for the calling session; the same session claiming again renews. CLAIMED while another's claim holds. */
+  async claimItem(caller: Caller, input: ClaimInput): Promise<ClaimResult> {
+    const ttl = claimTtl(input.ttlSeconds);
+    return this.writer.run(caller, async (uow) => {
+      const sessionId = await this.callingSession(uow, 'claimItem');
+      const { aggregate, item } = await loadItemForChange(uow, input.id);
+      if (aggregate.task.sessionId) throw notClaimable(String(item.id), 'PLAN');
+      if (!isOpenWork(item.state)) throw notClaimable(String(item.id), item.state);
+      const now = await readDbNow(uow.manager);
+      const [held] = await liveClaimsOf(uow.manager, [item.id]);
+      if (held && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt);
+      if (held) return { item, claim: await this.extend(uow, held, now, ttl) };
+      if ((await liveClaimCount(uow.manager, sessionId)) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
+      const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl) };
+      if (!(await takeClaim(uow.manager, claim))) {
+        // Taken by another session between the read and the claim (PostgreSQL): name that holder.
+        const [winner] = await liveClaimsOf(uow.manager, [item.id]);
+        throw claimedBy(String(item.id), winner?.sessionId ?? 'another session', winner?.expiresAt ?? now);
+      }
+      await recordClaim(uow, aggregate.task, aggregate.items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
+      return { item, claim: Object.assign(new ClaimEntity(), claim) };
+    });
+  }
+
+  /** Extends the calling session's live claim by its ttl from now; NOT_CLAIMED when it holds none. */
+  async renewClaim(caller: Caller, input: ClaimInput): Promise<ClaimResult> {
+    const ttl = claimTtl(input.ttlSeconds);
+    return this.writer.run(caller, async (uow) => {
+      const sessionId = await this.callingSession(uow, 'renewClaim');
+      const { item } = await loadItemForChange(uow, input.id);
+      const now = await readDbNow(uow.manager);
+      const [held] = await liveClaimsOf(uow.manager, [item.id]);
+      if (!held || held.sessionId !== sessionId) throw notClaimed(String(item.id), sessionId);
+      return { item, claim: await this.extend(uow, held, now, ttl) };
+    });
+  }
+
+  /**
+   * Ends a claim: the calling session's own (CLAIMED when another session's
+   * holds the item), or, for a caller without a session (a person with a
+   * write token), whoever's it is. Releasing where no claim holds records
+   * nothing, so a retried release answers like the first.
+   */
+  async releaseClaim(caller: Caller, id: string): Promise<ClaimResult> {
+    return this.writer.run(caller, async (uow) => {
+      const sessionId = await uow.knownSessionId();
+      const { aggregate, item } = await loadItemForChange(uow, id);
+      const [held] = await liveClaimsOf(uow.manager, [item.id]);
+      if (!held) return { item, claim: null };
+      if (sessionId && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt);
+      await uow.manager.delete(ClaimEntity, { itemId: item.id });
+      // The history row's session is who released it (none: a person); the change names whose claim it was.
+      await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_RELEASED', { itemId: String(item.id), kind: 'RELEASED', text: item.text, from: held.sessionId, to: null });
+      return { item, claim: null };
+    });
+  }
+
+  /**
+   * Claims the first ready item of a domain (and those under it) for the
+   * calling session; null when none is ready. Two callers never get the same
+   * item: on PostgreSQL the candidate's row is locked FOR UPDATE SKIP LOCKED,
+   * so a concurrent caller passes over it to the next, and the claim's own
+   * statement refuses an item claimed since the read; on SQLite the write
+   * lock runs one caller at a time.
+   */
+  async claimNext(caller: Caller, input: { domain: string; ttlSeconds?: number | null }): Promise<ClaimResult | null> {
+    const ttl = claimTtl(input.ttlSeconds);
+    const domain = cleanDomain(input.domain);
+    return this.writer.run(caller, async (uow) => {
+      const sessionId = await this.callingSession(uow, 'claimNext');
+      uow.touchDomain(domain);
+      if ((await liveClaimCount(uow.manager, sessionId)) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
+      const now = await readDbNow(uow.manager);
+      const passed: number[] = [];
+      for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
+        const query = readyQuery(uow.manager, domain).limit(1);
+        if (passed.length) query.andWhere('i."id" NOT IN (:...passed)', { passed });
+        if (uow.manager.connection.options.type === 'postgres') query.setLock('pessimistic_write', undefined, ['i']).setOnLocked('skip_locked');
+        const [item] = await plainRows(uow.manager, query);
+        if (!item) return null;
+        const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl) };
+        if (!(await takeClaim(uow.manager, claim))) {
+          passed.push(item.id);
+          continue;
+        }
+        const task = await uow.manager.findOneByOrFail(MemoryEntity, { id: item.taskId });
+        const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
+        await recordClaim(uow, task, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
+        return { item, claim: Object.assign(new ClaimEntity(), claim) };
+      }
+      return null;
+    });
+  }
+
+  /** Moves a held claim's expiry to `ttl` seconds after now: a change-log event, no history row. */
+  private async extend(uow: UnitOfWork, held: ClaimEntity, now: string, ttl: number): Promise<ClaimEntity> {
+    const expiresAt = expiryAfter(now, ttl);
+    await uow.manager.update(ClaimEntity, { itemId: held.itemId }, { expiresAt });
+    const task = await uow.manager.findOne(MemoryEntity, { where: { id: held.taskId }, select: { id: true, domain: true } });
+    uow.emit({
+      entity: 'TASK', id: String(held.taskId), action: 'CLAIM_RENEWED', memory: { kind: 'TASK', domain: task?.domain ?? null },
+      about: { itemId: String(held.itemId), sessionId: held.sessionId },
+    });
+    return Object.assign(held, { expiresAt });
+  }
+
+  /** The calling session's id: a claim is always a session's (NO_SESSION without one). */
+  private async callingSession(uow: UnitOfWork, action: string): Promise<string> {
+    const sessionId = await uow.knownSessionId();
+    if (!sessionId) throw claimNeedsSession(action);
+    return sessionId;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Two agents working one domain through the knowledge-base tools (the SDK's
+ * client): task_next hands each a different ready item with its brief,
+ * task_claim claims, renews and releases, task_read shows who holds what and
+ * what waits, and work on another agent's claimed item is recorded and says so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './harness.js';
+import { freshDomain } from './fixtures/knowledge.js';
+import { connectMcp, refusedByTool, type McpTestClient } from './fixtures/mcp.js';
+
+let server: TestServer;
+let alice: McpTestClient;
+let bob: McpTestClient;
+beforeAll(async () => {
+  server = await startTestServer();
+  alice = await connectMcp(server, { tools: 'knowledge-base' });
+  bob = await connectMcp(server, { tools: 'knowledge-base' });
+});
+afterAll(async () => {
+  await alice?.close();
+  await bob?.close();
+  await server?.close();
+});
+
+async function backlog(domain: string) {
+  const { data } = await alice.ok('task', {
+    title: 'Refunds', goal: 'Customers can be refunded from the dashboard.', domain,
+    items: 'Add the refunds table\nWrite the refund email\nWrite the refund handler',
+  });
+  const [table, email, handler] = data.items as [string, string, string];
+  await alice.ok('task_note', {
+    uid: data.uid, title: 'Handler', items: handler, goal: 'Refund through the provider.', context: 'The provider client is in billing/.',
+    steps: 'Call refunds.create, then record it.', pitfalls: 'Never refund twice.', done_when: 'The handler test passes.',
+    depends_on: `${table} (it writes the table)`,
+  });
+  await alice.ok('task_note', {
+    uid: data.uid, title: 'Table', items: table, goal: 'A refunds table keyed by provider id.', context: 'Migrations live in db/.',
+    steps: 'Add the migration.', pitfalls: 'Index the provider id.', done_when: 'The migration runs on both databases.', depends_on: 'none',
+  });
+  return { uid: data.uid as string, table, email, handler };
+}
+
+describe('two agents on one domain', () => {
+  it('each takes a different ready item with task_next, with its brief; what waits comes free once its dependency is done', async () => {
+    const domain = freshDomain('agents');
+    const { uid, table, email, handler } = await backlog(domain);
+    const [aliceSession, bobSession] = [await alice.sessionId(), await bob.sessionId()];
+
+    const first = await alice.ok('task_next', { domain });
+    expect(first.data).toMatchObject({ item: { id: table, state: 'todo' }, task: uid, claim: { session: aliceSession } });
+    expect(first.text).toContain(`Claimed item ${table} "Add the refunds table"`);
+    expect(first.text).toContain('claimed by you until');
+    expect(first.text).toContain('GOAL: A refunds table keyed by provider id.');
+    expect(first.data.briefs).toHaveLength(1);
+
+    const second = await bob.ok('task_next', { domain });
+    expect(second.data).toMatchObject({ item: { id: email }, claim: { session: bobSession } });
+    expect(second.text).toContain('No brief on this item');
+
+    // The handler waits for the table, which Alice holds: nothing is left for her.
+    const none = await alice.ok('task_next', { domain });
+    expect(none.data).toEqual({ item: null, task: null, claim: null, briefs: [] });
+    expect(none.text).toContain(`Nothing is ready in ${domain}`);
+
+    const read = await bob.ok('task_read', { uid, collection: 'items' });
+    expect(read.data.entries).toMatchObject([
+      { id: table, claim: { session: aliceSession }, blocked_by: [] },
+      { id: email, claim: { session: bobSession }, blocked_by: [] },
+      { id: handler, claim: null, blocked_by: [table] },
+    ]);
+    expect(read.text).toContain(`claimed by session ${aliceSession} until`);
+    expect(read.text).toContain('claimed by you until');
+    expect(read.text).toContain(`waits for ${table}`);
+
+    // Done ends Alice's claim and frees the handler, which she takes next.
+    await alice.ok('task_item', { uid, item: table, state: 'done', comment: 'Migration added.' });
+    const next = await alice.ok('task_next', { domain });
+    expect(next.data).toMatchObject({ item: { id: handler }, claim: { session: aliceSession } });
+    expect(next.text).toContain('DEPENDS ON: [#1 Add the refunds table] (it writes the table)');
+  });
+
+  it('task_claim claims, refuses another agent with the holder and expiry, renews and releases; work on a held item says who holds it', async () => {
+    const domain = freshDomain('agents');
+    const { uid, email } = await backlog(domain);
+    const aliceSession = await alice.sessionId();
+
+    const claimed = await alice.ok('task_claim', { item: email, ttl_seconds: 600 });
+    expect(claimed.data).toMatchObject({ item: { id: email }, task: uid, claim: { session: aliceSession } });
+    expect(claimed.text).toContain('Renew it (action "renew")');
+
+    const refused = await refusedByTool(server, bob, 'task_claim', { item: email });
+    expect(refused).toContain(`claimed by session ${aliceSession} until ${claimed.data.claim.expires_at}`);
+    expect(refused).toContain('task_next');
+    expect(await refusedByTool(server, bob, 'task_claim', { item: email, action: 'renew' })).toContain('Claim it again with task_claim');
+    expect(await refusedByTool(server, alice, 'task_claim', { item: email, ttl_seconds: 5 })).toContain('ttl_seconds');
+    expect(await refusedByTool(server, alice, 'task_claim', { item: email, action: 'steal' })).toContain('claim, renew or release');
+
+    const worked = await bob.ok('task_item', { uid, item: email, comment: 'I have a draft of this already.' });
+    expect(worked.text).toContain(`Note: item ${email} is claimed by session ${aliceSession} until`);
+    const commented = await bob.ok('task_comment', { uid, item: email, body: 'Reuse the receipt layout.' });
+    expect(commented.text).toContain(`Note: item ${email} is claimed by session ${aliceSession}`);
+    const own = await alice.ok('task_item', { uid, item: email, state: 'doing' });
+    expect(own.text).not.toContain('Note: item');
+
+    const renewed = await alice.ok('task_claim', { item: email, action: 'renew', ttl_seconds: 1200 });
+    expect(Date.parse(renewed.data.claim.expires_at)).toBeGreaterThan(Date.parse(claimed.data.claim.expires_at));
+    const released = await alice.ok('task_claim', { item: email, action: 'release' });
+    expect(released.data.claim).toBeNull();
+    expect((await bob.ok('task_claim', { item: email })).data.claim.session).toBe(await bob.sessionId());
+  });
+});
