@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { EntityManager } from 'typeorm';
 import { newestChangeId, readChanges } from './change-log.js';
 import type { ChangeEvent, CommitSignal } from './changes.js';
+import { CoalescedPasses } from './coalesced.js';
 
 /**
  * Every committed change a server should hear about, whichever process made
@@ -52,8 +53,7 @@ export class LogChangeFeed implements ChangeFeed {
   private started: Promise<void> | null = null;
   private live = false;
   private closed = false;
-  private reading: Promise<void> | null = null;
-  private again = false;
+  private readonly reads = new CoalescedPasses(() => this.drain(), () => this.live && !this.closed);
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
 
@@ -77,18 +77,7 @@ export class LogChangeFeed implements ChangeFeed {
 
   /** Reads the log now (coalesced with a read under way). */
   wake(): void {
-    if (!this.live || this.closed) return;
-    if (this.reading) {
-      this.again = true;
-      return;
-    }
-    this.reading = this.drain().finally(() => {
-      this.reading = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.reads.request();
   }
 
   async close(): Promise<void> {
@@ -96,7 +85,7 @@ export class LogChangeFeed implements ChangeFeed {
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
     await this.options.wakeups?.close();
-    await this.reading;
+    await this.reads.settled();
   }
 
   private async start(): Promise<void> {

@@ -6,6 +6,7 @@ import { retryDelayMs, type WebhookRetry } from '../../domain/webhooks.js';
 import { loggedChangeOf } from '../changes/logged-change.js';
 import type { ChangeFeed } from '../kernel/change-feed.js';
 import { newestChangeId } from '../kernel/change-log.js';
+import { CoalescedPasses } from '../kernel/coalesced.js';
 import { plainRows } from '../kernel/plain-rows.js';
 import type { Clock } from '../kernel/unit-of-work.js';
 import type { Send } from './webhook-sender.js';
@@ -57,8 +58,10 @@ interface Due {
  * that expires, and the head is sent again (at least once).
  */
 export class WebhookDispatcher {
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly passes = new CoalescedPasses(
+    () => this.pass().catch((error) => { if (!this.closed) this.options.onError(error); }),
+    () => !this.closed,
+  );
   private closed = false;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -80,25 +83,14 @@ export class WebhookDispatcher {
   }
 
   wake(): void {
-    if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.pass().catch((error) => { if (!this.closed) this.options.onError(error); }).finally(() => {
-      this.running = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.passes.request();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
-    await this.running;
+    await this.passes.settled();
     await Promise.all(this.sending.values());
   }
 
