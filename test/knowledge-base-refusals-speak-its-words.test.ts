@@ -35,7 +35,9 @@ function graphqlWords(): string[] {
   };
   const names = [...block(/type (?:Mutation|Query) /), ...block(/input \w+ /)];
   // A GraphQL word is one the knowledge-base tools do not share (title, goal, body, domain, items, item, text, state, comment, related, query, after are theirs too).
-  const shared = new Set(['title', 'goal', 'body', 'domain', 'items', 'item', 'text', 'state', 'comment', 'related', 'query', 'after', 'context', 'steps', 'pitfalls', 'status', 'type', 'delete', 'search', 'id', 'first', 'reason', 'kind', 'note', 'task', 'tasks', 'brief', 'memory', 'memories']);
+  const shared = new Set(['title', 'goal', 'body', 'domain', 'items', 'item', 'text', 'state', 'comment', 'related', 'query', 'after', 'context', 'steps', 'pitfalls', 'status', 'type', 'delete', 'search', 'id', 'first', 'reason', 'kind', 'note', 'task', 'tasks', 'brief', 'memory', 'memories',
+    // English words that are also names of the change feed, webhooks, the ready queue and the sessions list.
+    'changes', 'webhooks', 'finished', 'ready', 'url', 'secret']);
   return [...new Set(names)].filter((name) => !shared.has(name));
 }
 
