@@ -60,7 +60,8 @@ describe('two agents on one domain', () => {
 
     // The handler waits for the table, which Alice holds: nothing is left for her.
     const none = await alice.ok('task_next', { domain });
-    expect(none.data).toEqual({ item: null, task: null, claim: null, briefs: [] });
+    // Every knowledge-base answer names the chat's session (a stop hook reads it there).
+    expect(none.data).toEqual({ item: null, task: null, claim: null, briefs: [], sessionId: aliceSession });
     expect(none.text).toContain(`Nothing is ready in ${domain}`);
 
     const read = await bob.ok('task_read', { uid, collection: 'items' });
