@@ -144,6 +144,8 @@ describe('with auth off', () => {
 
   it('caps sessions per client address, and says so', async () => {
     const first = await agent(origin, null);
+    // The MCP session starts its taskbase session in the background: wait for it, so the snapshot holds it.
+    for (let attempt = 0; attempt < 200 && (await databaseState(server)).counts.sessions < 1; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     const before = await databaseState(server);
     const refused = await refusedConnect(origin, null);
     expect(refused.code).toBe(429);

@@ -98,6 +98,8 @@ describe('an id no session, task or item can have', () => {
     const kb = await connectMcp(server, { tools: 'knowledge-base' });
     expect(textOf(await kb.call('get_memory', { uid: '1\u0000' }))).toMatch(/^Error: no memory has uid/);
     expect(textOf(await kb.call('task_read', { uid: '1\u0000', collection: 'items' }))).toMatch(/^Error: /);
+    // Its own session starts in the background: wait for it, so the snapshot below holds it.
+    await kb.sessionId();
     await kb.close();
     const before = await databaseState(server);
     const joined = await connectMcp(server, { tools: 'step-ops', sessionId: '1\u0000' });
