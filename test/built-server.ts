@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
@@ -81,6 +82,27 @@ export async function startBuiltServer(databaseUrl: string, cwd: string, readyWi
     graphql: async (query, variables) => {
       const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
       return (await response.json()) as { data?: any; errors?: { message: string }[] };
+    },
+  };
+}
+
+/**
+ * `count` built servers on one database, started all at once as a deployment
+ * starts them (one applies the migrations, the others find them applied), each
+ * in a temp folder outside the working tree so nothing they write lands in it.
+ * stop() ends them with SIGTERM and removes the folder.
+ */
+export async function startBuiltServers(databaseUrl: string, count: number, prefix: string): Promise<{ servers: BuiltServer[]; stop(): Promise<void> }> {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const servers = await Promise.all(Array.from({ length: count }, () => startBuiltServer(databaseUrl, workDir, 90_000)));
+  return {
+    servers,
+    stop: async () => {
+      for (const server of servers) {
+        server.process.kill('SIGTERM');
+        await server.exited();
+      }
+      fs.rmSync(workDir, { recursive: true, force: true });
     },
   };
 }

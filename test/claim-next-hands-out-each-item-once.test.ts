@@ -7,15 +7,13 @@
  * leases end, with nothing to clean up. The figures are printed for the
  * closing note.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, testDatabase, type TestServer } from './harness.js';
-import { root, startBuiltServer, type BuiltServer } from './built-server.js';
+import { root, startBuiltServers, type BuiltServer } from './built-server.js';
 import { CLAIM_NEXT, READY, SESSION_CLAIMS } from './fixtures/documents.js';
 import { startSession } from './fixtures/sessions.js';
 
@@ -30,20 +28,15 @@ interface Answer { data?: any; errors?: { message: string; extensions?: { code?:
 
 describe(`claimNext by ${AGENTS} agents through ${SERVER_COUNT} server process(es) on ${DATABASE}`, () => {
   let servers: BuiltServer[] = [];
-  let workDir: string;
+  let stopServers: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     const { databaseUrl } = await testDatabase();
-    workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-claims-'));
-    servers = await Promise.all(Array.from({ length: SERVER_COUNT }, () => startBuiltServer(databaseUrl, workDir, 90_000)));
+    ({ servers, stop: stopServers } = await startBuiltServers(databaseUrl, SERVER_COUNT, 'taskbase-claims-'));
   }, 120_000);
 
   afterAll(async () => {
-    for (const server of servers) {
-      server.process.kill('SIGTERM');
-      await server.exited();
-    }
-    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+    await stopServers?.();
   });
 
   async function call(via: number, query: string, variables: Record<string, unknown>, session?: string): Promise<Answer> {

@@ -7,35 +7,25 @@
  * error), and history matches what was acknowledged. The figures are printed
  * for the closing note.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase } from './harness.js';
-import { startBuiltServer, type BuiltServer } from './built-server.js';
+import { startBuiltServers, type BuiltServer } from './built-server.js';
 
 /** Two processes on PostgreSQL; one on SQLite (one server process per SQLite file). */
 const SERVER_COUNT = process.env.TEST_POSTGRES_URL ? 2 : 1;
 const DATABASE = process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'SQLite';
 
 let servers: BuiltServer[] = [];
-let workDir: string;
+let stopServers: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   const { databaseUrl } = await testDatabase();
-  // The servers run outside the working tree, so nothing they might write lands in it.
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-multi-'));
-  // All at once on a fresh database, as a deployment starts them: one applies the migrations, the others wait and find them applied.
-  servers = await Promise.all(Array.from({ length: SERVER_COUNT }, () => startBuiltServer(databaseUrl, workDir, 90_000)));
+  ({ servers, stop: stopServers } = await startBuiltServers(databaseUrl, SERVER_COUNT, 'taskbase-multi-'));
 }, 120_000);
 
 afterAll(async () => {
-  for (const server of servers) {
-    server.process.kill('SIGTERM');
-    await server.exited();
-  }
+  await stopServers?.();
   servers = [];
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 interface Answer { data?: any; errors?: { message: string; extensions?: { code?: string } }[] }
