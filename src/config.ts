@@ -5,6 +5,7 @@ import type { ChangeLogRetention } from './services/kernel/change-log.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';
 import { loadWebhookSettings, type WebhookSettings } from './webhook-settings.js';
+import { wholeNumberSetting } from './env-number.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
@@ -41,32 +42,25 @@ export interface Config {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = bindHost(env.HOST);
   return {
-    port: wholeNumber('PORT', env.PORT, 4000, 0, 65_535, 'a TCP port from 0 to 65535 (0 picks a free one)'),
+    port: wholeNumberSetting('PORT', env.PORT, 4000, { min: 0, max: 65_535, accepts: 'a TCP port from 0 to 65535 (0 picks a free one)' }),
     host,
     databaseUrl: databaseUrl(env.DATABASE_URL),
     sqliteSynchronous: sqliteSynchronous(env.TASKBASE_SQLITE_SYNCHRONOUS),
     tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
-    bodyLimit: wholeNumber('TASKBASE_BODY_LIMIT', env.TASKBASE_BODY_LIMIT, 1_048_576, 1, Number.MAX_SAFE_INTEGER, 'a whole number of bytes above 0, e.g. 1048576 for 1 MiB'),
+    bodyLimit: wholeNumberSetting('TASKBASE_BODY_LIMIT', env.TASKBASE_BODY_LIMIT, 1_048_576, { accepts: 'a whole number of bytes above 0, e.g. 1048576 for 1 MiB' }),
     logLevel: logLevel(env.LOG_LEVEL, env.NODE_ENV === 'test' ? 'silent' : 'info'),
     connections: loadConnectionLimits(env),
     origins: loadOriginPolicy(env, host),
     mcp: loadMcpSessionLimits(env),
     subscriptions: loadSubscriptionLimits(env),
     changeLog: {
-      days: wholeNumber('TASKBASE_CHANGE_LOG_DAYS', env.TASKBASE_CHANGE_LOG_DAYS, 7, 1, 1_000_000, 'a whole number from 1 up (days to keep changes in the change log; default 7)'),
-      rows: wholeNumber('TASKBASE_CHANGE_LOG_ROWS', env.TASKBASE_CHANGE_LOG_ROWS, 100_000, 1, Number.MAX_SAFE_INTEGER, 'a whole number from 1 up (changes the change log keeps at most; default 100000)'),
+      days: wholeNumberSetting('TASKBASE_CHANGE_LOG_DAYS', env.TASKBASE_CHANGE_LOG_DAYS, 7, { min: 1, max: 1_000_000, accepts: 'a whole number from 1 up (days to keep changes in the change log; default 7)' }),
+      rows: wholeNumberSetting('TASKBASE_CHANGE_LOG_ROWS', env.TASKBASE_CHANGE_LOG_ROWS, 100_000, { accepts: 'a whole number from 1 up (changes the change log keeps at most; default 100000)' }),
     },
     webhooks: loadWebhookSettings(env),
   };
 }
 
-/** An unset or blank variable takes its default; anything else must be a whole number in [min, max]. */
-function wholeNumber(name: string, raw: string | undefined, fallback: number, min: number, max: number, accepts: string): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Error(`${name} must be ${accepts}; got "${raw}".`);
-  return value;
-}
 
 function bindHost(raw: string | undefined): string {
   if (raw === undefined) return '127.0.0.1';

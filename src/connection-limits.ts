@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { wholeNumberSetting } from './env-number.js';
 
 /**
  * How long a client may take and how many connections it may hold, designed
@@ -69,10 +70,7 @@ const RESERVED_FILES = 128;
 export function loadConnectionLimits(env: NodeJS.ProcessEnv, openFileLimit = softOpenFileLimit()): ConnectionLimits {
   const limits = {} as ConnectionLimits;
   for (const [key, [name, fallback]] of Object.entries(VARIABLES) as [keyof ConnectionLimits, [string, number]][]) {
-    const raw = env[name];
-    const value = raw === undefined || raw.trim() === '' ? fallback : Number(raw);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number above 0; got "${raw}".`);
-    limits[key] = value;
+    limits[key] = wholeNumberSetting(name, env[name], fallback);
   }
   if (limits.headersTimeoutMs > limits.bodyTimeoutMs) {
     throw new Error(`TASKBASE_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not be above TASKBASE_BODY_TIMEOUT_MS (${limits.bodyTimeoutMs}): the headers are part of the request.`);

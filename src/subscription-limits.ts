@@ -1,3 +1,5 @@
+import { wholeNumberSetting } from './env-number.js';
+
 /**
  * How much of the server live updates may hold. A socket and each of its
  * subscriptions stay open for as long as the client likes and are executed
@@ -28,10 +30,7 @@ const VARIABLES: Record<keyof SubscriptionLimits, [name: string, fallback: numbe
 export function loadSubscriptionLimits(env: NodeJS.ProcessEnv): SubscriptionLimits {
   const limits = {} as SubscriptionLimits;
   for (const [key, [name, fallback]] of Object.entries(VARIABLES) as [keyof SubscriptionLimits, [string, number]][]) {
-    const raw = env[name];
-    const value = raw === undefined || raw.trim() === '' ? fallback : Number(raw);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number above 0; got "${raw}".`);
-    limits[key] = value;
+    limits[key] = wholeNumberSetting(name, env[name], fallback);
   }
   return limits;
 }

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { WebhookRetry } from './domain/webhooks.js';
+import { wholeNumberSetting } from './env-number.js';
 
 /**
  * How webhooks are delivered (TASKBASE_WEBHOOK_*): which internal hosts they
@@ -18,18 +19,12 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([
 export function loadWebhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
   return {
     allowedHosts: allowedHosts(env.TASKBASE_WEBHOOK_ALLOWED_HOSTS),
-    backoffMs: bounded('TASKBASE_WEBHOOK_BACKOFF_MS', env.TASKBASE_WEBHOOK_BACKOFF_MS, 1_000, 1, 3_600_000, 'milliseconds from 1 to 3600000 (the wait after a first failed delivery; it doubles after each further one)'),
-    maxAttempts: bounded('TASKBASE_WEBHOOK_MAX_ATTEMPTS', env.TASKBASE_WEBHOOK_MAX_ATTEMPTS, 8, 1, 100, 'a whole number from 1 to 100 (attempts of one delivery before the webhook is marked inactive)'),
-    timeoutMs: bounded('TASKBASE_WEBHOOK_TIMEOUT_MS', env.TASKBASE_WEBHOOK_TIMEOUT_MS, 10_000, 100, 600_000, 'milliseconds from 100 to 600000 (how long one delivery attempt may take)'),
+    backoffMs: wholeNumberSetting('TASKBASE_WEBHOOK_BACKOFF_MS', env.TASKBASE_WEBHOOK_BACKOFF_MS, 1_000, { min: 1, max: 3_600_000, accepts: 'milliseconds from 1 to 3600000 (the wait after a first failed delivery; it doubles after each further one)' }),
+    maxAttempts: wholeNumberSetting('TASKBASE_WEBHOOK_MAX_ATTEMPTS', env.TASKBASE_WEBHOOK_MAX_ATTEMPTS, 8, { min: 1, max: 100, accepts: 'a whole number from 1 to 100 (attempts of one delivery before the webhook is marked inactive)' }),
+    timeoutMs: wholeNumberSetting('TASKBASE_WEBHOOK_TIMEOUT_MS', env.TASKBASE_WEBHOOK_TIMEOUT_MS, 10_000, { min: 100, max: 600_000, accepts: 'milliseconds from 100 to 600000 (how long one delivery attempt may take)' }),
   };
 }
 
-function bounded(name: string, raw: string | undefined, fallback: number, min: number, max: number, accepts: string): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Error(`${name} must be ${accepts}; got "${raw}".`);
-  return value;
-}
 
 /** Comma-separated host names and IP addresses; anything else (a URL, a port, a wildcard) is refused. */
 function allowedHosts(raw: string | undefined): ReadonlySet<string> {

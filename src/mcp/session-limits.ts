@@ -1,3 +1,5 @@
+import { wholeNumberSetting } from '../env-number.js';
+
 /**
  * How many MCP sessions over HTTP may be open, and how long an idle one
  * lives. Each open session holds its transport and protocol state in
@@ -19,16 +21,10 @@ export interface McpSessionLimits {
 
 export const MCP_SESSION_DEFAULTS = { maxSessions: 2_000, maxSessionsPerToken: 100, idleMinutes: 10 } as const;
 
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  const value = raw === undefined || raw.trim() === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number above 0; got "${raw}".`);
-  return value;
-}
 
 export function loadMcpSessionLimits(env: NodeJS.ProcessEnv): McpSessionLimits {
-  const maxSessions = wholeNumber(env, 'TASKBASE_MCP_MAX_SESSIONS', MCP_SESSION_DEFAULTS.maxSessions);
-  const maxSessionsPerToken = wholeNumber(env, 'TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN', MCP_SESSION_DEFAULTS.maxSessionsPerToken);
+  const maxSessions = wholeNumberSetting('TASKBASE_MCP_MAX_SESSIONS', env.TASKBASE_MCP_MAX_SESSIONS, MCP_SESSION_DEFAULTS.maxSessions);
+  const maxSessionsPerToken = wholeNumberSetting('TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN', env.TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN, MCP_SESSION_DEFAULTS.maxSessionsPerToken);
   const raw = env.TASKBASE_MCP_IDLE_MINUTES;
   // Minutes, fractions allowed (0.5 is 30 s): tests use a few seconds; an operator has no reason to go below a minute.
   const minutes = raw === undefined || raw.trim() === '' ? MCP_SESSION_DEFAULTS.idleMinutes : Number(raw);
