@@ -2,7 +2,7 @@ import { In, MoreThanOrEqual } from 'typeorm';
 import { parseRefs } from '../../domain/refs.js';
 import { CommentEntity, ItemEntity, ItemLinkEntity, MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import type { TaskAggregate } from '../tasks/task-store.js';
+import type { TaskAggregate } from '../task-aggregate/task-store.js';
 
 /** Deleted steps a plan keeps, most recently deleted first. */
 export const PLAN_DELETED_KEPT = 100;
