@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Database, type OpenOptions } from './db/database.js';
 import { claimSqliteFile, ownerNotice } from './db/sqlite-owner.js';
-import { PostgresWakeups } from './db/pg-change-feed.js';
+import { PostgresWakeups } from './services/kernel/pg-change-feed.js';
 import { createLogger } from './logger.js';
 import { LogChangeFeed, POLL_MS } from './services/kernel/change-feed.js';
 import { pruneChanges } from './services/kernel/change-log.js';

@@ -110,6 +110,20 @@ export function briefTexts(brief: Brief): string[] {
   return [brief.goal, brief.context, brief.steps, brief.pitfalls, brief.doneWhen, brief.extraInfo ?? '', ...brief.dependsOn.map((d) => d.reason ?? '')];
 }
 
+/**
+ * Every free text of a task note in reading order, for the refs it cites and
+ * what it still points at: the body of a whole-task note, or a brief's fields
+ * with each dependency written as its [[#id]] token before its reason.
+ */
+export function taskNoteTexts(note: { body: string | null; brief: Brief | null }): string[] {
+  const { brief } = note;
+  if (!brief) return [note.body ?? ''];
+  return [
+    brief.goal, brief.context, brief.steps, brief.pitfalls, brief.doneWhen, brief.extraInfo ?? '',
+    ...brief.dependsOn.flatMap((d) => [`[[#${d.item}]]`, d.reason ?? '']),
+  ];
+}
+
 /** What kind of task note a call describes: a brief (items and brief) or a whole-task note (body only). */
 export function taskNoteShape(input: { items?: readonly string[] | null; brief?: unknown; body?: string | null }): 'BRIEF' | 'WHOLE_TASK' {
   const hasItems = !!input.items && input.items.length > 0;

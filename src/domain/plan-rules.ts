@@ -6,6 +6,7 @@
  * or why, and the session cannot finish while a step is still open).
  */
 import { DomainError } from './errors.js';
+import { oneLine } from './one-line.js';
 import { cleanStepText, textLength } from './text-rules.js';
 import { ITEM_STATES, isActive, type ItemState } from './states.js';
 
@@ -353,11 +354,6 @@ export function renderPlan(steps: readonly PlanStep[]): string {
       );
     })
     .join('\n');
-}
-
-/** A line break inside a note or text would read as another step, so it becomes a space. */
-function oneLine(text: string): string {
-  return text.trim().replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 /**

@@ -7,6 +7,7 @@
  * and label.
  */
 import { DomainError } from './errors.js';
+import { numberLiveItems } from './ordering.js';
 
 const TOKEN_SOURCE = String.raw`\[\[#(\d+)\]\]`;
 
@@ -60,6 +61,31 @@ export interface RefTarget {
   /** Current label, kept after deletion. */
   text: string;
   deleted: boolean;
+}
+
+/**
+ * What each item of a task reads as now, keyed by id: its place among the
+ * live items (null once deleted) and its label.
+ */
+export function refTargetsOf(items: readonly { id: number | string; text: string; deleted: boolean }[]): Map<string, RefTarget> {
+  const numbers = numberLiveItems(items.map((item) => ({ id: String(item.id), deleted: item.deleted })));
+  return new Map(items.map((item) => [String(item.id), { id: String(item.id), number: numbers.get(String(item.id)) ?? null, text: item.text, deleted: item.deleted }]));
+}
+
+/** The distinct items `texts` cite, in order of first appearance, as `targets` read now; an id not in `targets` stays out. */
+export function refsCitedIn(texts: readonly (string | null | undefined)[], targets: ReadonlyMap<string, RefTarget>): RefTarget[] {
+  const seen = new Set<string>();
+  const refs: RefTarget[] = [];
+  for (const text of texts) {
+    if (!text) continue;
+    for (const id of parseRefs(text)) {
+      const target = targets.get(id);
+      if (seen.has(id) || !target) continue;
+      seen.add(id);
+      refs.push({ ...target });
+    }
+  }
+  return refs;
 }
 
 /**

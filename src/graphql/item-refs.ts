@@ -1,5 +1,4 @@
-import { numberLiveItems } from '../domain/ordering.js';
-import { parseRefs, renderRefs, type RefTarget } from '../domain/refs.js';
+import { parseRefs, refTargetsOf, refsCitedIn, renderRefs, type RefTarget } from '../domain/refs.js';
 import type { ItemEntity } from '../db/entities/index.js';
 import type { Context } from './context.js';
 import type { ItemRef } from './types/common.type.js';
@@ -15,27 +14,10 @@ const targetsCache = new WeakMap<readonly ItemEntity[], Map<string, RefTarget>>(
 export function refTargets(items: readonly ItemEntity[]): Map<string, RefTarget> {
   let targets = targetsCache.get(items);
   if (!targets) {
-    const numbers = numberLiveItems(items.map((item) => ({ id: String(item.id), deleted: item.deleted })));
-    targets = new Map(items.map((item) => [String(item.id), { id: String(item.id), number: numbers.get(String(item.id)) ?? null, text: item.text, deleted: item.deleted }]));
+    targets = refTargetsOf(items);
     targetsCache.set(items, targets);
   }
   return targets;
-}
-
-/** The distinct ids cited in `texts`, in order of first appearance, as they read now. */
-export function refsIn(texts: readonly (string | null | undefined)[], targets: ReadonlyMap<string, RefTarget>): ItemRef[] {
-  const seen = new Set<string>();
-  const refs: ItemRef[] = [];
-  for (const text of texts) {
-    if (!text) continue;
-    for (const id of parseRefs(text)) {
-      const target = targets.get(id);
-      if (seen.has(id) || !target) continue;
-      seen.add(id);
-      refs.push({ ...target });
-    }
-  }
-  return refs;
 }
 
 /**
@@ -68,7 +50,7 @@ export async function renderedFor(ctx: Context, taskId: number, text: string): P
 
 /** The distinct items `texts` of a task cite, in order of first appearance, as they read now. */
 export async function refsFor(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<ItemRef[]> {
-  return refsIn(texts, await targetsCitedIn(ctx, taskId, texts));
+  return refsCitedIn(texts, await targetsCitedIn(ctx, taskId, texts));
 }
 
 /** Dependencies as the API shows them: each one whose item is of the task (a deleted one stays, marked deleted), its reason rendered. */

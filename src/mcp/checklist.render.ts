@@ -5,6 +5,7 @@
  */
 import type { ItemState } from '../domain/states.js';
 import { STATE_GLYPHS } from '../domain/plan-rules.js';
+import { oneLine } from '../domain/one-line.js';
 
 /** A plan step as the checklist needs it. */
 export interface ChecklistItem {
@@ -45,10 +46,6 @@ export function taskIds(all: readonly ChecklistItem[]): Map<number, number> {
 export function numberedTasks(all: readonly ChecklistItem[]): (ChecklistItem & { taskId: number })[] {
   const ids = taskIds(all);
   return all.filter((item) => !item.deleted).map((item) => ({ ...item, taskId: ids.get(item.id)! }));
-}
-
-function oneLine(text: string): string {
-  return text.trim().replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 /** "[x] 2. Run the tests - ran npm test: 38 passed (added mid-session)", one line a task. */

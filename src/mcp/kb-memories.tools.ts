@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MemoryKind } from '../services/memories/memory-kind.js';
+import type { MemoryKind } from '../domain/memory-kind.js';
 import { detailedItemLine, detailedItemViews, itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
 import { kbRefusal } from './kb-text.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';

@@ -1,4 +1,5 @@
 import type { ItemEntity, MemoryEntity } from '../db/entities/index.js';
+import { oneLine } from '../domain/one-line.js';
 import type { Page } from '../domain/paging.js';
 import { deriveTaskState, progressOf, taskStatus } from '../domain/states.js';
 import type { ToolContext } from './tool-context.js';
@@ -66,7 +67,7 @@ export function itemView(loaded: LoadedTask, item: ItemEntity) {
 
 export function itemLine(view: ReturnType<typeof itemView>): string {
   const place = view.number === null ? 'deleted' : `#${view.number}`;
-  return `${place} [${view.state}] ${view.text} (id ${view.id})${view.note ? ` - ${view.note.replace(/\s*[\r\n]+\s*/g, ' ')}` : ''}`;
+  return `${place} [${view.state}] ${view.text} (id ${view.id})${view.note ? ` - ${oneLine(view.note)}` : ''}`;
 }
 
 /** A memory linked to an item (task_item related), as the tools name it. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { TaskNoteEntity } from '../db/entities/index.js';
 import { splitItemsText } from '../domain/text-rules.js';
-import { parseRefs } from '../domain/refs.js';
+import { refsCitedIn } from '../domain/refs.js';
+import { taskNoteTexts } from '../domain/briefs.js';
 import { detailedItemLine, detailedItemViews, itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, kbRefusal, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
 import { claimPhrase, coordinationOf, heldByAnotherLine } from './kb-claims.js';
@@ -238,8 +239,7 @@ Example: {"uid": "12", "collection": "notes", "item": "59"}`,
         } else {
           throw new ToolRefusal(`collection must be items, notes or comments (got "${collection}").`);
         }
-        const seen = new Set<string>();
-        const refs = entries.flatMap((entry) => entry.texts.flatMap(parseRefs)).filter((id) => !seen.has(id) && seen.add(id) && targets.has(id)).map((id) => targets.get(id)!);
+        const refs = refsCitedIn(entries.flatMap((entry) => entry.texts), targets);
         const nextOffset = more ? offset + entries.length : undefined;
         const footer = nextOffset === undefined ? `(${total} in all; this is the last page)` : `(${total} in all; next_offset ${nextOffset})`;
         const body = entries.length ? entries.map((entry) => entry.line).join('\n\n') : `(no ${collection})`;
@@ -278,8 +278,6 @@ export async function noteViews(ctx: ToolContext, loaded: LoadedTask, notes: rea
       ? `GOAL: ${data.brief.goal}\nCONTEXT: ${data.brief.context}\nSTEPS: ${data.brief.steps}\nPITFALLS: ${data.brief.pitfalls}\nDONE WHEN: ${data.brief.done_when}\nDEPENDS ON: ${data.brief.depends_on}` +
         (data.brief.extra_info ? `\nEXTRA INFO: ${data.brief.extra_info}` : '')
       : (data.body ?? '');
-    const texts = [note.body, brief?.goal, brief?.context, brief?.steps, brief?.pitfalls, brief?.doneWhen, brief?.extraInfo, ...(brief?.dependsOn ?? []).flatMap((d) => [`[[#${d.item}]]`, d.reason])]
-      .filter((text): text is string => !!text);
-    return { text: `Note ${note.id} "${note.title}"${on}:\n${fields}`, data, texts };
+    return { text: `Note ${note.id} "${note.title}"${on}:\n${fields}`, data, texts: taskNoteTexts(note) };
   });
 }

@@ -7,8 +7,7 @@
 import type { ItemEntity } from '../db/entities/index.js';
 import type { DomainError } from '../domain/errors.js';
 import type { Remedy } from '../domain/remedies.js';
-import { numberLiveItems } from '../domain/ordering.js';
-import { renderRefs, type RefTarget } from '../domain/refs.js';
+import { refTargetsOf, renderRefs, type RefTarget } from '../domain/refs.js';
 import type { ItemState } from '../domain/states.js';
 import { ToolRefusal } from './tool-result.js';
 
@@ -61,8 +60,7 @@ export function parseDependsOn(raw: string): { item: string; reason: string | nu
 
 /** What each item of a task reads as now, for rendering [[#id]] tokens. */
 export function targetsOf(items: readonly ItemEntity[]): Map<string, RefTarget> {
-  const numbers = numberLiveItems(items.map((item) => ({ id: String(item.id), deleted: item.deleted })));
-  return new Map(items.map((item) => [String(item.id), { id: String(item.id), number: numbers.get(String(item.id)) ?? null, text: item.text, deleted: item.deleted }]));
+  return refTargetsOf(items);
 }
 
 export function rendered(text: string, targets: ReadonlyMap<string, RefTarget>): string {

@@ -1,5 +1,6 @@
 import type { ItemEntity } from '../db/entities/index.js';
 import type { ItemState } from '../domain/states.js';
+import { oneLine } from '../domain/one-line.js';
 
 /** The five step-ops statuses and the item states they are. */
 export const STEP_STATUSES = {
@@ -40,7 +41,7 @@ export function renderSteps(steps: readonly Pick<ItemEntity, 'text' | 'state' | 
   if (steps.length === 0) return '(the plan has no steps)';
   return steps
     .map((step, index) => {
-      const validation = step.note ? ` — validation: ${step.note.replace(/\s*[\r\n]+\s*/g, ' ')}` : '';
+      const validation = step.note ? ` — validation: ${oneLine(step.note)}` : '';
       return `${index + 1}. [${stepOpsStatus(step.state)}] ${step.text}${validation}${step.added ? ' (added)' : ''}`;
     })
     .join('\n');

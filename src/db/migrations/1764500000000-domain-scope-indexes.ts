@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Indexes for "this domain and below" read as a range of the domain column
- * (services/memories/domain-scope.ts), one per list's order: memories by id,
+ * (services/kernel/domain-scope.ts), one per list's order: memories by id,
  * open tasks by updatedAt (mustRead, reminders), and a covering one for the
  * domain counts. On PostgreSQL the domain column compares byte by byte
  * (COLLATE "C"), as SQLite's does, so the range holds exactly the paths

@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { taskNoteTexts } from '../../domain/briefs.js';
 import type { Context } from '../context.js';
 import { AddTaskNoteInput, EditTaskNoteInput } from '../inputs/knowledge.inputs.js';
 import { dependenciesOf, itemsOfTaskWithIds, refsFor, renderedFor } from '../item-refs.js';
@@ -10,12 +11,7 @@ import { Brief, Dependency, TaskNote, TaskNoteConnection } from '../types/task-n
 
 /** Every free text of a note, dependencies written as tokens, in reading order. */
 function noteTexts(note: TaskNote): string[] {
-  if (!note.brief) return [note.body ?? ''];
-  const { brief } = note;
-  return [
-    brief.goal, brief.context, brief.steps, brief.pitfalls, brief.doneWhen, brief.extraInfo ?? '',
-    ...brief.dependsOnIds.flatMap((d) => [`[[#${d.item}]]`, d.reason ?? '']),
-  ];
+  return taskNoteTexts({ body: note.body, brief: note.brief && { ...note.brief, dependsOn: note.brief.dependsOnIds } });
 }
 
 @Resolver(() => TaskNote)

@@ -6,7 +6,7 @@ import { cleanDomain } from '../../domain/domains.js';
 import { DomainError } from '../../domain/errors.js';
 import { pageSize } from '../../domain/paging.js';
 import { plainRows } from '../kernel/plain-rows.js';
-import { scopeCondition } from '../memories/domain-scope.js';
+import { scopeCondition } from '../kernel/domain-scope.js';
 import { loggedChangeOf, type LoggedChange } from './logged-change.js';
 
 export interface ChangePage {

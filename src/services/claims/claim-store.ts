@@ -4,10 +4,10 @@ import { dbNowSql, kindOf } from '../../db/db-clock.js';
 import { ClaimEntity, ItemDependencyEntity, ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
-import { scopeCondition } from '../memories/domain-scope.js';
+import { scopeCondition } from '../kernel/domain-scope.js';
 import { plainRows } from '../kernel/plain-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { snapshotOf } from '../tasks/task-store.js';
+import { snapshotOf } from '../task-aggregate/task-store.js';
 
 /**
  * Claims as rows, and the ready queue. Every "is it claimed" compares the

@@ -4,8 +4,8 @@ import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { plainRows } from '../kernel/plain-rows.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
-import { itemsOfTaskIds } from '../tasks/task-reader.js';
-import { loadItemForChange } from '../tasks/task-store.js';
+import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
+import { loadItemForChange } from '../task-aggregate/task-store.js';
 import { liveClaimCount, liveClaimsOf, readyQuery, recordClaim, takeClaim } from './claim-store.js';
 
 export interface ClaimInput {

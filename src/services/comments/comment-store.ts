@@ -2,7 +2,7 @@ import { refusalWithRemedy } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
 import { CommentEntity } from '../../db/entities/index.js';
-import { citableIds, type TaskAggregate } from '../tasks/task-store.js';
+import { citableIds, type TaskAggregate } from '../task-aggregate/task-store.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
 /**

@@ -2,7 +2,7 @@ import { CommentEntity } from '../../db/entities/index.js';
 import { checkedComment, insertComment } from './comment-store.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { liveItem, loadTaskForChange, recordTaskChange } from '../tasks/task-store.js';
+import { liveItem, loadTaskForChange, recordTaskChange } from '../task-aggregate/task-store.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
 export interface AddCommentInput {

@@ -16,7 +16,7 @@ export interface ChangeFeed {
   close(): Promise<void>;
 }
 
-/** Something that says the log may have grown: PostgreSQL's LISTEN connection (db/pg-change-feed.ts). */
+/** Something that says the log may have grown: PostgreSQL's LISTEN connection (pg-change-feed.ts). */
 export interface Wakeups {
   /** Resolves once listening; calls `wake` on each notification, and after a dropped connection is back. */
   start(wake: () => void): Promise<void>;

@@ -6,9 +6,9 @@ import { plainRows } from '../kernel/plain-rows.js';
 import { keysetPage } from '../kernel/keyset-page.js';
 import type { MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
-import type { MemoryKind } from './memory-kind.js';
+import type { MemoryKind } from '../../domain/memory-kind.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { scopeCondition } from './domain-scope.js';
+import { scopeCondition } from '../kernel/domain-scope.js';
 
 /**
  * A task is ACTIVE while OPEN: the state its row keeps, derived from its

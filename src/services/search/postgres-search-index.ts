@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { foldAccents, wordsOf } from '../../domain/search-words.js';
-import { scopeCondition } from '../memories/domain-scope.js';
+import { scopeCondition } from '../kernel/domain-scope.js';
 import type { SearchIndex, SearchOptions } from './search-index.js';
 
 /**

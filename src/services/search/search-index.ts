@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { MemoryKind } from '../memories/memory-kind.js';
+import type { MemoryKind } from '../../domain/memory-kind.js';
 
 /** What one search hit needs to be paged: the memory and its rank (lower is better). */
 export interface SearchHit {

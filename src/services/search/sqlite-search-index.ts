@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { scopeCondition } from '../memories/domain-scope.js';
+import { scopeCondition } from '../kernel/domain-scope.js';
 import type { SearchIndex, SearchOptions } from './search-index.js';
 
 /** Each word as a quoted FTS5 prefix string (quotes doubled), so no input is read as FTS5 syntax. */

@@ -1,8 +1,9 @@
 import { In, MoreThanOrEqual } from 'typeorm';
 import { parseRefs } from '../../domain/refs.js';
+import { taskNoteTexts } from '../../domain/briefs.js';
 import { CommentEntity, ItemEntity, ItemLinkEntity, MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import type { TaskAggregate } from '../tasks/task-store.js';
+import type { TaskAggregate } from '../task-aggregate/task-store.js';
 
 /** Deleted steps a plan keeps, most recently deleted first. */
 export const PLAN_DELETED_KEPT = 100;
@@ -56,13 +57,8 @@ async function stillPointedAt(uow: UnitOfWork, aggregate: TaskAggregate, candida
     if (comment.itemId !== null) kept.add(comment.itemId);
     cite(comment.body);
   }
-  for (const note of await manager.findBy(TaskNoteEntity, { taskId })) {
-    cite(note.body);
-    if (note.brief) {
-      cite(JSON.stringify(note.brief));
-      for (const dependency of note.brief.dependsOn) kept.add(Number(dependency.item));
-    }
-  }
+  // A brief's dependencies read as [[#id]] tokens here, so what it waits for is kept too.
+  for (const note of await manager.findBy(TaskNoteEntity, { taskId })) for (const text of taskNoteTexts(note)) cite(text);
   for (const link of await manager.findBy(TaskNoteItemEntity, { itemId: In(ids) })) kept.add(link.itemId);
   for (const link of await manager.findBy(ItemLinkEntity, { itemId: In(ids) })) kept.add(link.itemId);
   // A note citing a step was written after the step was: only notes changed since the oldest candidate can.

@@ -17,7 +17,7 @@ import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index
 import type { SearchIndex } from '../search/search-index.js';
 import { currentPlanIds, loadCallingSession } from './session-store.js';
 import { purgeDeletedSteps } from './plan-purge.js';
-import { applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../tasks/task-store.js';
+import { applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface UpdateStepInput {

@@ -2,7 +2,7 @@ import type { Brief } from '../../domain/briefs.js';
 import { cycleRefused, findCycle } from '../../domain/dependencies.js';
 import { ItemDependencyEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import type { TaskAggregate } from '../tasks/task-store.js';
+import type { TaskAggregate } from '../task-aggregate/task-store.js';
 
 /**
  * Writes a brief's dependsOn as edges (each briefed item waits for each item

@@ -6,7 +6,7 @@ import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../tasks/task-store.js';
+import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { deleteBriefEdges, writeBriefEdges } from './dependency-store.js';
 

@@ -16,7 +16,7 @@ import type { SearchIndex } from '../search/search-index.js';
 import { purgeDeletedSteps } from '../sessions/plan-purge.js';
 import { isSettled } from '../../domain/claims.js';
 import { endClaimsOnItems } from '../claims/claim-store.js';
-import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from './task-store.js';
+import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface CreateTaskInput {

@@ -10,9 +10,9 @@ import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { plainRows } from '../kernel/plain-rows.js';
-import { itemsOfTaskIds, itemsWithIds } from './task-reader.js';
+import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { lockSession } from '../sessions/session-store.js';
+import { lockSession } from './session-lock.js';
 
 /** A task as a mutation changes it: the row and all its items (deleted ones too) in list order. */
 export interface TaskAggregate {

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Wakeups } from '../services/kernel/change-feed.js';
+import type { Wakeups } from './change-feed.js';
 
-import { CHANGE_CHANNEL, listenerName } from './change-channel.js';
+import { CHANGE_CHANNEL, listenerName } from '../../db/change-channel.js';
 
 /** After a dropped connection, try again this often. */
 const RECONNECT_MS = 1000;
