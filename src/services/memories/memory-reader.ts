@@ -1,14 +1,14 @@
-import { type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { cleanDomain, inScope } from '../../domain/domains.js';
+import type { EntityManager } from 'typeorm';
+import { cleanDomain } from '../../domain/domains.js';
 import { searchWords } from '../../domain/search-words.js';
-import { SEARCH_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { ROW_CURSOR, SEARCH_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { plainRows } from '../kernel/plain-rows.js';
-import { keysetPage } from '../kernel/keyset-page.js';
 import type { MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from '../../domain/memory-kind.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
+import { domainCounts, matchingCount, ownCountsIn, type DomainCounts } from './domain-counts.js';
 
 /**
  * A task is ACTIVE while OPEN: the state its row keeps, derived from its
@@ -29,12 +29,6 @@ function scopeParameters(): { params: Record<string, string>; bind: (value: stri
     return `:${name}`;
   };
   return { params, bind };
-}
-
-/** Memories in `domain` and below ("acme/checkout" covers "acme/checkout/billing", not "acme/checkoutx"): an index range of the domain column. */
-function inDomain(query: SelectQueryBuilder<MemoryEntity>, domain: string): void {
-  const { params, bind } = scopeParameters();
-  query.andWhere(scopeCondition('m."domain"', domain, bind), params);
 }
 
 /**
@@ -69,21 +63,14 @@ export function memoriesWithIds(manager: EntityManager, ids: readonly number[]):
 /** mustRead lists the most recently updated open tasks, this many at most. */
 export const MUST_READ_MAX = 200;
 
-/** Query.domains lists this many paths at most (the first in path order); narrow with `under` for the rest. */
-export const DOMAINS_LISTED_MAX = 1000;
+export { DOMAINS_LISTED_MAX, type DomainCounts } from './domain-counts.js';
 
-export interface DomainCounts {
-  path: string;
-  openTasks: number;
-  tasks: number;
-  notes: number;
-}
-
-/** Every ancestor path of a domain, itself included: a/b/c → a, a/b, a/b/c. */
-function pathsOf(domain: string): string[] {
-  const segments = domain.split('/');
-  return segments.map((_, index) => segments.slice(0, index + 1).join('/'));
-}
+/**
+ * A memories page with more domains in its scope than this is read as one
+ * range of the domain index sorted by id (the scope's ids); up to it, as one
+ * short walk of the (domain, id) index per domain, newest first.
+ */
+export const MEMORIES_PAGE_DOMAINS_MAX = 200;
 
 /** Reads over memories (notes and tasks): by domain, open tasks, domain counts, search; keyset-paged. */
 export class MemoryReader {
@@ -92,20 +79,43 @@ export class MemoryReader {
     private readonly searchIndex: SearchIndex,
   ) {}
 
-  private memories_(): SelectQueryBuilder<MemoryEntity> {
-    // A session's plan is the session's, not the knowledge base's: no listing or search shows it.
-    return this.reader().createQueryBuilder(MemoryEntity, 'm').where('m."sessionId" IS NULL');
-  }
-
-  /** Memories of a scope, newest first. */
+  /**
+   * Memories of a scope, newest first. The total is the kept counts' sum
+   * over the scope's domains; the page is the newest `first + 1` ids after
+   * the cursor of each domain that holds a match, each read from the
+   * (domain, id) index, merged: what the page costs grows with the page
+   * and the number of domains in scope, never with the memories in it.
+   */
   async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
-    // A domain scope never holds a session's plan (a plan has no domain), so no sessionId test is needed:
-    // counting the scope reads the (domain, id) index alone instead of every row in it.
-    const query = this.reader().createQueryBuilder(MemoryEntity, 'm');
-    inDomain(query, cleanDomain(args.domain));
-    if (args.kind) query.andWhere('m."kind" = :kind', { kind: args.kind });
-    if (args.status) query.andWhere(args.status === 'ACTIVE' ? IS_ACTIVE : `NOT ${IS_ACTIVE}`);
-    return keysetPage(query, 'm."id"', 'DESC', args.first, args.after, (page) => plainRows(this.reader(), page));
+    const scope = cleanDomain(args.domain);
+    const size = pageSize(args.first);
+    const key = decodeCursor(args.after, ROW_CURSOR);
+    const kind = args.kind ?? null;
+    const status = args.status ?? null;
+    const reader = this.reader();
+    const holding = (await ownCountsIn(reader, scope)).filter((own) => matchingCount(own, kind, status) > 0);
+    const total = holding.reduce((sum, own) => sum + matchingCount(own, kind, status), 0);
+    if (holding.length === 0) return pageFrom([], size, (row: MemoryEntity) => [row.id], total);
+    // A domain scope never holds a session's plan (a plan has no domain), so no sessionId test is needed.
+    const params: Record<string, unknown> = { after: key ? Number(key[0]) : null, kind };
+    const narrow = (alias: string) =>
+      (key ? ` AND ${alias}."id" < :after` : '') +
+      (kind ? ` AND ${alias}."kind" = :kind` : '') +
+      (status ? ` AND ${status === 'ACTIVE' ? IS_ACTIVE : `NOT ${IS_ACTIVE}`}`.replaceAll('m."', `${alias}."`) : '');
+    const query = reader.createQueryBuilder(MemoryEntity, 'm');
+    if (holding.length > MEMORIES_PAGE_DOMAINS_MAX) {
+      const { params: scopeParams, bind } = scopeParameters();
+      query.where(`${scopeCondition('m."domain"', scope, bind)}${narrow('m')}`, { ...params, ...scopeParams });
+    } else {
+      const newest = holding.map((own, index) => {
+        params[`domain${index}`] = own.domain;
+        return `SELECT "id" FROM (SELECT d."id" FROM "memories" d WHERE d."domain" = :domain${index}${narrow('d')} ` +
+          `ORDER BY d."id" DESC LIMIT ${size + 1}) "newest${index}"`;
+      });
+      query.where(`m."id" IN (${newest.join(' UNION ALL ')})`, params);
+    }
+    const rows = await plainRows(reader, query.orderBy('m."id"', 'DESC').limit(size + 1));
+    return pageFrom(rows, size, (row) => [row.id], total);
   }
 
   /** Open tasks of a scope, most recently updated first (the 200 most recent). */
@@ -115,33 +125,10 @@ export class MemoryReader {
 
   /**
    * Domains at and below `under` (all when null) that hold memories, each
-   * with counts over itself and everything below it. A path that holds
-   * memories only below it (acme, above acme/checkout) is listed too, so the
-   * result reads as a tree.
+   * with counts over itself and everything below it (domain-counts.ts).
    */
   async domains(under: string | null | undefined): Promise<DomainCounts[]> {
-    const scope = under === null || under === undefined ? null : cleanDomain(under);
-    const query = this.memories_()
-      .select('m."domain"', 'domain')
-      .addSelect(`SUM(CASE WHEN m."kind" = 'TASK' THEN 1 ELSE 0 END)`, 'tasks')
-      .addSelect(`SUM(CASE WHEN m."kind" = 'TASK' AND ${TASK_IS_OPEN} THEN 1 ELSE 0 END)`, 'openTasks')
-      .addSelect(`SUM(CASE WHEN m."kind" = 'NOTE' THEN 1 ELSE 0 END)`, 'notes')
-      .andWhere('m."domain" IS NOT NULL')
-      .groupBy('m."domain"');
-    if (scope) inDomain(query, scope);
-    const rows: { domain: string; tasks: string | number; openTasks: string | number; notes: string | number }[] = await query.getRawMany();
-    const totals = new Map<string, DomainCounts>();
-    for (const row of rows) {
-      for (const path of pathsOf(row.domain)) {
-        if (scope && !inScope(path, scope)) continue;
-        const counts = totals.get(path) ?? { path, openTasks: 0, tasks: 0, notes: 0 };
-        counts.tasks += Number(row.tasks);
-        counts.openTasks += Number(row.openTasks);
-        counts.notes += Number(row.notes);
-        totals.set(path, counts);
-      }
-    }
-    return [...totals.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).slice(0, DOMAINS_LISTED_MAX);
+    return domainCounts(this.reader(), under === null || under === undefined ? null : cleanDomain(under));
   }
 
   /** Full-text search, best match first; the cursor is the last hit's (rank, id). */

@@ -1,0 +1,83 @@
+import type { EntityManager } from 'typeorm';
+import { inScope } from '../../domain/domains.js';
+import type { MemoryStatus } from '../../domain/states.js';
+import { rowArrays, statementParameters } from '../kernel/plain-rows.js';
+import { scopeCondition } from '../kernel/domain-scope.js';
+import type { MemoryKind } from '../../domain/memory-kind.js';
+
+/** Query.domains lists this many paths at most (the first in path order); narrow with `under` for the rest. */
+export const DOMAINS_LISTED_MAX = 1000;
+
+/** A domain path with counts over itself and everything below it. */
+export interface DomainCounts {
+  path: string;
+  openTasks: number;
+  tasks: number;
+  notes: number;
+}
+
+/** One domain's kept counts of its own memories (db/migrations/1764570000000-domain-counts.ts keeps them). */
+export interface OwnCounts {
+  domain: string;
+  tasks: number;
+  openTasks: number;
+  notes: number;
+  activeNotes: number;
+}
+
+/**
+ * The kept counts of every domain in `scope` and below (all when null) that
+ * holds memories: one row per domain, read through the table's key, never
+ * a count of the memories themselves. In path order.
+ */
+export async function ownCountsIn(manager: EntityManager, scope: string | null): Promise<OwnCounts[]> {
+  const { bind, values } = statementParameters(manager);
+  const inRange = scope === null ? '' : ` AND ${scopeCondition('"domain"', scope, bind)}`;
+  const rows = await rowArrays(
+    manager,
+    `SELECT "domain", "tasks", "openTasks", "notes", "activeNotes" FROM "domain_counts" WHERE ("tasks" > 0 OR "notes" > 0)${inRange} ORDER BY "domain"`,
+    values,
+  );
+  return rows.map(([domain, tasks, openTasks, notes, activeNotes]) => ({
+    domain: String(domain), tasks: Number(tasks), openTasks: Number(openTasks), notes: Number(notes), activeNotes: Number(activeNotes),
+  }));
+}
+
+/** Every ancestor path of a domain, itself included: a/b/c → a, a/b, a/b/c. */
+function pathsOf(domain: string): string[] {
+  const segments = domain.split('/');
+  return segments.map((_, index) => segments.slice(0, index + 1).join('/'));
+}
+
+/**
+ * Domains at and below `under` (all when null) that hold memories, each
+ * with counts over itself and everything below it, in path order, at most
+ * DOMAINS_LISTED_MAX. A path that holds memories only below it (acme, above
+ * acme/checkout) is listed too, so the result reads as a tree. Read from
+ * the kept counts: one short statement whatever the number of memories.
+ */
+export async function domainCounts(manager: EntityManager, under: string | null): Promise<DomainCounts[]> {
+  const totals = new Map<string, DomainCounts>();
+  for (const own of await ownCountsIn(manager, under)) {
+    for (const path of pathsOf(own.domain)) {
+      if (under !== null && !inScope(path, under)) continue;
+      const counts = totals.get(path) ?? { path, openTasks: 0, tasks: 0, notes: 0 };
+      counts.tasks += own.tasks;
+      counts.openTasks += own.openTasks;
+      counts.notes += own.notes;
+      totals.set(path, counts);
+    }
+  }
+  return [...totals.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).slice(0, DOMAINS_LISTED_MAX);
+}
+
+/**
+ * How many of a domain's own memories a memories page's filter holds: a
+ * task is ACTIVE while open, a note while not archived (the lists' rule,
+ * memory-reader.ts IS_ACTIVE).
+ */
+export function matchingCount(own: OwnCounts, kind: MemoryKind | null, status: MemoryStatus | null): number {
+  const tasks = status === null ? own.tasks : status === 'ACTIVE' ? own.openTasks : own.tasks - own.openTasks;
+  const notes = status === null ? own.notes : status === 'ACTIVE' ? own.activeNotes : own.notes - own.activeNotes;
+  return kind === 'TASK' ? tasks : kind === 'NOTE' ? notes : tasks + notes;
+}
