@@ -3,6 +3,7 @@ import { Session } from 'node:inspector/promises';
 import type { OpenOptions } from './db/database.js';
 
 type ProbeMessage = { type?: string; file?: string };
+type Statement = { sql: string; parameters: readonly unknown[] };
 
 /**
  * `npm run bench` starts the built server with TASKBASE_BENCH_PROBE=1 and an
@@ -11,16 +12,27 @@ type ProbeMessage = { type?: string; file?: string };
  * its peak RSS. With `--profile`, the bench also asks it to record a CPU
  * profile around one workload (`profile-start`, then `profile-stop` with the
  * file to write), through the inspector in this process, so each workload
- * gets a profile of its own. Off (no listener, no cost) in every other run.
+ * gets a profile of its own. `record-start` / `record-stop` hand back the
+ * statements (SQL and parameters) sent in between: the bench replays one
+ * request's SQL with the driver alone (bench/raw-server.mjs), so its raw
+ * reference runs the very SQL the server ran, whoever changes it.
+ * Off (no listener, no cost) in every other run.
  */
 export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptions, 'onQuery'> {
   if (env.TASKBASE_BENCH_PROBE !== '1' || typeof process.send !== 'function') return {};
   let statements = 0;
+  let recorded: Statement[] | null = null;
   let inspector: Session | null = null;
   const reply = (message: object) => process.send!(message);
   process.on('message', (message: ProbeMessage) => {
     if (message?.type === 'probe') {
       reply({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
+    } else if (message?.type === 'record-start') {
+      recorded = [];
+      reply({ type: 'record-started' });
+    } else if (message?.type === 'record-stop') {
+      reply({ type: 'record-stopped', statements: recorded ?? [] });
+      recorded = null;
     } else if (message?.type === 'profile-start') {
       void (async () => {
         inspector = new Session();
@@ -42,5 +54,10 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
       })();
     }
   });
-  return { onQuery: () => { statements += 1; } };
+  return {
+    onQuery: (sql, parameters) => {
+      statements += 1;
+      recorded?.push({ sql, parameters: [...(parameters ?? [])] });
+    },
+  };
 }
