@@ -145,9 +145,9 @@ try {
 
   const urlOf = (workload) => (workload.kind === 'server' ? serverUrl : `${rawUrl}${workload.path}`);
   /** One request, its body checked: a workload that answers errors is not measured. Returns the whole answer. */
-  async function answerOf(workload) {
+  async function answerOf(workload, { record = false } = {}) {
     const { body, session } = workload.next();
-    const headers = { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) };
+    const headers = { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}), ...(record ? { 'x-bench-record': '1' } : {}) };
     const response = await fetch(urlOf(workload), { method: 'POST', headers, body: JSON.stringify(body) });
     const answer = await response.json();
     if (!response.ok || answer.errors?.length || answer.error) throw new Error(`${workload.name} answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
@@ -178,7 +178,7 @@ try {
       // The references this read is measured against, from one request of its own: the payload floor answers its
       // very answer, and the replay runs the very statements the server sent for it.
       if (workload.replay) await server.recordStart();
-      const answer = await answerOf(workload);
+      const answer = await answerOf(workload, { record: Boolean(workload.replay) });
       const statements = workload.replay ? await server.recordStop() : null;
       if (workload.read) {
         await raw.setPayload(workload.name, answer);
