@@ -200,18 +200,16 @@ try {
       // what the server itself answered where there is none), so the latency is the request's, not the queue's.
       const reference = results.find((r) => r.name === workload.raw) ?? result;
       const rate = Math.max(1, Math.round(reference.reqPerSec / 2));
-      results.push(await measure({ ...workload, name: `${workload.name} at ${rate} req/s offered`, fixedRateOf: workload.name, offered: rate, raw: null, payload: null }, { rate }));
+      results.push(await measure({ ...workload, name: `${workload.name} at ${rate} req/s offered`, fixedRateOf: workload.name, offered: rate, raw: null, payload: null }, { rate, sampled: result }));
     }
   }
 
   /**
-   * One workload: its statements per request and its one-at-a-time p50 (20 requests in a row), then one autocannon
-   * run, closed loop (every connection sends as soon as it is answered) or, with `rate`, at a fixed offered rate.
+   * Statements per request: the process's counter around 20 requests in a row (answers checked), once the
+   * requests the previous run left queued are done; and what one request costs with nothing queued before
+   * it: the median of those 20.
    */
-  async function measure(workload, { rate } = {}) {
-    const proc = workload.kind === 'server' ? server : raw;
-    // Statements per request: the process's counter around 20 requests in a row (answers checked),
-    // once the requests the previous run left queued are done.
+  async function sample(workload, proc) {
     let before = await proc.probe();
     for (let settled = 0; settled < 40; settled += 1) {
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -227,9 +225,16 @@ try {
       alone.push(performance.now() - sent);
     }
     const after = await proc.probe();
-    // What one request costs with nothing queued before it: the median of those 20 in a row.
-    const aloneP50 = Math.round(alone.sort((a, b) => a - b)[SAMPLE / 2]);
-    const statements = (after.statements - before.statements) / SAMPLE;
+    return { aloneP50: Math.round(alone.sort((a, b) => a - b)[SAMPLE / 2]), statements: (after.statements - before.statements) / SAMPLE };
+  }
+
+  /**
+   * One workload: its statements per request and its one-at-a-time p50 (20 requests in a row), then one autocannon
+   * run, closed loop (every connection sends as soon as it is answered) or, with `rate`, at a fixed offered rate.
+   */
+  async function measure(workload, { rate, sampled } = {}) {
+    const proc = workload.kind === 'server' ? server : raw;
+    const { aloneP50, statements } = sampled ? { aloneP50: sampled.aloneP50, statements: sampled.statementsPerRequest } : await sample(workload, proc);
     // One autocannon run of warm-up + duration on the same connections; only what is sent after the warm-up
     // is measured. (Measured separately, each run's first second was a burst of new connections, which the
     // busy server accepts a few per turn of its event loop: their first requests waited seconds, and that
@@ -297,11 +302,11 @@ try {
 const floor = results.find((r) => r.name.startsWith('floor'));
 for (const r of results) {
   const closedLoop = r.kind === 'server' && !r.fixedRateOf;
-  r.ratioToFloor = floor && closedLoop ? r.reqPerSec / floor.reqPerSec : null;
-  const ref = r.raw && results.find((other) => other.name === r.raw);
-  r.ratioToRaw = ref ? r.reqPerSec / ref.reqPerSec : null;
-  const payload = r.payload && results.find((other) => other.name === r.payload);
-  r.ratioToPayload = payload ? r.reqPerSec / payload.reqPerSec : null;
+  // A reference that answered nothing within the run gives no ratio (not Infinity).
+  const over = (reference) => (reference && reference.reqPerSec > 0 ? r.reqPerSec / reference.reqPerSec : null);
+  r.ratioToFloor = closedLoop ? over(floor) : null;
+  r.ratioToRaw = over(r.raw && results.find((other) => other.name === r.raw));
+  r.ratioToPayload = over(r.payload && results.find((other) => other.name === r.payload));
 }
 const cpus = os.cpus();
 const run = {

@@ -89,8 +89,8 @@ async function openDriver() {
 const driver = await openDriver();
 const replays = new Map();
 const payloads = new Map();
-// A read transaction's brackets are the pool's to manage here; the statements between them are the read.
-const BRACKET = /^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOINT|RELEASE)\b/i;
+// A read transaction's brackets (and its SET LOCALs) are the pool's to manage here; the statements between them are the read.
+const BRACKET = /^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOINT|RELEASE|SET)\b/i;
 const sqliteValue = (value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
 async function replay(name) {
