@@ -72,7 +72,14 @@ async function freePort() {
 function start(script, scriptArgs, env) {
   const child = fork(script, scriptArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';
+  let stopping = false;
   child.stderr.on('data', (chunk) => { stderr += chunk; });
+  // A process that dies mid-run would leave the bench waiting for its answers: say so, with what it printed, and stop.
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    log(`${path.relative(root, script)} exited (${signal ?? code}) in the middle of the run:\n${stderr}`);
+    process.exit(1);
+  });
   const waiting = new Map();
   child.on('message', (message) => { waiting.get(message?.type)?.shift()?.(message); });
   /** Sends `message` and waits for the child's answer of type `answer`. */
@@ -86,8 +93,13 @@ function start(script, scriptArgs, env) {
     stderr: () => stderr,
     probe: () => ask({ type: 'probe' }, 'probe'),
     profileStart: () => ask({ type: 'profile-start' }, 'profile-started'),
+    recordStart: () => ask({ type: 'record-start' }, 'record-started'),
+    recordStop: async () => (await ask({ type: 'record-stop' }, 'record-stopped')).statements,
+    setReplay: (name, statements) => ask({ type: 'replay', name, statements }, 'replay-set'),
+    setPayload: (name, answer) => ask({ type: 'payload', name, answer }, 'payload-set'),
     profileStop: (file) => ask({ type: 'profile-stop', file }, 'profile-stopped'),
     stop: () => new Promise((resolve) => {
+      stopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
       child.once('exit', () => { clearTimeout(kill); resolve(); });
@@ -131,16 +143,17 @@ try {
   const serverUrl = `http://127.0.0.1:${port}/graphql`;
   const rawUrl = `http://127.0.0.1:${rawPort}`;
 
-  /** One request, its body checked: a workload that answers errors is not measured. */
-  async function once(workload) {
+  const urlOf = (workload) => (workload.kind === 'server' ? serverUrl : `${rawUrl}${workload.path}`);
+  /** One request, its body checked: a workload that answers errors is not measured. Returns the whole answer. */
+  async function answerOf(workload, { record = false } = {}) {
     const { body, session } = workload.next();
-    const headers = { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) };
-    const url = workload.kind === 'raw' ? `${rawUrl}${workload.path}` : serverUrl;
-    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+    const headers = { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}), ...(record ? { 'x-bench-record': '1' } : {}) };
+    const response = await fetch(urlOf(workload), { method: 'POST', headers, body: JSON.stringify(body) });
     const answer = await response.json();
     if (!response.ok || answer.errors?.length || answer.error) throw new Error(`${workload.name} answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
-    return answer.data;
+    return answer;
   }
+  const once = async (workload) => (await answerOf(workload)).data;
   const call = async (query, variables) => once({ name: 'setup', kind: 'server', next: () => ({ body: { query, variables } }) });
   const dashboardTaskId = await createDashboardTask(call);
 
@@ -161,9 +174,42 @@ try {
       log(`  ${workload.name}: ${stats.reqPerSec.toFixed(0)} req/s, p50 ${stats.p50} ms, p99 ${stats.p99} ms, ${stats.handedOut} handed out, ${stats.handedTwice} twice, ${stats.non2xx} failed`);
       continue;
     }
-    const proc = workload.kind === 'raw' ? raw : server;
-    // Statements per request: the process's counter around 20 requests in a row (answers checked),
-    // once the requests the previous run left queued are done.
+    if (workload.kind === 'server' && (workload.read || workload.replay)) {
+      // The references this read is measured against, from one request of its own: the payload floor answers its
+      // very answer, and the replay runs the very statements the server sent for it.
+      if (workload.replay) await server.recordStart();
+      const answer = await answerOf(workload, { record: Boolean(workload.replay) });
+      const statements = workload.replay ? await server.recordStop() : null;
+      if (workload.read) {
+        await raw.setPayload(workload.name, answer);
+        const payload = { name: `payload floor: ${workload.name}`, kind: 'payload', path: `/payload/${encodeURIComponent(workload.name)}`, next: workload.next, bytes: Buffer.byteLength(JSON.stringify(answer)) };
+        results.push(await measure(payload));
+        workload.payload = payload.name;
+      }
+      if (statements) {
+        await raw.setReplay(workload.name, statements);
+        const replayed = { name: `raw ${workload.name} (its SQL replayed)`, kind: 'raw', path: `/replay/${encodeURIComponent(workload.name)}`, next: workload.next };
+        results.push(await measure(replayed));
+        workload.raw = replayed.name;
+      }
+    }
+    const result = await measure(workload);
+    results.push(result);
+    if (workload.fixedRate) {
+      // Open loop: requests offered at a fixed rate, half of what the raw handler of the same SQL answers (half of
+      // what the server itself answered where there is none), so the latency is the request's, not the queue's.
+      const reference = results.find((r) => r.name === workload.raw) ?? result;
+      const rate = Math.max(1, Math.round(reference.reqPerSec / 2));
+      results.push(await measure({ ...workload, name: `${workload.name} at ${rate} req/s offered`, fixedRateOf: workload.name, offered: rate, raw: null, payload: null }, { rate, sampled: result }));
+    }
+  }
+
+  /**
+   * Statements per request: the process's counter around 20 requests in a row (answers checked), once the
+   * requests the previous run left queued are done; and what one request costs with nothing queued before
+   * it: the median of those 20.
+   */
+  async function sample(workload, proc) {
     let before = await proc.probe();
     for (let settled = 0; settled < 40; settled += 1) {
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -179,17 +225,25 @@ try {
       alone.push(performance.now() - sent);
     }
     const after = await proc.probe();
-    // What one request costs with nothing queued before it: the median of those 20 in a row.
-    const aloneP50 = Math.round(alone.sort((a, b) => a - b)[SAMPLE / 2]);
-    const statements = (after.statements - before.statements) / SAMPLE;
+    return { aloneP50: Math.round(alone.sort((a, b) => a - b)[SAMPLE / 2]), statements: (after.statements - before.statements) / SAMPLE };
+  }
+
+  /**
+   * One workload: its statements per request and its one-at-a-time p50 (20 requests in a row), then one autocannon
+   * run, closed loop (every connection sends as soon as it is answered) or, with `rate`, at a fixed offered rate.
+   */
+  async function measure(workload, { rate, sampled } = {}) {
+    const proc = workload.kind === 'server' ? server : raw;
+    const { aloneP50, statements } = sampled ? { aloneP50: sampled.aloneP50, statements: sampled.statementsPerRequest } : await sample(workload, proc);
     // One autocannon run of warm-up + duration on the same connections; only what is sent after the warm-up
     // is measured. (Measured separately, each run's first second was a burst of new connections, which the
     // busy server accepts a few per turn of its event loop: their first requests waited seconds, and that
     // start-up, not the steady state, was the p99.)
     const warmup = Math.max(0, Number(args.warmup));
     const instance = autocannon({
-      url: workload.kind === 'raw' ? `${rawUrl}${workload.path}` : serverUrl,
+      url: urlOf(workload),
       connections, duration: warmup + duration,
+      ...(rate ? { overallRate: rate } : {}),
       requests: [{
         method: 'POST',
         setupRequest: (request) => {
@@ -203,11 +257,11 @@ try {
     const answered = [];
     instance.on('response', (_client, status, _bytes, took) => answered.push({ sent: performance.now() - took, took, status }));
     // --profile: a CPU profile of the server over this workload's measured part (not the raw handler's).
-    const profiling = args.profile && workload.kind === 'server';
+    const profiling = args.profile && workload.kind === 'server' && !rate;
     const profileStarted = profiling
       ? new Promise((resolve) => setTimeout(resolve, warmup * 1000)).then(() => proc.profileStart())
       : Promise.resolve();
-    const result = await instance;
+    const run = await instance;
     await profileStarted;
     const measured = answered.filter((r) => r.sent >= measuredFrom);
     // The requests still in flight when the run ends (at most one per connection) are not counted.
@@ -218,7 +272,7 @@ try {
       p50: percentile(0.5), p99: percentile(0.99),
       requests: measured.length,
       non2xx: measured.filter((r) => r.status < 200 || r.status > 299).length,
-      errors: result.errors + result.timeouts,
+      errors: run.errors + run.timeouts,
     };
     let profile = null;
     if (profiling) {
@@ -227,14 +281,17 @@ try {
       profile = { file: path.relative(root, file), ...summarize(JSON.parse(fs.readFileSync(file, 'utf8')), { functions: 10 }) };
     }
     const peak = await proc.probe();
-    results.push({
-      name: workload.name, kind: workload.kind, raw: workload.raw ?? null,
+    const result = {
+      name: workload.name, kind: workload.kind, raw: workload.raw ?? null, payload: workload.payload ?? null,
+      ...(workload.bytes ? { bytes: workload.bytes } : {}),
+      ...(rate ? { fixedRateOf: workload.fixedRateOf, offered: rate } : {}),
       ...stats, aloneP50,
       statementsPerRequest: statements, peakRssMb: Math.round(peak.maxRssKb / 1024),
       ...(profile ? { profile } : {}),
-    });
+    };
     log(`  ${workload.name}: ${stats.reqPerSec.toFixed(0)} req/s, p50 ${stats.p50} ms, p99 ${stats.p99} ms, alone ${aloneP50} ms, ${statements} statements`);
     if (profile) log(`    profile ${profile.file}\n${formatSummary(profile, '    ')}`);
+    return result;
   }
 } finally {
   await server.stop();
@@ -244,9 +301,12 @@ try {
 // 3. Ratios, the table, the files.
 const floor = results.find((r) => r.name.startsWith('floor'));
 for (const r of results) {
-  r.ratioToFloor = floor ? r.reqPerSec / floor.reqPerSec : null;
-  const ref = r.raw && results.find((other) => other.name === r.raw);
-  r.ratioToRaw = ref ? r.reqPerSec / ref.reqPerSec : null;
+  const closedLoop = r.kind === 'server' && !r.fixedRateOf;
+  // A reference that answered nothing within the run gives no ratio (not Infinity).
+  const over = (reference) => (reference && reference.reqPerSec > 0 ? r.reqPerSec / reference.reqPerSec : null);
+  r.ratioToFloor = closedLoop ? over(floor) : null;
+  r.ratioToRaw = over(r.raw && results.find((other) => other.name === r.raw));
+  r.ratioToPayload = over(r.payload && results.find((other) => other.name === r.payload));
 }
 const cpus = os.cpus();
 const run = {

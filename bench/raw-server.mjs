@@ -7,6 +7,15 @@
  *   node bench/raw-server.mjs <DATABASE_URL> <port>
  *   POST /dashboard   {"id": "<task id>"}
  *   POST /update-item {"id": "<item id>", "state": "DONE"}
+ *   POST /replay/<name>   (any body): the statements the bench recorded from
+ *     one of the server's own requests (src/bench-probe.ts), run again with
+ *     the driver, in order, the rows answered as JSON: the raw handler of a
+ *     read whose SQL is the server's, whatever the server's readers become.
+ *   POST /payload/<name>  (any JSON body): the payload floor, taskbase's own
+ *     answer for a workload, JSON.stringify'd again for every request: what
+ *     serving those bytes costs in Node, with no database and no GraphQL.
+ * The bench hands over both by IPC ({type: 'replay', name, statements},
+ * {type: 'payload', name, answer}).
  */
 import http from 'node:http';
 
@@ -58,6 +67,8 @@ async function openDriver() {
   const on = (client) => async (sql, params = []) => { statements += 1; return (await client.query(numbered(sql), params)).rows; };
   return {
     read: on(pool),
+    // SQL recorded from the server is numbered already ($1, $2, …).
+    readNumbered: async (sql, params = []) => { statements += 1; return (await pool.query(sql, params)).rows; },
     tx: async (work) => {
       const client = await pool.connect();
       try {
@@ -76,6 +87,26 @@ async function openDriver() {
 }
 
 const driver = await openDriver();
+const replays = new Map();
+const payloads = new Map();
+// A read transaction's brackets (and its SET LOCALs) are the pool's to manage here; the statements between them are the read.
+const BRACKET = /^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOINT|RELEASE|SET)\b/i;
+const sqliteValue = (value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
+
+async function replay(name) {
+  const statements = replays.get(name);
+  if (!statements) throw new Error(`no statements recorded for ${name}`);
+  const results = [];
+  for (const { sql, parameters } of statements) {
+    if (BRACKET.test(sql)) continue;
+    if (postgres) {
+      results.push(await driver.readNumbered(sql, parameters));
+    } else {
+      results.push(await driver.read(sql, parameters.map(sqliteValue)));
+    }
+  }
+  return results;
+}
 const REF = /\[\[#(\d+)\]\]/g;
 const truthy = (value) => value === true || value === 1;
 
@@ -183,6 +214,12 @@ const server = http.createServer((req, res) => {
       const input = body ? JSON.parse(body) : {};
       if (req.url === '/dashboard') return send(res, 200, { data: { task: await dashboard(Number(input.id)) } });
       if (req.url === '/update-item') return send(res, 200, { data: { updateItem: await updateItem(Number(input.id), input.state) } });
+      if (req.url.startsWith('/replay/')) return send(res, 200, { data: await replay(decodeURIComponent(req.url.slice('/replay/'.length))) });
+      if (req.url.startsWith('/payload/')) {
+        const answer = payloads.get(decodeURIComponent(req.url.slice('/payload/'.length)));
+        if (answer === undefined) return send(res, 404, { error: 'no payload recorded' });
+        return send(res, 200, answer);
+      }
       if (req.url === '/healthz') return send(res, 200, { status: 'ok' });
       send(res, 404, { error: 'not found' });
     } catch (error) {
@@ -192,5 +229,15 @@ const server = http.createServer((req, res) => {
 });
 process.on('message', (message) => {
   if (message?.type === 'probe') process.send({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
+  if (message?.type === 'replay') {
+    replays.set(message.name, message.statements);
+    process.send({ type: 'replay-set' });
+  }
+  if (message?.type === 'payload') {
+    payloads.set(message.name, message.answer);
+    process.send({ type: 'payload-set' });
+  }
 });
+// The bench's IPC channel closes when the bench ends, however it ends: this process goes with it.
+process.on('disconnect', () => process.exit(0));
 server.listen(Number(port), '127.0.0.1');

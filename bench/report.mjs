@@ -13,18 +13,66 @@ export function table(run) {
   const lines = [
     `${run.db}, --scale ${run.scale}, ${run.connections} connections, ${run.duration} s per workload, ${run.date.slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    '| workload | req/s | p50 ms | p99 ms | one at a time p50 ms | × floor | × raw | SQL / request | server peak RSS MB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| workload | req/s | p50 ms | p99 ms | one at a time p50 ms | × floor | × raw | × payload floor | SQL / request | peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of run.results) {
     const failed = r.non2xx + r.errors ? ` (${r.non2xx + r.errors} failed)` : '';
     // autocannon stops at the duration: a workload whose every request was still queued then has no latency at all.
     const none = r.requests === 0;
     const latency = (ms) => (none ? `> ${run.duration * 1000}` : ms);
-    lines.push(`| ${r.name}${failed}${none ? ' (no answer within the run)' : ''} | ${r.reqPerSec.toFixed(0)} | ${latency(r.p50)} | ${latency(r.p99)} | ${r.aloneP50 ?? '–'} | ${fixed(r.ratioToFloor, 2)} | ${fixed(r.ratioToRaw, 2)} | ${fixed(r.statementsPerRequest, 1)} | ${r.peakRssMb} |`);
+    const bytes = r.bytes ? ` (${(r.bytes / 1024).toFixed(1)} KB)` : '';
+    lines.push(`| ${r.name}${bytes}${failed}${none ? ' (no answer within the run)' : ''} | ${r.reqPerSec.toFixed(0)} | ${latency(r.p50)} | ${latency(r.p99)} | ${r.aloneP50 ?? '–'} | ${fixed(r.ratioToFloor, 2)} | ${fixed(r.ratioToRaw, 2)} | ${fixed(r.ratioToPayload ?? null, 2)} | ${fixed(r.statementsPerRequest, 1)} | ${r.peakRssMb} |`);
   }
+  lines.push('', `Issue 20's targets, in this run (${run.db}, --scale ${run.scale}; the targets are set at --scale large):`, '', runTargets(run));
   lines.push('', `Database built in ${run.buildSeconds.toFixed(0)} s; the whole run took ${run.totalSeconds.toFixed(0)} s. Machine: ${run.machine.cores} × ${run.machine.cpu}, ${run.machine.memoryGb} GB, Node ${run.machine.node}, ${run.machine.os}.`);
   return lines.join('\n');
+}
+
+/**
+ * Issue 20's "Targets" table against one run: every ratio and latency from
+ * that run alone, each target beside its figure and met or short. The payload
+ * floor is a bare node:http answering the workload's exact answer; × raw is
+ * the raw handler of the same SQL; fixed-rate rows are open loop at half the
+ * raw handler's capacity.
+ */
+export function runTargets(run) {
+  const rows = [];
+  const by = (prefix) => run.results.find((r) => r.name.startsWith(prefix) && !r.fixedRateOf) ?? null;
+  const fixedOf = (prefix) => run.results.find((r) => r.fixedRateOf?.startsWith(prefix)) ?? null;
+  const add = (target, figure, met) => rows.push(`| ${target} | ${figure} | ${met === null ? 'not measured' : met ? 'met' : '**short**'} |`);
+  const ratio = (target, r, value, min, reference) => add(
+    target, r && value !== null ? `${value.toFixed(2)} × (${r.reqPerSec.toFixed(0)} vs ${reference.toFixed(0)} req/s)` : '–', r && value !== null ? value >= min : null,
+  );
+  const refOf = (r, key) => (r && r[key] ? run.results.find((other) => other.name === r[key]) : null);
+  const floor = by('floor');
+  ratio('`{ __typename }` floor ≥ 0.5 × a bare node:http answering the same bytes', floor, floor?.ratioToPayload ?? null, 0.5, refOf(floor, 'payload')?.reqPerSec ?? 0);
+  const dash = by('dashboard read');
+  ratio('dashboard read ≥ 0.5 × the raw handler of its SQL', dash, dash?.ratioToRaw ?? null, 0.5, refOf(dash, 'raw')?.reqPerSec ?? 0);
+  for (const name of ['dashboard read', 'mustRead', 'memories page 1', 'search', 'domains()']) {
+    const r = by(name);
+    ratio(`${name} ≥ 0.12 × its payload floor`, r, r?.ratioToPayload ?? null, 0.12, refOf(r, 'payload')?.reqPerSec ?? 0);
+  }
+  ratio('dashboard read ≥ 0.5 × the `{ __typename }` floor', dash, dash?.ratioToFloor ?? null, 0.5, floor?.reqPerSec ?? 0);
+  const update = by('updateItem');
+  ratio('updateItem ≥ 0.3 × the floor', update, update?.ratioToFloor ?? null, 0.3, floor?.reqPerSec ?? 0);
+  const must = by('mustRead');
+  ratio('mustRead ≥ 0.25 × the floor', must, must?.ratioToFloor ?? null, 0.25, floor?.reqPerSec ?? 0);
+  ratio('updateItem ≥ 0.5 × its raw handler', update, update?.ratioToRaw ?? null, 0.5, refOf(update, 'raw')?.reqPerSec ?? 0);
+  const todos = by('writeTodos');
+  ratio('writeTodos ≥ 0.5 × its raw handler', todos?.raw ? todos : null, todos?.ratioToRaw ?? null, 0.5, refOf(todos, 'raw')?.reqPerSec ?? 0);
+  for (const name of ['dashboard read', 'mustRead', 'search', 'endTurn']) {
+    const r = fixedOf(name);
+    const figure = r ? (r.requests ? `p99 ${r.p99} ms, p50 ${r.p50} ms at ${r.offered} req/s offered (${r.reqPerSec.toFixed(0)} answered)` : `no answer within ${run.duration} s`) : '–';
+    add(`at the fixed offered rate, ${name} p99 ≤ 50 ms`, figure, r ? r.requests > 0 && r.p99 <= 50 : null);
+  }
+  const domains = fixedOf('domains()');
+  const domainsFigure = domains ? (domains.requests ? `${domains.p50} ms at ${domains.offered} req/s offered` : `no answer within ${run.duration} s`) : '–';
+  add('`domains()` p50 ≤ 10 ms (at the fixed offered rate)', domainsFigure, domains ? domains.requests > 0 && domains.p50 <= 10 : null);
+  const servers = run.results.filter((r) => r.kind === 'server');
+  const rss = servers.length ? Math.max(...servers.map((r) => r.peakRssMb)) : null;
+  add('server RSS under load ≤ 250 MB', rss === null ? '–' : `${rss} MB`, rss === null ? null : rss <= 250);
+  return ['| target | measured | |', '|---|---|---|', ...rows].join('\n');
 }
 
 function latest(root, db, scale) {

@@ -79,7 +79,11 @@ function memoriesCursor(scaleName, page) {
 /**
  * Every workload: `kind` says where it goes (the server's /graphql or the raw
  * handler), `next()` gives one request's body (and session header), `raw`
- * names the raw reference it is compared with.
+ * names the raw reference it is compared with. A `read` also gets its payload
+ * floor (a bare node:http answering its exact bytes); `replay` gives it a raw
+ * handler that runs the SQL the server ran for it (bench/raw-server.mjs);
+ * `fixedRate` measures its latency again at a fixed offered rate, half its
+ * raw handler's capacity (half its own where it has none).
  */
 export function workloads(scaleName, dashboardTaskId) {
   const { scale, itemId, sessionId } = layout(scaleName);
@@ -87,10 +91,10 @@ export function workloads(scaleName, dashboardTaskId) {
   const randomItem = () => String(itemId(randomInt(scale.tasks), randomInt(scale.itemsPerTask)));
   const gql = (query, variables = () => ({}), session) => () => ({ body: { query, variables: variables() }, session: session?.() });
   return [
-    { name: 'floor { __typename }', kind: 'server', next: gql('{ __typename }') },
+    { name: 'floor { __typename }', kind: 'server', read: true, next: gql('{ __typename }') },
     { name: 'raw dashboard read', kind: 'raw', path: '/dashboard', next: () => ({ body: { id: dashboardTaskId } }) },
     { name: 'raw updateItem', kind: 'raw', path: '/update-item', next: () => ({ body: { id: randomItem(), state: pick(STATES) } }) },
-    { name: 'dashboard read', kind: 'server', raw: 'raw dashboard read', next: gql(DASHBOARD, () => ({ id: dashboardTaskId })) },
+    { name: 'dashboard read', kind: 'server', raw: 'raw dashboard read', read: true, fixedRate: true, next: gql(DASHBOARD, () => ({ id: dashboardTaskId })) },
     { name: 'updateItem', kind: 'server', raw: 'raw updateItem', next: gql(UPDATE_ITEM, () => ({ input: { id: randomItem(), state: pick(STATES) } })) },
     {
       name: 'writeTodos (10 steps)', kind: 'server',
@@ -99,12 +103,12 @@ export function workloads(scaleName, dashboardTaskId) {
         return { todos: Array.from({ length: 10 }, (_, i) => ({ content: `Step ${i + 1} of the turn`, status: i < active ? 'DONE' : i === active ? 'IN_PROGRESS' : 'PENDING' })) };
       }, () => sessionId(randomInt(scale.plans))),
     },
-    { name: `mustRead (${SCOPES.mustRead})`, kind: 'server', next: gql(MUST_READ, () => ({ domain: SCOPES.mustRead })) },
-    { name: `memories page 1 (${SCOPES.memories})`, kind: 'server', next: gql(MEMORIES, () => ({ domain: SCOPES.memories })) },
-    { name: `memories page ${deep.page.toLocaleString('en')}`, kind: 'server', next: gql(MEMORIES, () => ({ domain: SCOPES.memories, after: deep.cursor })) },
-    { name: `search "${SEARCH_WORD}" (0.1% of tasks)`, kind: 'server', next: gql(SEARCH, () => ({ query: SEARCH_WORD })) },
-    { name: 'domains()', kind: 'server', next: gql(DOMAINS) },
-    { name: 'endTurn', kind: 'server', next: gql(END_TURN, () => ({}), () => sessionId(randomInt(scale.plans))) },
+    { name: `mustRead (${SCOPES.mustRead})`, kind: 'server', read: true, replay: true, fixedRate: true, next: gql(MUST_READ, () => ({ domain: SCOPES.mustRead })) },
+    { name: `memories page 1 (${SCOPES.memories})`, kind: 'server', read: true, replay: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories })) },
+    { name: `memories page ${deep.page.toLocaleString('en')}`, kind: 'server', read: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories, after: deep.cursor })) },
+    { name: `search "${SEARCH_WORD}" (0.1% of tasks)`, kind: 'server', read: true, replay: true, fixedRate: true, next: gql(SEARCH, () => ({ query: SEARCH_WORD })) },
+    { name: 'domains()', kind: 'server', read: true, replay: true, fixedRate: true, next: gql(DOMAINS) },
+    { name: 'endTurn', kind: 'server', fixedRate: true, next: gql(END_TURN, () => ({}), () => sessionId(randomInt(scale.plans))) },
   ];
 }
 

@@ -70,24 +70,40 @@ export const HOW_TO_SEND_A_TOKEN =
  */
 export function bearerAuth(table: Map<string, Access>): RequestHandler {
   return (req, res, next) => {
-    if (table.size === 0) {
-      res.locals.access = 'write';
-      return next();
-    }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    const access = accessOf(table, req.headers.authorization);
-    if (!access) {
-      const message = match
-        ? `The bearer token is not one this server knows. ${HOW_TO_SEND_A_TOKEN}`
-        : `Authentication is on. ${HOW_TO_SEND_A_TOKEN}`;
-      res.setHeader('WWW-Authenticate', 'Bearer realm="taskbase"');
-      res.status(401).json(isMcpPath(req.path) ? rpcErrorBody(message, 'UNAUTHENTICATED') : httpErrorBody(message, 'UNAUTHENTICATED'));
+    const caller = authorize(table, req.headers.authorization);
+    if ('refusal' in caller) {
+      res.setHeader('WWW-Authenticate', AUTH_CHALLENGE);
+      res.status(401).json(isMcpPath(req.path) ? rpcErrorBody(caller.refusal, 'UNAUTHENTICATED') : httpErrorBody(caller.refusal, 'UNAUTHENTICATED'));
       return;
     }
-    res.locals.access = access;
-    res.locals.principal = principalOf(match![1]);
+    res.locals.access = caller.access;
+    if (caller.principal !== null) res.locals.principal = caller.principal;
     next();
   };
+}
+
+/** The WWW-Authenticate header of every 401. */
+export const AUTH_CHALLENGE = 'Bearer realm="taskbase"';
+
+/**
+ * The rule bearerAuth applies, for the routes that answer without express
+ * (src/graphql-http.ts): who an Authorization value makes the caller, or the
+ * 401's message.
+ */
+export function authorize(
+  table: Map<string, Access>, authorization: string | undefined,
+): { access: Access; principal: string | null } | { refusal: string } {
+  if (table.size === 0) return { access: 'write', principal: null };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  const access = accessOf(table, authorization);
+  if (!access) {
+    return {
+      refusal: match
+        ? `The bearer token is not one this server knows. ${HOW_TO_SEND_A_TOKEN}`
+        : `Authentication is on. ${HOW_TO_SEND_A_TOKEN}`,
+    };
+  }
+  return { access, principal: principalOf(match![1]) };
 }
 
 /**

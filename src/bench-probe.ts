@@ -1,8 +1,12 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { OpenOptions } from './db/database.js';
 
 type ProbeMessage = { type?: string; file?: string };
+type Statement = { sql: string; parameters: readonly unknown[] };
 
 /**
  * `npm run bench` starts the built server with TASKBASE_BENCH_PROBE=1 and an
@@ -11,16 +15,35 @@ type ProbeMessage = { type?: string; file?: string };
  * its peak RSS. With `--profile`, the bench also asks it to record a CPU
  * profile around one workload (`profile-start`, then `profile-stop` with the
  * file to write), through the inspector in this process, so each workload
- * gets a profile of its own. Off (no listener, no cost) in every other run.
+ * gets a profile of its own. Between `record-start` and `record-stop`, the
+ * statements (SQL and parameters) of the requests sent with the header
+ * `x-bench-record: 1` are kept and handed back, and only theirs (the change
+ * feed's and the webhooks' own reads run meanwhile): the bench replays one
+ * request's SQL with the driver alone (bench/raw-server.mjs), so its raw
+ * reference runs the very SQL the server ran, whoever changes it.
+ * Off (no listener, no cost) in every other run.
  */
 export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptions, 'onQuery'> {
   if (env.TASKBASE_BENCH_PROBE !== '1' || typeof process.send !== 'function') return {};
   let statements = 0;
+  let recorded: Statement[] | null = null;
+  // Which request a statement belongs to: set as each HTTP request starts, carried through its promises.
+  const recording = new AsyncLocalStorage<Statement[] | undefined>();
+  diagnostics.subscribe('http.server.request.start', (message) => {
+    const { request } = message as { request: IncomingMessage };
+    recording.enterWith(recorded && request.headers['x-bench-record'] === '1' ? recorded : undefined);
+  });
   let inspector: Session | null = null;
   const reply = (message: object) => process.send!(message);
   process.on('message', (message: ProbeMessage) => {
     if (message?.type === 'probe') {
       reply({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
+    } else if (message?.type === 'record-start') {
+      recorded = [];
+      reply({ type: 'record-started' });
+    } else if (message?.type === 'record-stop') {
+      reply({ type: 'record-stopped', statements: recorded ?? [] });
+      recorded = null;
     } else if (message?.type === 'profile-start') {
       void (async () => {
         inspector = new Session();
@@ -42,5 +65,11 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
       })();
     }
   });
-  return { onQuery: () => { statements += 1; } };
+  return {
+    onQuery: (sql, parameters) => {
+      statements += 1;
+      // Parameters go over IPC as JSON: a bigint as its digits.
+      recording.getStore()?.push({ sql, parameters: (parameters ?? []).map((value) => (typeof value === 'bigint' ? value.toString() : value)) });
+    },
+  };
 }

@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler } from 'express';
 import http from 'node:http';
 import type { Logger } from 'pino';
@@ -11,6 +10,7 @@ import { serveDashboard } from './dashboard.js';
 import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
 import { hostAndOriginGuard, httpErrorBody } from './http-edge.js';
+import { BAD_JSON, INTERNAL, graphqlRoute, leanGraphQL, type GraphQLHttpOptions } from './graphql-http.js';
 import { createContext, sessionHeaderOf, type Context } from './graphql/context.js';
 import { createErrorFormatter, unavailableStatus } from './graphql/errors.js';
 import { executionBudget } from './graphql/execution-budget.js';
@@ -34,7 +34,8 @@ export interface RunningServer {
 
 /**
  * The HTTP layer: the Host and Origin guard in front of everything, POST
- * /graphql (Apollo over express) and /mcp behind bearer-token auth when
+ * /graphql (straight from node:http to Apollo on its lean path,
+ * graphql-http.ts, else over express) and /mcp behind bearer-token auth when
  * TASKBASE_TOKENS is set, GET /healthz (always open), a body size limit,
  * request limits checked before execution, the dashboard at GET /, 404 JSON
  * for every other path, and error bodies that never carry a stack.
@@ -46,7 +47,11 @@ export async function startServer(
   logger.info({ auth: tokens.size > 0 ? `${tokens.size} bearer token(s)` : 'off' }, 'authentication');
   const app = express();
   app.disable('x-powered-by');
-  const httpServer = http.createServer(httpServerOptions(config.connections), app);
+  // Set once Apollo has started; until then (and for every other request) express answers.
+  let lean: ((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | null = null;
+  const httpServer = http.createServer(httpServerOptions(config.connections), (req, res) => {
+    if (!lean?.(req, res)) app(req, res);
+  });
   limitConnections(httpServer, config.connections, {
     authOn: tokens.size > 0, tokenOf: (authorization) => knownTokenKey(tokens, authorization),
   });
@@ -84,19 +89,14 @@ export async function startServer(
     }
   });
 
+  const graphql: GraphQLHttpOptions = {
+    apollo, tokens, origins: config.origins, bodyLimit: config.bodyLimit, logger,
+    context: async (headers, access, principal) => createContext(services, await sessionHeaderOf(services, headers, principal), access, principal),
+  };
+  lean = leanGraphQL(graphql);
   // The help page holds no data, so a browser sees it with auth on too (like /healthz).
   app.get('/graphql', landingPage());
-  app.use(
-    '/graphql',
-    bearerAuth(tokens),
-    express.json({ limit: config.bodyLimit }),
-    expressMiddleware(apollo, {
-      context: async ({ req, res }) => {
-        const principal = (res.locals.principal ?? null) as string | null;
-        return createContext(services, await sessionHeaderOf(services, req.headers, principal), res.locals.access, principal);
-      },
-    }),
-  );
+  app.use('/graphql', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), graphqlRoute(graphql));
 
   // MCP Streamable HTTP (api/mcp.md): the same tokens and body limit as /graphql.
   const mcp = mcpHttp(services, logger, { limits: config.mcp, origins: config.origins });
@@ -110,12 +110,12 @@ export async function startServer(
     if (error?.type === 'entity.too.large') {
       res.status(413).json(httpErrorBody(`The request body is over ${config.bodyLimit} bytes. Send smaller batches (at most 100 items per call).`, 'TOO_LARGE'));
     } else if (error?.type === 'entity.parse.failed') {
-      res.status(400).json(httpErrorBody('The request body is not valid JSON. Send {"query": "...", "variables": {...}} as application/json.', 'BAD_REQUEST'));
+      res.status(400).json(httpErrorBody(BAD_JSON, 'BAD_REQUEST'));
     } else if (status < 500) {
       res.status(status).json(httpErrorBody('The request could not be read. Send a GraphQL request as application/json.', 'BAD_REQUEST'));
     } else {
       logger.error({ err: error }, 'unhandled HTTP error');
-      res.status(500).json(httpErrorBody('Internal server error.', 'INTERNAL_SERVER_ERROR'));
+      res.status(500).json(httpErrorBody(INTERNAL, 'INTERNAL_SERVER_ERROR'));
     }
   };
   app.use(onError);
