@@ -44,8 +44,12 @@ describe('dependencies from briefs', () => {
     expect(waiting.ready).toBe(false);
     expect((await coordination(schema.id))).toMatchObject({ ready: true, blocks: [{ id: handler.id }, { id: docs.id }] });
 
+    const blockerStates = async (id: string) => (await server.ok('query($id: ID!) { item(id: $id) { blockedBy { item { id state } } } }', { id })).item.blockedBy;
+    expect(await blockerStates(handler.id)).toEqual([{ item: { id: schema.id, state: 'PENDING' } }]);
     await server.ok(UPDATE_ITEM, { input: { id: schema.id, state: 'DONE' } });
     expect((await coordination(handler.id)).ready).toBe(true);
+    // The item waited for reads with its state, so a reader sees why it no longer waits.
+    expect(await blockerStates(handler.id)).toEqual([{ item: { id: schema.id, state: 'DONE' } }]);
     expect((await coordination(docs.id)).ready).toBe(false);
     await server.ok(UPDATE_ITEM, { input: { id: handler.id, state: 'DROPPED', comment: 'Provider refunds instead.' } });
     expect((await coordination(docs.id)).ready).toBe(true);

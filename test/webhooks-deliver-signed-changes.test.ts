@@ -134,8 +134,9 @@ describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatch
     for (const r of attempts) expect(r.headers['x-taskbase-signature']).toBe(signatureOf(r));
     const hook = await webhookWhen(id, (h) => h.deliveries[0]?.deliveredAt);
     expect(hook.deliveries).toHaveLength(1);
-    expect(hook.deliveries[0]).toMatchObject({ attempts: 3, lastStatus: 200, nextAttemptAt: null, change: { memoryId: written } });
+    expect(hook.deliveries[0]).toMatchObject({ attempts: 3, lastStatus: 200, lastError: null, nextAttemptAt: null, change: { memoryId: written } });
     expect(hook.active).toBe(true);
+    expect(hook.stoppedBy).toBeNull();
     // Delivered once: the next change is the next request, with no repeat of the first before it.
     const sentinel = await note('retried', 'sentinel');
     const all = await endpoint.until(4);
@@ -167,6 +168,9 @@ describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatch
     const hook = await webhookWhen(id, (h) => !h.active);
     expect(hook.deliveries).toHaveLength(1);
     expect(hook.deliveries[0]).toMatchObject({ attempts: MAX_ATTEMPTS, lastStatus: null, deliveredAt: null, nextAttemptAt: null });
+    // Why it stopped, as the dashboard shows it: that delivery, and the error its last attempt got (never a receiver's body).
+    expect(hook.deliveries[0].lastError).toBe('could not deliver (ECONNREFUSED)');
+    expect(hook.stoppedBy).toEqual({ id: hook.deliveries[0].id, attempts: MAX_ATTEMPTS, lastStatus: null, lastError: 'could not deliver (ECONNREFUSED)' });
     // Inactive: nothing more is queued for it.
     await note('dead', 'after it gave up');
     const alive = await receiver(() => ({ status: 200 }));
@@ -183,6 +187,7 @@ describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatch
     await note('redirected', 'not followed');
     const hook = await webhookWhen(id, (h) => !h.active);
     expect(hook.deliveries[0]).toMatchObject({ attempts: MAX_ATTEMPTS, lastStatus: 302, deliveredAt: null });
+    expect(hook.stoppedBy).toEqual({ id: hook.deliveries[0].id, attempts: MAX_ATTEMPTS, lastStatus: 302, lastError: null });
     expect(redirecting.received).toHaveLength(MAX_ATTEMPTS);
     expect(target.received).toHaveLength(0);
   }, 60_000);

@@ -65,17 +65,21 @@ export interface RefTarget {
 
 /**
  * What each item of a task reads as now, keyed by id: its place among the
- * live items (null once deleted) and its label.
+ * live items (null once deleted), its label, and whatever else of the item
+ * the caller keeps beside them (`extra`, e.g. its state).
  */
-export function refTargetsOf(items: readonly { id: number | string; text: string; deleted: boolean }[]): Map<string, RefTarget> {
+export function refTargetsOf<T extends { id: number | string; text: string; deleted: boolean }, E extends object = object>(
+  items: readonly T[],
+  extra: (item: T) => E = () => ({}) as E,
+): Map<string, RefTarget & E> {
   const numbers = numberLiveItems(items.map((item) => ({ id: String(item.id), deleted: item.deleted })));
-  return new Map(items.map((item) => [String(item.id), { id: String(item.id), number: numbers.get(String(item.id)) ?? null, text: item.text, deleted: item.deleted }]));
+  return new Map(items.map((item) => [String(item.id), { ...extra(item), id: String(item.id), number: numbers.get(String(item.id)) ?? null, text: item.text, deleted: item.deleted }]));
 }
 
 /** The distinct items `texts` cite, in order of first appearance, as `targets` read now; an id not in `targets` stays out. */
-export function refsCitedIn(texts: readonly (string | null | undefined)[], targets: ReadonlyMap<string, RefTarget>): RefTarget[] {
+export function refsCitedIn<T extends RefTarget>(texts: readonly (string | null | undefined)[], targets: ReadonlyMap<string, T>): T[] {
   const seen = new Set<string>();
-  const refs: RefTarget[] = [];
+  const refs: T[] = [];
   for (const text of texts) {
     if (!text) continue;
     for (const id of parseRefs(text)) {

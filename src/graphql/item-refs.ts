@@ -3,7 +3,10 @@ import type { ItemEntity } from '../db/entities/index.js';
 import type { Context } from './context.js';
 import type { ItemRef } from './types/common.type.js';
 
-const targetsCache = new WeakMap<readonly ItemEntity[], Map<string, RefTarget>>();
+/** What a token names, with the item's state, which the API's ItemRef answers beside it. */
+type Target = RefTarget & { state: ItemEntity['state'] };
+
+const targetsCache = new WeakMap<readonly ItemEntity[], Map<string, Target>>();
 
 /**
  * What each item of a task reads as now, keyed by id; computed once per
@@ -11,10 +14,10 @@ const targetsCache = new WeakMap<readonly ItemEntity[], Map<string, RefTarget>>(
  * rendering a page of notes costs no query per token. Built from the live
  * items; targetsOf adds the deleted ones an answer cites.
  */
-export function refTargets(items: readonly ItemEntity[]): Map<string, RefTarget> {
+export function refTargets(items: readonly ItemEntity[]): Map<string, Target> {
   let targets = targetsCache.get(items);
   if (!targets) {
-    targets = refTargetsOf(items);
+    targets = refTargetsOf(items, (item) => ({ state: item.state }));
     targetsCache.set(items, targets);
   }
   return targets;
@@ -26,20 +29,20 @@ export function refTargets(items: readonly ItemEntity[]): Map<string, RefTarget>
  * same per-request map, so the live list stays the only list read whole. An
  * id of another task, or of no item, stays out.
  */
-export async function targetsOf(ctx: Context, taskId: number, ids: Iterable<string>): Promise<Map<string, RefTarget>> {
+export async function targetsOf(ctx: Context, taskId: number, ids: Iterable<string>): Promise<Map<string, Target>> {
   const targets = refTargets(await ctx.loaders.taskItems.load(taskId));
   const missing = [...new Set(ids)].filter((id) => !targets.has(id));
   if (missing.length) {
     for (const row of await ctx.loaders.citedItems.loadMany(missing)) {
       if (!row || row instanceof Error || row.taskId !== taskId) continue;
-      targets.set(String(row.id), { id: String(row.id), number: null, text: row.text, deleted: row.deleted });
+      targets.set(String(row.id), { id: String(row.id), number: null, text: row.text, deleted: row.deleted, state: row.state });
     }
   }
   return targets;
 }
 
 /** What the texts of a task cite, as the task's items read now. */
-export function targetsCitedIn(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<Map<string, RefTarget>> {
+export function targetsCitedIn(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<Map<string, Target>> {
   return targetsOf(ctx, taskId, texts.flatMap((text) => (text ? parseRefs(text) : [])));
 }
 
@@ -74,6 +77,6 @@ export async function itemsOfTaskWithIds(ctx: Context, taskId: number, ids: read
 }
 
 /** A dependency as the API shows it: the item waited for, as it reads now, and the reason raw and rendered. */
-export function dependencyOf(target: RefTarget, reason: string | null, targets: ReadonlyMap<string, RefTarget>) {
+export function dependencyOf(target: Target, reason: string | null, targets: ReadonlyMap<string, RefTarget>) {
   return { item: { ...target }, reason, reasonText: reason === null ? null : renderRefs(reason, targets) };
 }

@@ -114,6 +114,11 @@ export function createLoaders(services: Services, budget: ExecutionBudget) {
       },
       { cacheKeyFn: (key) => `${key.webhookId}:${key.first}` },
     ),
+    /** The delivery that stopped each inactive webhook (Webhook.stoppedBy), one statement for all. */
+    webhookStops: new DataLoader(async (webhookIds: readonly number[]) => {
+      const stops = await services.webhooks.stoppedBy(webhookIds);
+      return webhookIds.map((id) => stops.get(id) ?? null);
+    }),
     /** The live claim on each item (Item.claim). */
     claim: new DataLoader((itemIds: readonly number[]) => services.claimReader.claimsOfItems(itemIds)),
     /** What each item waits for (Item.blockedBy, Item.ready). */

@@ -10,10 +10,11 @@ import { RemindersView } from './views/reminders';
 import { SearchView } from './views/search';
 import { SessionsView } from './views/sessions';
 import { TaskView } from './views/task';
+import { WebhooksView } from './views/webhooks';
 
-interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders' | 'search' | 'attention'; id: string | null; params: URLSearchParams }
+interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders' | 'webhooks' | 'search' | 'attention'; id: string | null; params: URLSearchParams }
 
-/** Hash routes, so the server serves one page and every view survives a reload: #/domains/<path>, #/task/<id>, #/sessions/<id>, #/search?q=, #/maintenance/reminders. */
+/** Hash routes, so the server serves one page and every view survives a reload: #/domains/<path>, #/task/<id>, #/sessions/<id>, #/search?q=, #/maintenance/reminders, #/maintenance/webhooks. */
 function parse(hash: string): Route {
   const [path, query] = hash.replace(/^#\/?/, '').split('?');
   const params = new URLSearchParams(query ?? '');
@@ -21,7 +22,7 @@ function parse(hash: string): Route {
   const id = rest.length ? decodeURIComponent(rest.join('/')) : null;
   if (head === 'task') return { view: 'task', id, params };
   if (head === 'sessions') return { view: 'sessions', id, params };
-  if (head === 'maintenance') return { view: 'reminders', id: null, params };
+  if (head === 'maintenance') return { view: rest[0] === 'webhooks' ? 'webhooks' : 'reminders', id: null, params };
   if (head === 'search') return { view: 'search', id: null, params };
   if (head === 'attention') return { view: 'attention', id: null, params };
   return { view: 'domains', id, params };
@@ -81,7 +82,7 @@ function App() {
     return () => clearTimeout(timer);
   }, [route.view, route.id]);
   const tab = (view: Route['view'], href: string, label: string) => (
-    <a href={href} aria-current={route.view === view || (view === 'domains' && route.view === 'task') ? 'page' : undefined}>{label}</a>
+    <a href={href} aria-current={route.view === view || (view === 'domains' && route.view === 'task') || (view === 'reminders' && route.view === 'webhooks') ? 'page' : undefined}>{label}</a>
   );
   return (
     <>
@@ -92,7 +93,7 @@ function App() {
           {tab('domains', '#/domains', 'Domains')}
           {tab('attention', '#/attention', 'Needs attention')}
           {tab('sessions', '#/sessions', 'Sessions')}
-          {tab('reminders', '#/maintenance/reminders', 'Maintenance → Reminders')}
+          {tab('reminders', '#/maintenance/reminders', 'Maintenance')}
         </nav>
         <HeaderSearch current={route.view === 'search' ? route.params.get('q') ?? '' : ''} />
         <span class="live-badge" role="status" aria-live="polite" data-live={live}>{LIVE_TEXT[live]}</span>
@@ -102,9 +103,10 @@ function App() {
         {route.view === 'task' && route.id ? <TaskView id={route.id} focusItem={route.params.get('item')} /> :
           route.view === 'sessions' ? <SessionsView id={route.id} params={route.params} /> :
           route.view === 'reminders' ? <RemindersView /> :
+          route.view === 'webhooks' ? <WebhooksView /> :
           route.view === 'attention' ? <AttentionView /> :
           route.view === 'search' ? <SearchView query={route.params.get('q') ?? ''} /> :
-          <DomainsView path={route.id} archived={route.params.get('archived') === '1'} note={route.params.get('note')} />}
+          <DomainsView path={route.id} archived={route.params.get('archived') === '1'} note={route.params.get('note')} ready={route.params.get('tab') === 'ready'} />}
       </main>
       {asking && <TokenForm />}
     </>

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, token } from './api';
+import { CLAIM_FIELDS, claimsNow, type ItemClaim } from './claims';
 import { onReconnect, useSubscription } from './live';
 
 const REF = 'id number text deleted';
 export const COMMENT = `id body createdAt refs { ${REF} } item { id }`;
 const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item { ${REF} } reason }`;
-export const ITEM = 'id number text state deleted note added related { id title kind domain }';
+export const ITEM = `id number text state deleted note added related { id title kind domain } ${CLAIM_FIELDS}`;
 /** The task without its items, comments or notes. */
 const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
   session { id rules { noteRequiredFor planOnce } }
@@ -27,7 +28,7 @@ const RECENT_EVENTS = `query($id: ID!, $first: Int!) { task(id: $id) { history(f
 export const FIRST_PAGE = 100;
 const PAGE = 200;
 
-export interface Item { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[] }
+export interface Item extends ItemClaim { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[] }
 export interface TaskData {
   task: any | null;
   missing: boolean;
@@ -128,8 +129,10 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
       return refreshComments();
     }
     if (fresh.some((event) => event.action === 'COMMENT_ADDED')) await refreshComments();
-    const touched = [...new Set(fresh.flatMap((event) => event.changes.map((change: any) => change.itemId as string)))]
-      .filter((itemId) => state.current.items.nodes.some((item) => item.id === itemId));
+    const named = new Set(fresh.flatMap((event) => event.changes.map((change: any) => change.itemId as string)));
+    // The items waiting for a changed one are read again too: whether they are ready follows its state.
+    for (const item of state.current.items.nodes) if (named.has(item.id)) for (const waiter of item.blocks) named.add(waiter.id);
+    const touched = [...named].filter((itemId) => state.current.items.nodes.some((item) => item.id === itemId));
     if (!touched.length) return;
     // One request for every touched row on screen: the row and its comments.
     const fields = touched.map((itemId, index) => `i${index}: item(id: "${itemId.replace(/\D/g, '')}") { ${ITEM} comments(first: 200) { nodes { ${COMMENT} } } }`);
@@ -149,7 +152,13 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
 
   // Changes are applied one at a time, in the order they came.
   const onEvent = (data: any) => {
-    state.current.busy = state.current.busy.then(() => applyChange(data?.taskChanged?.task).catch(fail));
+    // A renewal moves a claim's expiry and records no history: the claims on screen are read again.
+    const work = data?.taskChanged?.action === 'CLAIM_RENEWED' ? renewed : () => applyChange(data?.taskChanged?.task);
+    state.current.busy = state.current.busy.then(() => work().catch(fail));
+  };
+  const renewed = async () => {
+    const claims = await claimsNow(state.current.items.nodes.filter((item) => item.claim).map((item) => item.id));
+    setItems((old) => ({ ...old, nodes: old.nodes.map((item) => (claims.has(item.id) ? { ...item, claim: claims.get(item.id)! } : item)) }));
   };
   useSubscription(TASK_LIVE, { id }, onEvent);
   // After a reconnect (changes may have been missed) or a new token (the last read may have been refused): read it all again.

@@ -53,6 +53,10 @@ export class WebhookDeliveryEntity {
   @Column({ type: 'integer', nullable: true })
   lastStatus: number | null;
 
+  /** Why the last attempt got no status (could not connect, timed out, refused target); null after an answer. */
+  @Column({ type: 'varchar', length: 300, nullable: true })
+  lastError: string | null;
+
   @Column({ type: 'varchar', length: 24, nullable: true })
   deliveredAt: string | null;
 

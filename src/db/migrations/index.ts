@@ -6,6 +6,7 @@ import { ChangeLog1764510000000 } from './1764510000000-change-log.js';
 import { ClaimsAndDependencies1764520000000 } from './1764520000000-claims-and-dependencies.js';
 import { Webhooks1764530000000 } from './1764530000000-webhooks.js';
 import { SessionKeys1764540000000 } from './1764540000000-session-keys.js';
+import { WebhookLastError1764550000000 } from './1764550000000-webhook-last-error.js';
 import { DomainCounts1764570000000 } from './1764570000000-domain-counts.js';
 
 /** Every migration, oldest first. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   ClaimsAndDependencies1764520000000,
   Webhooks1764530000000,
   SessionKeys1764540000000,
+  WebhookLastError1764550000000,
   DomainCounts1764570000000,
 ];

@@ -18,6 +18,7 @@ function toDelivery(row: WebhookDeliveryEntity): WebhookDelivery {
     change: toLoggedChange((JSON.parse(row.body) as { change: LoggedChangeRow }).change),
     attempts: row.attempts,
     lastStatus: row.lastStatus,
+    lastError: row.lastError ?? null,
     deliveredAt: toDate(row.deliveredAt),
     nextAttemptAt: toDate(row.nextAttemptAt),
   };
@@ -69,5 +70,15 @@ export class WebhookDeliveriesResolver {
   async deliveries(@Root() webhook: Webhook, @Ctx() ctx: Context, @Arg('first', () => Int, { nullable: true }) first?: number | null): Promise<WebhookDelivery[]> {
     const rows = await ctx.loaders.webhookDeliveries.load({ webhookId: Number(webhook.id), first: first ?? null });
     return rows.map(toDelivery);
+  }
+
+  @FieldResolver(() => WebhookDelivery, {
+    nullable: true,
+    description: 'Why an inactive webhook stopped: the delivery that failed every attempt (its lastStatus or lastError says how). Null while the webhook is active.',
+  })
+  async stoppedBy(@Root() webhook: Webhook, @Ctx() ctx: Context): Promise<WebhookDelivery | null> {
+    if (webhook.active) return null;
+    const row = await ctx.loaders.webhookStops.load(Number(webhook.id));
+    return row ? toDelivery(row) : null;
   }
 }

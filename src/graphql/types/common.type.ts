@@ -1,4 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
+import type { ItemState } from '../../domain/states.js';
+import { ItemStateEnum } from './enums.js';
 
 @ObjectType({ simpleResolvers: true, description: 'Where a page of a connection ends.' })
 export class PageInfo {
@@ -22,6 +24,9 @@ export class ItemRef {
 
   @Field({ description: 'True once the item is deleted.' })
   deleted: boolean;
+
+  @Field(() => ItemStateEnum, { description: 'Its state now, e.g. whether an item waited for is settled yet.' })
+  state: ItemState;
 }
 
 @ObjectType({ simpleResolvers: true, description: "Counts of a task's live items by state." })

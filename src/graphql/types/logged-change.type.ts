@@ -54,6 +54,9 @@ export class WebhookDelivery {
   @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt; null when it could not connect (or timed out, or the target was refused).' })
   lastStatus: number | null;
 
+  @Field(() => String, { nullable: true, description: 'Why the last attempt got no status (could not connect, no answer in time, a refused target); null once an attempt was answered. Never the receiver\'s body.' })
+  lastError: string | null;
+
   @Field(() => Date, { nullable: true, description: 'When an attempt was answered 2xx; null until then.' })
   deliveredAt: Date | null;
 

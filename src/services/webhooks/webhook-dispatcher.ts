@@ -161,6 +161,7 @@ export class WebhookDispatcher {
         body: JSON.stringify({ webhookId: String(hook.id), change: loggedChangeOf(row) }),
         attempts: 0,
         lastStatus: null,
+        lastError: null,
         deliveredAt: null,
         nextAttemptAt: now,
         leasedUntil: null,
@@ -205,6 +206,7 @@ export class WebhookDispatcher {
         .set({
           attempts,
           lastStatus: result.status,
+          lastError: result.status === null ? (result.error ?? 'no answer').slice(0, 300) : null,
           deliveredAt: delivered ? at : null,
           nextAttemptAt: delivered || gaveUp ? null : new Date(this.options.clock().getTime() + retryDelayMs(this.options, attempts)).toISOString(),
           leasedUntil: null,

@@ -81,4 +81,19 @@ export class WebhookService {
     for (const row of rows) byWebhook.get(row.webhookId)?.push(row);
     return byWebhook;
   }
+
+  /**
+   * The delivery each webhook gave up on: undelivered with no next attempt
+   * (pending ones always have one), the oldest if there were several.
+   */
+  async stoppedBy(webhookIds: readonly number[]): Promise<Map<number, WebhookDeliveryEntity>> {
+    const stops = new Map<number, WebhookDeliveryEntity>();
+    if (webhookIds.length === 0) return stops;
+    const rows = await this.reader().createQueryBuilder(WebhookDeliveryEntity, 'd')
+      .where('d."webhookId" IN (:...ids) AND d."deliveredAt" IS NULL AND d."nextAttemptAt" IS NULL', { ids: [...webhookIds] })
+      .orderBy('d."id"', 'ASC')
+      .getMany();
+    for (const row of rows) if (!stops.has(row.webhookId)) stops.set(row.webhookId, row);
+    return stops;
+  }
 }

@@ -4,6 +4,7 @@ import { useQuery } from '../live';
 import { useSignal } from '../signal';
 import { stuckCount } from '../states';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
+import { DomainTabs, ReadyView } from './ready';
 
 const DOMAINS = '{ domains { path tasks openTasks notes } }';
 const DOMAINS_LIVE = 'subscription { domainChanged { memoryId action } }';
@@ -20,7 +21,7 @@ const NOTE = `query($id: ID!) { memory(id: $id) { id title domain updatedAt ... 
 interface Domain { path: string; tasks: number; openTasks: number; notes: number }
 
 /** The domain tree with open/total task counts; the selected domain's tasks and notes beside it. */
-export function DomainsView({ path, archived, note }: { path: string | null; archived: boolean; note: string | null }) {
+export function DomainsView({ path, archived, note, ready }: { path: string | null; archived: boolean; note: string | null; ready?: boolean }) {
   const domains = useQuery<{ domains: Domain[] }>(DOMAINS, {}, { query: DOMAINS_LIVE, variables: {} });
   const [filter, setFilter] = useState('');
   const [sort, setSort] = useState<'path' | 'open' | 'tasks'>('path');
@@ -54,7 +55,7 @@ export function DomainsView({ path, archived, note }: { path: string | null; arc
           </ul>
         )}
       </nav>
-      <section class="main">{path ? <DomainTasks path={path} archived={archived} note={note} /> : <p class="muted">Choose a domain, or search from the header.</p>}</section>
+      <section class="main">{path ? <><DomainTabs path={path} ready={Boolean(ready)} />{ready ? <ReadyView path={path} /> : <DomainTasks path={path} archived={archived} note={note} />}</> : <p class="muted">Choose a domain, or search from the header.</p>}</section>
     </div>
   );
 }

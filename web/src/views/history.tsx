@@ -123,6 +123,8 @@ function describe(change: any): string {
     case 'RENAMED': return `✎ “${change.from}” → “${change.to}”`;
     case 'STATE': return `${change.text}: ${state(change.from)} → ${state(change.to)}`;
     case 'MOVED': return `↕ ${change.text}: #${change.from} → #${change.to}`;
+    case 'CLAIMED': return `⚑ ${change.text}: claimed by session ${String(change.to).slice(0, 8)}`;
+    case 'RELEASED': return `⚐ ${change.text}: session ${String(change.from).slice(0, 8)}’s claim released`;
     default: return `${change.kind} ${change.text}`;
   }
 }

@@ -3,6 +3,7 @@ import { canWrite, gql } from '../api';
 import { useQuery } from '../live';
 import { useSignal } from '../signal';
 import { Loading, Refusal, useAction, useTitle } from '../widgets';
+import { MaintenanceTabs } from './maintenance';
 
 const SETTINGS = '{ reminderSettings { enabled intervalMinutes } }';
 const SETTINGS_LIVE = 'subscription { reminderSettingsChanged { enabled } }';
@@ -30,7 +31,7 @@ export function RemindersView() {
   };
   return (
     <section class="main narrow" aria-labelledby="reminders-heading">
-      <p class="crumbs">Maintenance</p>
+      <MaintenanceTabs current="reminders" />
       <h2 id="reminders-heading">Reminders</h2>
       <p>At the end of a turn, a session that named domains with open tasks is asked to update them — at most once per interval.</p>
       {/* noValidate: the server's own refusal, beside the button, says what to send instead. */}

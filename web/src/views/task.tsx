@@ -1,6 +1,7 @@
 import { memo } from 'preact/compat';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
+import { Dependencies, ItemCoordination } from '../claims';
 import { Conflict, saveAtVersion } from '../conflicts';
 import { HashField } from '../hash-field';
 import { RefText } from '../refs';
@@ -277,6 +278,7 @@ function ItemRowView(props: RowProps) {
         )}
         {stuck && <span class="stuck-label">Stuck — {STATE_LABEL[item.state].toLowerCase()}{item.note ? `: ${item.note}` : ' (no reason given)'}</span>}
         {item.note && !stuck && <span class="note-line muted">— {item.note}</span>}
+        <ItemCoordination item={item} />
         <span class="actions">
           <button type="button" class="small" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`Details${commentCount ? ` · ${commentCount}` : ''} of “${item.text}”`}
             title={commentCount ? `${commentCount} comments` : undefined}>
@@ -326,6 +328,7 @@ function ItemDetails({ item, taskId, notes, choices, writable }: { item: ItemWit
       {item.related.length > 0 && (
         <p>Linked: {item.related.map((memory: any) => <a class="chip" href={memory.kind === 'TASK' ? `#/task/${memory.id}` : `#/domains/${memory.domain}?note=${memory.id}`}>{memory.title}</a>)}</p>
       )}
+      <Dependencies item={item} taskId={taskId} />
       {briefs.map((note: any) => <TaskNote note={note} task={task} choices={choices} writable={writable} />)}
       {writable && !item.deleted && <LinkMemory item={item} />}
       <Comments taskId={task.id} itemId={item.id} comments={item.comments} choices={choices} writable={writable && !item.deleted} label={`Comments on “${item.text}”`} />
