@@ -5,7 +5,7 @@ import type { ChangeLogRetention } from './services/kernel/change-log.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';
 import { loadWebhookSettings, type WebhookSettings } from './webhook-settings.js';
-import { wholeNumberSetting } from './env-number.js';
+import { wholeNumberSetting } from './domain/whole-number-setting.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
