@@ -6,6 +6,7 @@ import { ChangeLog1764510000000 } from './1764510000000-change-log.js';
 import { ClaimsAndDependencies1764520000000 } from './1764520000000-claims-and-dependencies.js';
 import { Webhooks1764530000000 } from './1764530000000-webhooks.js';
 import { SessionKeys1764540000000 } from './1764540000000-session-keys.js';
+import { SessionNames1764560000000 } from './1764560000000-session-names.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   ClaimsAndDependencies1764520000000,
   Webhooks1764530000000,
   SessionKeys1764540000000,
+  SessionNames1764560000000,
 ];

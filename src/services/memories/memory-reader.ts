@@ -77,6 +77,10 @@ export interface DomainCounts {
   openTasks: number;
   tasks: number;
   notes: number;
+  /** The latest change of a memory here or below: what "recent activity" sorts by. */
+  lastActivityAt: string;
+  /** When the first memory here or below was made. */
+  createdAt: string;
 }
 
 /** Every ancestor path of a domain, itself included: a/b/c → a, a/b, a/b/c. */
@@ -126,18 +130,23 @@ export class MemoryReader {
       .addSelect(`SUM(CASE WHEN m."kind" = 'TASK' THEN 1 ELSE 0 END)`, 'tasks')
       .addSelect(`SUM(CASE WHEN m."kind" = 'TASK' AND ${TASK_IS_OPEN} THEN 1 ELSE 0 END)`, 'openTasks')
       .addSelect(`SUM(CASE WHEN m."kind" = 'NOTE' THEN 1 ELSE 0 END)`, 'notes')
+      // Times are ISO strings of one width, so MAX and MIN order them as times.
+      .addSelect('MAX(m."updatedAt")', 'lastActivityAt')
+      .addSelect('MIN(m."createdAt")', 'createdAt')
       .andWhere('m."domain" IS NOT NULL')
       .groupBy('m."domain"');
     if (scope) inDomain(query, scope);
-    const rows: { domain: string; tasks: string | number; openTasks: string | number; notes: string | number }[] = await query.getRawMany();
+    const rows: { domain: string; tasks: string | number; openTasks: string | number; notes: string | number; lastActivityAt: string; createdAt: string }[] = await query.getRawMany();
     const totals = new Map<string, DomainCounts>();
     for (const row of rows) {
       for (const path of pathsOf(row.domain)) {
         if (scope && !inScope(path, scope)) continue;
-        const counts = totals.get(path) ?? { path, openTasks: 0, tasks: 0, notes: 0 };
+        const counts = totals.get(path) ?? { path, openTasks: 0, tasks: 0, notes: 0, lastActivityAt: row.lastActivityAt, createdAt: row.createdAt };
         counts.tasks += Number(row.tasks);
         counts.openTasks += Number(row.openTasks);
         counts.notes += Number(row.notes);
+        if (row.lastActivityAt > counts.lastActivityAt) counts.lastActivityAt = row.lastActivityAt;
+        if (row.createdAt < counts.createdAt) counts.createdAt = row.createdAt;
         totals.set(path, counts);
       }
     }
