@@ -28,7 +28,7 @@ export function TaskEdit({ task, writable }: { task: any; writable: boolean }) {
       {editing
         ? <EditForm task={task} base={editing} onDone={() => setEditing(null)} />
         : <button type="button" class="small" onClick={() => setEditing({ version: task.version, value: { title: task.title, domain: task.domain } })}>Edit title and domain</button>}
-      {' '}<Archive task={task} />
+      {' '}<Archive key={task.status} task={task} />
     </div>
   );
 }
