@@ -260,5 +260,5 @@ describe('the domain list', () => {
     // At 390 px the list and the domain still fit the screen.
     await page.setViewportSize({ width: 390, height: 800 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-  });
+  }, 300_000);
 });
