@@ -151,6 +151,8 @@ describe('deleting an item', () => {
     await page.getByRole('button', { name: 'Delete “Second”' }).click();
     const toast = page.getByRole('status').filter({ hasText: 'Deleted “Second”.' });
     await toast.waitFor();
+    // The pointer on the toast holds it, as a person reaching for Undo does.
+    await toast.hover();
     await page.getByRole('combobox', { name: 'Second' }).waitFor({ state: 'detached' });
     expect(await page.evaluate(() => document.activeElement?.id)).toBe(`state-${task.items[2].id}`);
     expect((await itemsOf(task.id))[1].deleted).toBe(true);

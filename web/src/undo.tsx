@@ -60,17 +60,20 @@ export function RestoreButton({ item }: { item: { id: string; text: string } }) 
   );
 }
 
-/** "Deleted … Undo", at the foot of the window, announced politely; it goes after UNDO_SECONDS or once used. */
+/** "Deleted … Undo", at the foot of the window, announced politely; it goes UNDO_SECONDS after the pointer and focus leave it, or once used. */
 export function UndoToast() {
   const shown = useSignal(pending);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The countdown stands still while the pointer or focus is on the toast: a person reaching for Undo never loses it.
+  const [held, setHeld] = useState(false);
   useEffect(() => {
     setError(null);
-    if (!shown) return;
+    if (!shown || held) return;
     const timer = setTimeout(() => { if (pending.get()?.key === shown.key) pending.set(null); }, UNDO_SECONDS * 1000);
     return () => clearTimeout(timer);
-  }, [shown?.key]);
+  }, [shown?.key, held]);
+  useEffect(() => setHeld(false), [shown?.key]);
   const undo = async () => {
     if (!shown) return;
     setBusy(true);
@@ -86,7 +89,7 @@ export function UndoToast() {
   return (
     <div class="toast-region" role="status" aria-live="polite">
       {shown && (
-        <div class="toast">
+        <div class="toast" onMouseEnter={() => setHeld(true)} onMouseLeave={() => setHeld(false)} onFocusIn={() => setHeld(true)} onFocusOut={() => setHeld(false)}>
           <span>Deleted “{shown.text}”.</span>{' '}
           <button type="button" onClick={() => void undo()} disabled={busy}>Undo</button>{' '}
           <button type="button" class="link small" onClick={() => pending.set(null)} aria-label="Dismiss">Dismiss</button>
