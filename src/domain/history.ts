@@ -9,6 +9,7 @@
 export const HISTORY_ACTIONS = [
   'TASK_CREATED', 'TASK_EDITED',
   'ITEM_STATE', 'ITEMS_ADDED', 'ITEM_RENAMED', 'ITEM_DELETED', 'ITEM_MOVED', 'ITEM_LINKED',
+  'ITEM_RESTORED',
   'COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED',
   'PLAN_WRITTEN', 'PLAN_CLEARED',
   'ITEM_CLAIMED', 'CLAIM_RELEASED',
@@ -22,6 +23,7 @@ export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
  */
 export const LIST_ACTIONS: readonly HistoryAction[] = [
   'TASK_CREATED', 'ITEM_STATE', 'ITEMS_ADDED', 'ITEM_RENAMED', 'ITEM_DELETED', 'ITEM_MOVED', 'PLAN_WRITTEN', 'PLAN_CLEARED',
+  'ITEM_RESTORED',
 ];
 
 export function changesTheList(action: HistoryAction): boolean {

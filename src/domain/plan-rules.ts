@@ -281,7 +281,7 @@ export function keptNote(note: string | null | undefined, rules: PlanRules): str
 }
 
 /** What the session did that planOnce forbids once the plan is written. */
-export type PlanRewrite = 'writeTodos' | 'setPlan' | 'clearPlan' | 'rename' | 'move' | 'delete';
+export type PlanRewrite = 'writeTodos' | 'setPlan' | 'clearPlan' | 'rename' | 'move' | 'delete' | 'restore';
 
 const REWRITE_WORDS: Record<PlanRewrite, string> = {
   writeTodos: 'rewrite it with writeTodos',
@@ -290,6 +290,7 @@ const REWRITE_WORDS: Record<PlanRewrite, string> = {
   rename: 'rename its steps',
   move: 'reorder its steps',
   delete: 'delete its steps',
+  restore: 'bring back its deleted steps',
 };
 
 /**

@@ -10,6 +10,7 @@ export function toSession(row: SessionEntity): Session {
     parentId: row.parentId,
     planTaskId: row.planTaskId,
     planStanding: row.planStanding,
+    givenName: row.name ?? null,
     id: row.id,
     rules: Object.assign(new PlanRules(), { ...row.rules, noteRequiredFor: [...row.rules.noteRequiredFor] as ItemStateEnum[] }),
     turn: row.turn,

@@ -10,6 +10,7 @@ import { withSessionId } from './kb-session.js';
 import { registerKbTaskTools } from './kb-tasks.tools.js';
 import { registerPlanAndFinishTools } from './plan-and-finish.tools.js';
 import { registerStepOpsTools } from './step-ops.tools.js';
+import { clientSessionName } from '../domain/session-names.js';
 import { SessionBinding, type SessionOptions, type ToolContext } from './tool-context.js';
 import { ToolRegistry, type ToolRegistrar } from './tool-registry.js';
 import type { ToolSelection, ToolSet } from './tool-sets.js';
@@ -71,7 +72,8 @@ export function createMcpServer(services: Services, logger: Logger, options: Mcp
     { name: 'taskbase', version: '0.1.0' },
     { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
   );
-  const session = new SessionBinding(services, { ...options.session, preset: options.selection.preset }, options.access);
+  const clientName = () => clientSessionName(server.getClientVersion());
+  const session = new SessionBinding(services, { ...options.session, preset: options.selection.preset, clientName }, options.access);
   const ctx: ToolContext = { services, session, access: options.access, logger };
   const registry = toolRegistry(options.selection);
   server.setRequestHandler(ListToolsRequestSchema, () => registry.list());

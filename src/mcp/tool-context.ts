@@ -29,6 +29,8 @@ export interface SessionOptions {
    * joined by id must be its own, as over GraphQL.
    */
   principal?: string | null;
+  /** What the MCP client called itself in initialize (clientInfo), cleaned; the name of a session started here. */
+  clientName?: () => string | null;
 }
 
 /**
@@ -78,7 +80,9 @@ export class SessionBinding {
     const caller = { sessionId: null, principal: this.principal };
     // A read-only token may use the session its key names, and starts none.
     if (sessionKey && this.access === 'read') return this.services.sessionReader.sessionIdForKey(this.principal, sessionKey);
-    const start = { parentId: parentId ?? null, preset: preset ?? 'WHOLE_LIST', rules: oneActive ? { oneActive: true } : null } as const;
+    const start = {
+      parentId: parentId ?? null, preset: preset ?? 'WHOLE_LIST', rules: oneActive ? { oneActive: true } : null, clientName: this.options.clientName?.() ?? null,
+    } as const;
     if (sessionKey) return (await this.services.sessions.sessionForKey(caller, sessionKey, start)).id;
     if (stateless || this.access === 'read') return null;
     return (await this.services.sessions.startSession(caller, start)).id;

@@ -11,8 +11,10 @@ import { SearchView } from './views/search';
 import { SessionsView } from './views/sessions';
 import { TaskView } from './views/task';
 import { WebhooksView } from './views/webhooks';
+import { NewTaskView } from './views/new-task';
+import { UndoToast } from './undo';
 
-interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders' | 'webhooks' | 'search' | 'attention'; id: string | null; params: URLSearchParams }
+interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders' | 'webhooks' | 'search' | 'attention' | 'new-task'; id: string | null; params: URLSearchParams }
 
 /** Hash routes, so the server serves one page and every view survives a reload: #/domains/<path>, #/task/<id>, #/sessions/<id>, #/search?q=, #/maintenance/reminders, #/maintenance/webhooks. */
 function parse(hash: string): Route {
@@ -25,6 +27,7 @@ function parse(hash: string): Route {
   if (head === 'maintenance') return { view: rest[0] === 'webhooks' ? 'webhooks' : 'reminders', id: null, params };
   if (head === 'search') return { view: 'search', id: null, params };
   if (head === 'attention') return { view: 'attention', id: null, params };
+  if (head === 'new-task') return { view: 'new-task', id: null, params };
   return { view: 'domains', id, params };
 }
 
@@ -94,6 +97,7 @@ function App() {
           {tab('attention', '#/attention', 'Needs attention')}
           {tab('sessions', '#/sessions', 'Sessions')}
           {tab('reminders', '#/maintenance/reminders', 'Maintenance')}
+          {writable && tab('new-task', `#/new-task${route.view === 'domains' && route.id ? `?domain=${encodeURIComponent(route.id)}` : ''}`, '+ New task')}
         </nav>
         <HeaderSearch current={route.view === 'search' ? route.params.get('q') ?? '' : ''} />
         <span class="live-badge" role="status" aria-live="polite" data-live={live}>{LIVE_TEXT[live]}</span>
@@ -106,8 +110,10 @@ function App() {
           route.view === 'webhooks' ? <WebhooksView /> :
           route.view === 'attention' ? <AttentionView /> :
           route.view === 'search' ? <SearchView query={route.params.get('q') ?? ''} /> :
+          route.view === 'new-task' ? <NewTaskView domain={route.params.get('domain') ?? ''} /> :
           <DomainsView path={route.id} archived={route.params.get('archived') === '1'} note={route.params.get('note')} ready={route.params.get('tab') === 'ready'} />}
       </main>
+      <UndoToast />
       {asking && <TokenForm />}
     </>
   );

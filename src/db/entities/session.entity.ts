@@ -34,6 +34,10 @@ export class SessionEntity {
   @Column({ type: 'varchar', length: 24 })
   createdAt: string;
 
+  /** What the agent or its MCP client called the session when it started; null when neither said. */
+  @Column({ type: 'varchar', length: 120, nullable: true })
+  name: string | null;
+
   /**
    * The principal (a digest of the bearer token, src/auth.ts) that started the
    * session; only it may change the session. Null when started without auth.

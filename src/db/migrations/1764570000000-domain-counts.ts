@@ -20,14 +20,21 @@ const COLUMNS = Object.keys(contribution('NEW'));
 /** A row counts when it is in the knowledge base: it has a domain and is no session's plan. */
 const counted = (row: string) => `${row}."domain" IS NOT NULL AND ${row}."sessionId" IS NULL`;
 
-/** The columns a count depends on: an update that changes none of them leaves every count as it is. */
-const WATCHED = ['domain', 'kind', 'taskState', 'archived', 'sessionId'];
+/**
+ * The columns a count depends on: an update that changes none of them leaves every count as it is. `updatedAt` is
+ * among them for the domain's last activity (what the dashboard sorts domains by): such an update takes the row's
+ * counts out and puts them back, and moves lastActivityAt on.
+ */
+const WATCHED = ['domain', 'kind', 'taskState', 'archived', 'sessionId', 'updatedAt'];
 
 function addNew(table: string): string {
   const add = contribution('NEW');
-  return `INSERT INTO "domain_counts" ("domain", ${COLUMNS.map((c) => `"${c}"`).join(', ')})
-    SELECT NEW."domain", ${COLUMNS.map((c) => add[c]).join(', ')} WHERE ${counted('NEW')}
-    ON CONFLICT ("domain") DO UPDATE SET ${COLUMNS.map((c) => `"${c}" = ${table}"${c}" + EXCLUDED."${c}"`).join(', ')}`;
+  // Times are ISO-8601 strings of one width (memory.entity.ts), so comparing them as strings orders them as times.
+  return `INSERT INTO "domain_counts" ("domain", ${COLUMNS.map((c) => `"${c}"`).join(', ')}, "lastActivityAt", "createdAt")
+    SELECT NEW."domain", ${COLUMNS.map((c) => add[c]).join(', ')}, NEW."updatedAt", NEW."createdAt" WHERE ${counted('NEW')}
+    ON CONFLICT ("domain") DO UPDATE SET ${COLUMNS.map((c) => `"${c}" = ${table}"${c}" + EXCLUDED."${c}"`).join(', ')},
+      "lastActivityAt" = CASE WHEN EXCLUDED."lastActivityAt" > ${table}"lastActivityAt" THEN EXCLUDED."lastActivityAt" ELSE ${table}"lastActivityAt" END,
+      "createdAt" = CASE WHEN ${table}"createdAt" = '' OR EXCLUDED."createdAt" < ${table}"createdAt" THEN EXCLUDED."createdAt" ELSE ${table}"createdAt" END`;
 }
 
 function takeOld(): string {
@@ -38,7 +45,7 @@ function takeOld(): string {
 
 /**
  * Each domain's counts of its own memories (tasks, open tasks, notes, active
- * notes), kept by triggers on `memories` in the transaction of whatever
+ * notes; the latest change and the first creation), kept by triggers on `memories` in the transaction of whatever
  * writes a row: a task created, moved, opened or settled, a note archived,
  * a plan purged, the states re-derived on open, a bulk load. No writer can
  * forget one, so domains() and the memories pages read these rows (one per
@@ -52,7 +59,9 @@ export class DomainCounts1764570000000 implements MigrationInterface {
     const postgres = runner.connection.options.type === 'postgres';
     await runner.query(`CREATE TABLE "domain_counts" (
       "domain" VARCHAR(400)${postgres ? ' COLLATE "C"' : ''} PRIMARY KEY NOT NULL,
-      ${COLUMNS.map((c) => `"${c}" INTEGER NOT NULL DEFAULT 0`).join(',\n      ')})`);
+      ${COLUMNS.map((c) => `"${c}" INTEGER NOT NULL DEFAULT 0`).join(',\n      ')},
+      "lastActivityAt" VARCHAR(24) NOT NULL DEFAULT '',
+      "createdAt" VARCHAR(24) NOT NULL DEFAULT '')`);
     const changed = WATCHED.map((c) => `OLD."${c}" IS DISTINCT FROM NEW."${c}"`).join(' OR ');
     if (postgres) {
       await runner.query(`CREATE FUNCTION "domain_counts_follow"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -72,8 +81,8 @@ export class DomainCounts1764570000000 implements MigrationInterface {
         WHEN ${changed.replaceAll('IS DISTINCT FROM', 'IS NOT')} BEGIN ${takeOld()}; ${addNew('')}; END`);
     }
     const fill = contribution('m');
-    await runner.query(`INSERT INTO "domain_counts" ("domain", ${COLUMNS.map((c) => `"${c}"`).join(', ')})
-      SELECT m."domain", ${COLUMNS.map((c) => `SUM(${fill[c]})`).join(', ')} FROM "memories" m
+    await runner.query(`INSERT INTO "domain_counts" ("domain", ${COLUMNS.map((c) => `"${c}"`).join(', ')}, "lastActivityAt", "createdAt")
+      SELECT m."domain", ${COLUMNS.map((c) => `SUM(${fill[c]})`).join(', ')}, MAX(m."updatedAt"), MIN(m."createdAt") FROM "memories" m
       WHERE ${counted('m')} GROUP BY m."domain"`);
   }
 

@@ -7,6 +7,7 @@ import { ClaimsAndDependencies1764520000000 } from './1764520000000-claims-and-d
 import { Webhooks1764530000000 } from './1764530000000-webhooks.js';
 import { SessionKeys1764540000000 } from './1764540000000-session-keys.js';
 import { WebhookLastError1764550000000 } from './1764550000000-webhook-last-error.js';
+import { SessionNames1764560000000 } from './1764560000000-session-names.js';
 import { DomainCounts1764570000000 } from './1764570000000-domain-counts.js';
 
 /** Every migration, oldest first. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   Webhooks1764530000000,
   SessionKeys1764540000000,
   WebhookLastError1764550000000,
+  SessionNames1764560000000,
   DomainCounts1764570000000,
 ];

@@ -53,6 +53,9 @@ export class StartSessionInput {
 
   @Field(() => PlanRulesInput, { nullable: true, description: "Rules merged onto the preset's, field by field." })
   rules?: PlanRulesInput | null;
+
+  @Field(() => String, { nullable: true, description: 'What to call the session where people see it (an addition to the contract): a label of at most 120 characters.' })
+  name?: string | null;
 }
 
 @InputType({ description: 'One step moved into a state. Name it by step or by id, exactly one.' })

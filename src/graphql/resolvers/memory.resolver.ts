@@ -66,7 +66,7 @@ export class MemoryResolver {
   async domains(@Ctx() ctx: Context, @Arg('under', () => String, { nullable: true, description: 'Scope; all domains when null.' }) under?: string | null): Promise<Domain[]> {
     const rows = await ctx.services.memoryReader.domains(under);
     await namedDomain(ctx, under);
-    return rows;
+    return rows.map((row) => ({ ...row, lastActivityAt: new Date(row.lastActivityAt), createdAt: new Date(row.createdAt) }));
   }
 
   @Mutation(() => Note, { nullable: true, description: 'Records a note: a plain memory, searchable and linkable to items.' })

@@ -124,6 +124,18 @@ export class SessionResolver {
     return statusLine((await ctx.loaders.taskItems.load(row.id)).filter((item) => !item.deleted));
   }
 
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'What to call the session (an addition to the contract): the name given to startSession, else the MCP client\'s clientInfo title or name ' +
+      'from initialize, else the text of its plan\'s first step; null before any of them.',
+  })
+  async name(@Root() session: Session, @Ctx() ctx: Context): Promise<string | null> {
+    if (session.givenName) return session.givenName;
+    if (session.planTaskId === null) return null;
+    return (await ctx.loaders.taskItems.load(session.planTaskId)).find((item) => !item.deleted)?.text ?? null;
+  }
+
   @FieldResolver(() => Date, { description: 'When the session last changed: its latest plan update, its finish, or its start, whichever is latest.' })
   async lastActiveAt(@Root() session: Session, @Ctx() ctx: Context): Promise<Date> {
     const plan = session.planTaskId === null ? null : await ctx.loaders.memory.load(String(session.planTaskId));

@@ -57,6 +57,18 @@ export class TaskResolver {
     return toTask(await ctx.services.tasks.deleteItem(ctx.caller, id));
   }
 
+  @Mutation(() => Item, {
+    nullable: true,
+    description: 'Brings a deleted item back where it stood, with its id, state, note and comments: the undo of deleteItem (an addition to the contract). DUPLICATE_TEXT when a live item has its label now; restoring an item that is not deleted records nothing. Recorded in history as ITEM_RESTORED.',
+  })
+  async restoreItem(
+    @Arg('id', () => ID, { description: 'The deleted item.' }) id: string,
+    @Ctx() ctx: Context,
+    @Arg('expectedVersion', () => Int, { nullable: true, description: "The task's version the undo was based on; VERSION_CONFLICT when it moved on." }) expectedVersion?: number | null,
+  ): Promise<Item> {
+    return toItem(await ctx.services.tasks.restoreItem(ctx.caller, { id, expectedVersion }));
+  }
+
   @Mutation(() => ItemsPayload, { nullable: true, description: 'Appends (or inserts) items; reopens a closed task.' })
   async addItems(@Arg('input') input: AddItemsInput, @Ctx() ctx: Context): Promise<ItemsPayload> {
     const { task, items } = await ctx.services.tasks.addItems(ctx.caller, input);

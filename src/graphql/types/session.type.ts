@@ -52,6 +52,8 @@ export class Session {
   parentId: string | null;
   planTaskId: number | null;
   planStanding: boolean;
+  /** The name stored at the start; Session.name falls back to the plan's first step. */
+  givenName: string | null;
 
   @Field(() => ID, { description: 'Made by the server in startSession; send it as the x-session-id header.' })
   id: string;

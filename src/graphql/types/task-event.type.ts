@@ -41,7 +41,7 @@ export class TaskEvent {
 
   @Field({
     description:
-      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_MOVED, ITEM_LINKED, COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED, ITEM_CLAIMED, CLAIM_RELEASED (a claim taken or released: the change says whose, the event\'s session who did it).',
+      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_RESTORED, ITEM_MOVED, ITEM_LINKED, COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED, ITEM_CLAIMED, CLAIM_RELEASED (a claim taken or released: the change says whose, the event\'s session who did it).',
   })
   action: string;
 

@@ -102,4 +102,10 @@ export class Domain {
 
   @Field(() => Int, { description: 'Notes in this domain and below.' })
   notes: number;
+
+  @Field({ description: 'The latest change of a task or note in this domain and below (an addition to the contract): sort by it for recent activity.' })
+  lastActivityAt: Date;
+
+  @Field({ description: 'When the first memory in this domain and below was made (an addition to the contract).' })
+  createdAt: Date;
 }

@@ -14,6 +14,10 @@ export interface DomainCounts {
   openTasks: number;
   tasks: number;
   notes: number;
+  /** The latest change of a memory here or below: what "recent activity" sorts by. */
+  lastActivityAt: string;
+  /** When the first memory here or below was made. */
+  createdAt: string;
 }
 
 /** One domain's kept counts of its own memories (db/migrations/1764570000000-domain-counts.ts keeps them). */
@@ -23,6 +27,8 @@ export interface OwnCounts {
   openTasks: number;
   notes: number;
   activeNotes: number;
+  lastActivityAt: string;
+  createdAt: string;
 }
 
 /**
@@ -35,11 +41,12 @@ export async function ownCountsIn(manager: EntityManager, scope: string | null):
   const inRange = scope === null ? '' : ` AND ${scopeCondition('"domain"', scope, bind)}`;
   const rows = await rowArrays(
     manager,
-    `SELECT "domain", "tasks", "openTasks", "notes", "activeNotes" FROM "domain_counts" WHERE ("tasks" > 0 OR "notes" > 0)${inRange} ORDER BY "domain"`,
+    `SELECT "domain", "tasks", "openTasks", "notes", "activeNotes", "lastActivityAt", "createdAt" FROM "domain_counts" WHERE ("tasks" > 0 OR "notes" > 0)${inRange} ORDER BY "domain"`,
     values,
   );
-  return rows.map(([domain, tasks, openTasks, notes, activeNotes]) => ({
+  return rows.map(([domain, tasks, openTasks, notes, activeNotes, lastActivityAt, createdAt]) => ({
     domain: String(domain), tasks: Number(tasks), openTasks: Number(openTasks), notes: Number(notes), activeNotes: Number(activeNotes),
+    lastActivityAt: String(lastActivityAt), createdAt: String(createdAt),
   }));
 }
 
@@ -61,10 +68,12 @@ export async function domainCounts(manager: EntityManager, under: string | null)
   for (const own of await ownCountsIn(manager, under)) {
     for (const path of pathsOf(own.domain)) {
       if (under !== null && !inScope(path, under)) continue;
-      const counts = totals.get(path) ?? { path, openTasks: 0, tasks: 0, notes: 0 };
+      const counts = totals.get(path) ?? { path, openTasks: 0, tasks: 0, notes: 0, lastActivityAt: own.lastActivityAt, createdAt: own.createdAt };
       counts.tasks += own.tasks;
       counts.openTasks += own.openTasks;
       counts.notes += own.notes;
+      if (own.lastActivityAt > counts.lastActivityAt) counts.lastActivityAt = own.lastActivityAt;
+      if (own.createdAt < counts.createdAt) counts.createdAt = own.createdAt;
       totals.set(path, counts);
     }
   }

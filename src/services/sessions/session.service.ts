@@ -7,6 +7,7 @@ import { checkRulesChange, mergePlanRules, startingRules, whyNotFinished, type P
 import { noPlan } from '../../domain/plan-steps.js';
 import { ItemEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/index.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
+import { cleanSessionName } from '../../domain/session-names.js';
 import { currentPlanIds, loadCallingSession } from './session-store.js';
 import { endClaimsOfSession } from '../claims/claim-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
@@ -16,6 +17,10 @@ export interface StartSessionInput {
   /** The rules to start from; WHOLE_LIST when none. */
   preset?: PlanPreset | null;
   rules?: PlanRulesChange | null;
+  /** What to call the session: a name the agent gives (checked as a label). */
+  name?: string | null;
+  /** A name from the MCP client's clientInfo (already cleaned; used when no name is given). */
+  clientName?: string | null;
 }
 
 /**
@@ -73,6 +78,7 @@ export class SessionService {
       id, parentId, rules: startingRules(input.preset, input.rules), planTaskId: null,
       planStanding: false, turn: 0, finishedAt: null, lastRemindedAt: null, createdAt: uow.now,
       owner: uow.caller.principal ?? null,
+      name: input.name !== null && input.name !== undefined ? cleanSessionName(input.name) : input.clientName ?? null,
     });
     await uow.manager.insert(SessionEntity, session);
     uow.emit({ entity: 'SESSION', id: session.id, action: 'SESSION_STARTED' });

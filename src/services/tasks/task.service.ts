@@ -1,14 +1,14 @@
 import { changesTheList, type HistoryAction } from '../../domain/history.js';
 import { In } from 'typeorm';
 import { DomainError, refusalWithRemedy } from '../../domain/errors.js';
-import { cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, sameLabel, splitItemsText } from '../../domain/text-rules.js';
+import { cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX, sameLabel, splitItemsText } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { moveAfter } from '../../domain/ordering.js';
 import { checkPlanNotLocked, checkPlanResize, checkStepNote, keptNote } from '../../domain/plan-rules.js';
 import { checkStepStart } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
-import { checkLinkCount, parseId, TITLE_MAX } from '../../domain/task-rules.js';
+import { checkLinkCount, itemNotFound, parseId, TITLE_MAX } from '../../domain/task-rules.js';
 import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
 import { checkedComment, insertComment } from '../comments/comment-store.js';
 import { createOnce } from '../kernel/idempotency.js';
@@ -16,6 +16,7 @@ import type { SearchIndex } from '../search/search-index.js';
 import { purgeDeletedSteps } from '../sessions/plan-purge.js';
 import { isSettled } from '../../domain/claims.js';
 import { endClaimsOnItems } from '../claims/claim-store.js';
+import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -188,6 +189,39 @@ export class TaskService {
       await purgeDeletedSteps(uow, aggregate);
       await this.recorded(uow, aggregate, 'ITEM_DELETED');
       return aggregate.task;
+    });
+  }
+
+  /**
+   * Brings a deleted item back where it stood, with its id, state, note and
+   * comments: the undo of deleteItem. Its label must still be unique among
+   * the live items and the task must have room (the same rules as adding
+   * it); a plan's step also obeys its session's rules. Restoring an item
+   * that is not deleted records nothing, so a retried undo answers alike.
+   */
+  async restoreItem(caller: Caller, input: { id: string; expectedVersion?: number | null }): Promise<ItemEntity> {
+    return this.writer.run(caller, async (uow) => {
+      const itemId = parseId(input.id);
+      const found = itemId === null ? null : (await itemsWithIds(uow.manager, [itemId]))[0] ?? null;
+      if (!found) throw itemNotFound(input.id);
+      const aggregate = await loadTaskForChange(uow, found.taskId, input.expectedVersion);
+      const item = aggregate.items.find((candidate) => candidate.id === found.id)!;
+      if (!item.deleted) return item;
+      const live = aggregate.items.filter((other) => !other.deleted);
+      if (live.some((other) => sameLabel(other.text, item.text))) {
+        throw new DomainError('DUPLICATE_TEXT', `"${item.text}" is a live item of this task again, so the deleted one cannot come back beside it. Rename or delete the live one first.`);
+      }
+      if (live.length >= ITEMS_PER_TASK_MAX) {
+        throw new DomainError('TOO_LARGE', `the task has ${live.length} live items, the most it may hold; delete or finish one elsewhere before bringing this one back.`);
+      }
+      if (aggregate.rules) {
+        checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'restore');
+        checkPlanResize(live.length, live.length + 1, aggregate.rules);
+      }
+      await uow.manager.update(ItemEntity, { id: item.id }, { deleted: false, updatedAt: uow.now });
+      Object.assign(item, { deleted: false, updatedAt: uow.now });
+      await this.recorded(uow, aggregate, 'ITEM_RESTORED');
+      return item;
     });
   }
 

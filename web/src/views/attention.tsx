@@ -2,10 +2,11 @@ import { useState } from 'preact/hooks';
 import { useQuery } from '../live';
 import { stuckCount } from '../states';
 import { Loading, useTitle, when } from '../widgets';
+import { sessionLabel } from '../session-name';
 
 const TOP = '{ domains { path openTasks } }';
 const OPEN_TASKS = (paths: string[]) => `{ ${paths.map((path, index) => `d${index}: mustRead(domain: ${JSON.stringify(path)}) { id title domain updatedAt state progress { done total blocked failed pending inProgress } }`).join(' ')} }`;
-const FINISHED = `{ sessions(first: 50, finished: true) { nodes { id finishedAt lastActiveAt statusLine plan { id progress { pending inProgress blocked failed total } } } } }`;
+const FINISHED = `{ sessions(first: 50, finished: true) { nodes { id name finishedAt lastActiveAt statusLine plan { id progress { pending inProgress blocked failed total } } } } }`;
 const LIVE = 'subscription { domainChanged { memoryId action } }';
 /** "Recently" for open tasks an agent touched: the last day. */
 const RECENT_MS = 24 * 60 * 60 * 1000;
@@ -67,7 +68,7 @@ export function AttentionView() {
           <h3>Finished sessions that left items open <span class="count">({leftOpen.length})</span></h3>
           {leftOpen.length === 0 ? <p class="muted">Every finished session settled its plan.</p> : (
             <ul>{leftOpen.map((session: any) => (
-              <li><a href={`#/sessions/${session.id}`} title={session.id}>{session.id.slice(0, 8)}</a> <span class="small">{session.statusLine}</span>{' '}
+              <li><a href={`#/sessions/${session.id}`} title={session.id}>{sessionLabel(session)}</a> <span class="small">{session.statusLine}</span>{' '}
                 <span class="muted small">· finished {when(session.finishedAt)}</span></li>
             ))}</ul>
           )}

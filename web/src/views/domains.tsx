@@ -5,8 +5,9 @@ import { useSignal } from '../signal';
 import { stuckCount } from '../states';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
 import { DomainTabs, ReadyView } from './ready';
+import { NewNote } from '../note-new';
 
-const DOMAINS = '{ domains { path tasks openTasks notes } }';
+const DOMAINS = '{ domains { path tasks openTasks notes lastActivityAt createdAt } }';
 const DOMAINS_LIVE = 'subscription { domainChanged { memoryId action } }';
 const TASKS = `query($domain: String!, $status: MemoryStatus, $first: Int!, $after: String) {
   memories(domain: $domain, kind: TASK, status: $status, first: $first, after: $after) {
@@ -18,18 +19,29 @@ const DOMAIN_LIVE = 'subscription($under: String) { domainChanged(under: $under)
 const EDIT_NOTE = 'mutation($input: EditNoteInput!) { editNote(input: $input) { id title body } }';
 const NOTE = `query($id: ID!) { memory(id: $id) { id title domain updatedAt ... on Note { body } } }`;
 
-interface Domain { path: string; tasks: number; openTasks: number; notes: number }
+interface Domain { path: string; tasks: number; openTasks: number; notes: number; lastActivityAt: string; createdAt: string }
+type DomainSort = 'activity' | 'path' | 'created' | 'open' | 'tasks';
+/** Newest first by a time field, then by path. */
+const newest = (field: 'lastActivityAt' | 'createdAt') => (a: Domain, b: Domain) => (a[field] < b[field] ? 1 : a[field] > b[field] ? -1 : a.path.localeCompare(b.path));
+const ORDER: Record<Exclude<DomainSort, 'path'>, (a: Domain, b: Domain) => number> = {
+  activity: newest('lastActivityAt'),
+  created: newest('createdAt'),
+  open: (a, b) => b.openTasks - a.openTasks || a.path.localeCompare(b.path),
+  tasks: (a, b) => b.tasks - a.tasks || a.path.localeCompare(b.path),
+};
+/** Which domains the list shows, by the state of their tasks. */
+const STATE_FILTER = { all: () => true, open: (d: Domain) => d.openTasks > 0, done: (d: Domain) => d.tasks > 0 && d.openTasks === 0, notes: (d: Domain) => d.tasks === 0 } as const;
 
-/** The domain tree with open/total task counts; the selected domain's tasks and notes beside it. */
+/** The domains, most recently active first (or by name as a tree, or newest), with open/total task counts; the selected domain's tasks and notes beside it. */
 export function DomainsView({ path, archived, note, ready }: { path: string | null; archived: boolean; note: string | null; ready?: boolean }) {
   const domains = useQuery<{ domains: Domain[] }>(DOMAINS, {}, { query: DOMAINS_LIVE, variables: {} });
   const [filter, setFilter] = useState('');
-  const [sort, setSort] = useState<'path' | 'open' | 'tasks'>('path');
-  const [onlyOpen, setOnlyOpen] = useState(false);
+  const [sort, setSort] = useState<DomainSort>('activity');
+  const [state, setState] = useState<keyof typeof STATE_FILTER>('all');
   useTitle(path ? `${path} · domain` : 'Domains');
   const shown = (domains.data?.domains ?? [])
-    .filter((domain) => domain.path.toLowerCase().includes(filter.trim().toLowerCase()) && (!onlyOpen || domain.openTasks > 0));
-  if (sort !== 'path') shown.sort((a, b) => (sort === 'open' ? b.openTasks - a.openTasks : b.tasks - a.tasks) || a.path.localeCompare(b.path));
+    .filter((domain) => domain.path.toLowerCase().includes(filter.trim().toLowerCase()) && STATE_FILTER[state](domain));
+  if (sort !== 'path') shown.sort(ORDER[sort]);
   return (
     <div class="split">
       <nav aria-label="Domains" class="tree">
@@ -38,9 +50,13 @@ export function DomainsView({ path, archived, note, ready }: { path: string | nu
           <label><span>Filter domains</span><input type="search" value={filter} onInput={(event) => setFilter(event.currentTarget.value)} /></label>
           <label><span>Sort</span>
             <select value={sort} onChange={(event) => setSort(event.currentTarget.value as typeof sort)}>
-              <option value="path">By path</option><option value="open">Most open tasks</option><option value="tasks">Most tasks</option>
+              <option value="activity">Recent activity</option><option value="path">Name (as a tree)</option><option value="created">Newest first</option>
+              <option value="open">Most open tasks</option><option value="tasks">Most tasks</option>
             </select></label>
-          <label class="inline"><input type="checkbox" checked={onlyOpen} onChange={(event) => setOnlyOpen(event.currentTarget.checked)} /> Only with open tasks</label>
+          <label><span>Show</span>
+            <select value={state} onChange={(event) => setState(event.currentTarget.value as typeof state)}>
+              <option value="all">All domains</option><option value="open">With open tasks</option><option value="done">Every task done</option><option value="notes">Notes only</option>
+            </select></label>
         </div>
         {!domains.data ? <Loading error={domains.error} /> : (
           <ul>
@@ -50,6 +66,7 @@ export function DomainsView({ path, archived, note, ready }: { path: string | nu
                   {sort === 'path' && !filter ? domain.path.split('/').pop() : domain.path}
                 </a>{' '}
                 <span class="count" title={`${domain.openTasks} open of ${domain.tasks} tasks`}>{domain.openTasks}/{domain.tasks}</span>
+                {sort !== 'path' && <div class="muted small">{sort === 'created' ? 'since' : 'active'} <time dateTime={sort === 'created' ? domain.createdAt : domain.lastActivityAt}>{when(sort === 'created' ? domain.createdAt : domain.lastActivityAt)}</time></div>}
               </li>
             ))}
           </ul>
@@ -61,6 +78,7 @@ export function DomainsView({ path, archived, note, ready }: { path: string | nu
 }
 
 function DomainTasks({ path, archived, note }: { path: string; archived: boolean; note: string | null }) {
+  const writable = useSignal(canWrite);
   const live = { query: DOMAIN_LIVE, variables: { under: path } };
   const tasks = useAllTasks(path, archived ? 'ARCHIVED' : 'ACTIVE', live);
   const notes = useQuery(NOTES, { domain: path }, live);
@@ -78,7 +96,8 @@ function DomainTasks({ path, archived, note }: { path: string; archived: boolean
       <div class="toolbar">
         <a href={`#/domains/${path}${archived ? '' : '?archived=1'}`} role="button" aria-pressed={archived}>
           {archived ? 'Showing archived tasks — show open' : 'Show archived tasks'}
-        </a>
+        </a>{' '}
+        {writable && <a href={`#/new-task?domain=${encodeURIComponent(path)}`} role="button">New task in {path}</a>}
       </div>
       <h3>{archived ? 'Archived tasks' : 'Tasks'}</h3>
       {tasks.nodes && <p class="muted small">{tasks.complete ? `${tasks.nodes.length} tasks` : `${tasks.nodes.length} of ${tasks.total} tasks shown; the rest are loading`}</p>}
@@ -98,6 +117,7 @@ function DomainTasks({ path, archived, note }: { path: string; archived: boolean
         </table>
       )}
       <h3>Notes</h3>
+      <NewNote domain={path} />
       {!notes.data ? <Loading error={notes.error} /> : notes.data.memories.nodes.length === 0 ? <p class="muted">No notes here.</p> : (
         <ul class="notes">{notes.data.memories.nodes.map((note: any) => <NoteCard note={note} />)}</ul>
       )}

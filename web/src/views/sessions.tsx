@@ -3,18 +3,19 @@ import { gql } from '../api';
 import { useQuery } from '../live';
 import { Loading, useTitle, when } from '../widgets';
 import { History } from './history';
+import { sessionLabel } from '../session-name';
 
 const PLAN = `id version progress { pending inProgress done dropped blocked failed total }
   items(first: 200) { nodes { id number text state note added } }`;
-const SESSION_ROW = 'id createdAt lastActiveAt finishedAt statusLine turn children { id statusLine finishedAt lastActiveAt }';
+const SESSION_ROW = 'id name createdAt lastActiveAt finishedAt statusLine turn children { id name statusLine finishedAt lastActiveAt }';
 const SESSIONS = `query($first: Int!, $after: String, $finished: Boolean, $idPrefix: String) {
   sessions(first: $first, after: $after, finished: $finished, idPrefix: $idPrefix) { totalCount pageInfo { hasNextPage endCursor } nodes { ${SESSION_ROW} } } }`;
 const SESSION = `query($id: ID!) { session(id: $id) {
-  id createdAt lastActiveAt finishedAt statusLine turn domains parent { id statusLine }
+  id name createdAt lastActiveAt finishedAt statusLine turn domains parent { id name statusLine }
   rules { planOnce noteRequiredFor }
   standingPlan { id }
   plan { ${PLAN} history(first: 1) { totalCount } }
-  children { id statusLine finishedAt createdAt standingPlan { id } plan { ${PLAN} } }
+  children { id name statusLine finishedAt createdAt standingPlan { id } plan { ${PLAN} } }
 } }`;
 const SESSIONS_LIVE = 'subscription { sessionChanged { sessionId action } }';
 const SESSION_LIVE = 'subscription($id: ID) { sessionChanged(id: $id) { sessionId action } }';
@@ -65,13 +66,13 @@ export function SessionsView({ id, params }: { id: string | null; params: URLSea
           <ul class="session-list">
             {rows.map((session: any) => (
               <li>
-                <a href={`#/sessions/${session.id}`} aria-current={session.id === id ? 'page' : undefined} title={session.id}>{session.id.slice(0, 8)}</a>{' '}
+                <a href={`#/sessions/${session.id}`} aria-current={session.id === id ? 'page' : undefined} title={session.id}>{session.name || session.id.slice(0, 8)}</a>{session.name && <span class="muted small"> {session.id.slice(0, 8)}</span>}{' '}
                 <span class={session.finishedAt ? 'muted' : 'active-dot'}>{session.finishedAt ? 'finished' : 'working'}</span>
                 <div class="small">{session.statusLine}</div>
                 <div class="muted small">started <time dateTime={session.createdAt}>{when(session.createdAt)}</time> · active <time dateTime={session.lastActiveAt}>{when(session.lastActiveAt)}</time></div>
                 {session.children.length > 0 && (
-                  <ul class="helpers" aria-label={`Helpers of ${session.id.slice(0, 8)}`}>
-                    {session.children.map((child: any) => <li><a href={`#/sessions/${child.id}`} title={child.id}>↳ {child.id.slice(0, 8)}</a> <span class="muted small">{child.statusLine}</span></li>)}
+                  <ul class="helpers" aria-label={`Helpers of ${sessionLabel(session)}`}>
+                    {session.children.map((child: any) => <li><a href={`#/sessions/${child.id}`} title={child.id}>↳ {child.name || child.id.slice(0, 8)}</a> <span class="muted small">{child.statusLine}</span></li>)}
                   </ul>
                 )}
               </li>
@@ -94,8 +95,8 @@ function SessionDetail({ id }: { id: string }) {
   if (!s) return <p role="alert">There is no session {id}. Check the id, or find the session in the list.</p>;
   return (
     <article aria-labelledby="session-title">
-      {s.parent && <p class="crumbs">Helper of <a href={`#/sessions/${s.parent.id}`}>{s.parent.id.slice(0, 8)}</a></p>}
-      <h2 id="session-title" tabIndex={-1}>Session {s.id.slice(0, 8)}</h2>
+      {s.parent && <p class="crumbs">Helper of <a href={`#/sessions/${s.parent.id}`}>{sessionLabel(s.parent)}</a></p>}
+      <h2 id="session-title" tabIndex={-1}>{s.name ? s.name : `Session ${s.id.slice(0, 8)}`}</h2>
       <p class="status-line" aria-label="Status">{s.statusLine}</p>
       <p class="muted">id {s.id} · started {when(s.createdAt)} · last active {when(s.lastActiveAt)} · turn {s.turn}{s.finishedAt ? ` · finished ${when(s.finishedAt)}` : ''}{s.domains.length ? ` · domains: ${s.domains.join(', ')}` : ''}</p>
       {s.plan && <p><a href={`#/task/${s.plan.id}`}>Open the plan as a checklist</a> <span class="muted">— change its steps there{s.rules.planOnce ? ' (it is locked for the agent; your changes are recorded as a person’s edits)' : ''}{s.rules.noteRequiredFor.length ? `; ${s.rules.noteRequiredFor.map((state: string) => NAME[state]).join(', ')} need a note` : ''}</span></p>}
@@ -106,7 +107,7 @@ function SessionDetail({ id }: { id: string }) {
           <h3 id="helpers-heading">Helpers</h3>
           {s.children.map((child: any) => (
             <div class="helper">
-              <p><a href={`#/sessions/${child.id}`}>{child.id.slice(0, 8)}</a> <span class="status-line">{child.statusLine}</span></p>
+              <p><a href={`#/sessions/${child.id}`}>{sessionLabel(child)}</a> <span class="status-line">{child.statusLine}</span></p>
               {child.standingPlan && child.plan && <TodosPanel plan={child.plan} />}
             </div>
           ))}

@@ -10,11 +10,13 @@ import { STATES, STATE_LABEL, isStuck, noteKind, stuckCount } from '../states';
 import { useTaskData, type Item } from '../task-data';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
 import { History } from './history';
+import { RestoreButton, deleteWithUndo } from '../undo';
+import { TaskEdit } from '../task-edit';
+import { sessionLabel } from '../session-name';
 
 const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state text } }';
 const ADD_ITEMS = 'mutation($input: AddItemsInput!) { addItems(input: $input) { items { id } } }';
 const MOVE_ITEM = 'mutation($input: MoveItemInput!) { moveItem(input: $input) { id } }';
-const DELETE_ITEM = 'mutation($id: ID!) { deleteItem(id: $id) { id } }';
 const ADD_COMMENT = 'mutation($input: AddCommentInput!) { addComment(input: $input) { id } }';
 const EDIT_TASK = 'mutation($input: EditTaskInput!) { editTask(input: $input) { id version } }';
 const EDIT_NOTE = 'mutation($input: EditTaskNoteInput!) { editTaskNote(input: $input) { id } }';
@@ -83,7 +85,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   const stuck = stuckCount(t.progress);
   return (
     <article class="task" aria-labelledby="task-title">
-      <p class="crumbs">{t.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>session {t.session.id.slice(0, 8)}</a></> : null}</p>
+      <p class="crumbs">{t.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>{sessionLabel(t.session)}</a></> : null}</p>
       <h2 id="task-title" tabIndex={-1}>{t.title}</h2>
       <p class="meta">
         <span class={`state ${t.state}`}>{t.state.toLowerCase()}</span>{' '}
@@ -91,6 +93,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
         <Progress done={t.progress.done} total={t.progress.total} label={`${t.progress.done} of ${t.progress.total} items done`} />{' '}
         <span class="muted">updated <time dateTime={t.updatedAt}>{when(t.updatedAt)}</time> · version {t.version}</span>
       </p>
+      <TaskEdit task={t} writable={writable} />
       {rules?.planOnce && writable && (
         <p class="notice" role="note">This plan is locked for its agent (written once, then worked). You can still change it here: your edits are recorded as a person’s edit in its history, and the agent sees them on its next read.</p>
       )}
@@ -289,9 +292,10 @@ function ItemRowView(props: RowProps) {
               <button type="button" class="small" onClick={() => { setText(item.text); setRenaming({ version: props.version.current, value: item.text }); }} aria-label={`Rename “${item.text}”`}>Rename</button>
               <button type="button" class="small" onClick={() => props.actions.move(item, -1)} aria-label={`Move “${item.text}” up`}>↑</button>
               <button type="button" class="small" onClick={() => props.actions.move(item, 1)} aria-label={`Move “${item.text}” down`}>↓</button>
-              <button type="button" class="small danger" onClick={() => void run(() => gql(DELETE_ITEM, { id: item.id }))} aria-label={`Delete “${item.text}”`}>Delete</button>
+              <button type="button" class="small danger" onClick={() => void run(() => deleteWithUndo(item))} aria-label={`Delete “${item.text}”`}>Delete</button>
             </>
           )}
+          {writable && item.deleted && <RestoreButton item={item} />}
         </span>
       </div>
       {asking && (

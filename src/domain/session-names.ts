@@ -1,0 +1,23 @@
+import { cleanLabel } from './text-rules.js';
+
+/** The longest name a session keeps. */
+export const SESSION_NAME_MAX = 120;
+
+/** A name an agent gives its session (startSession's name): a label, refused like one when empty or over SESSION_NAME_MAX. */
+export function cleanSessionName(raw: string): string {
+  return cleanLabel(raw, 'name', SESSION_NAME_MAX);
+}
+
+/**
+ * A name taken from what an MCP client says it is (initialize's clientInfo:
+ * its title, else its name). The client never chose it for a person to read,
+ * so nothing is refused: blank is no name, and a long one is cut.
+ */
+export function clientSessionName(info: { name?: unknown; title?: unknown } | null | undefined): string | null {
+  for (const candidate of [info?.title, info?.name]) {
+    if (typeof candidate !== 'string') continue;
+    const text = candidate.replace(/\s+/g, ' ').trim();
+    if (text) return [...text].slice(0, SESSION_NAME_MAX).join('');
+  }
+  return null;
+}

@@ -1,0 +1,128 @@
+import { useState } from 'preact/hooks';
+import { gql } from './api';
+import { Conflict, saveAtVersion } from './conflicts';
+import { refusalForPeople } from './views/new-task';
+import { focusOnce } from './focus-once';
+import { Refusal, useAction } from './widgets';
+
+const EDIT_TASK = 'mutation($input: EditTaskInput!) { editTask(input: $input) { id version title domain } }';
+const CURRENT = 'query($id: ID!) { task(id: $id) { version title domain } }';
+const DOMAIN_PATHS = '{ domains { path } }';
+const ADD_ITEMS = 'mutation($input: AddItemsInput!) { addItems(input: $input) { items { id } } }';
+
+interface Named { title: string; domain: string }
+const same = (a: Named, b: Named) => a.title === b.title && a.domain === b.domain;
+const said = (value: Named) => `“${value.title}” in ${value.domain}`;
+
+/**
+ * The task's own controls: its title and domain, edited at the version they
+ * were read (a change made meanwhile is shown beside what was typed), and
+ * archiving it or bringing it back. A plan has neither a domain nor an
+ * archive, so it gets none of these.
+ */
+export function TaskEdit({ task, writable }: { task: any; writable: boolean }) {
+  const [editing, setEditing] = useState<{ version: number; value: Named } | null>(null);
+  if (!writable || !task.domain) return null;
+  return (
+    <div class="task-edit">
+      {editing
+        ? <EditForm task={task} base={editing} onDone={() => setEditing(null)} />
+        : <button type="button" class="small" onClick={() => setEditing({ version: task.version, value: { title: task.title, domain: task.domain } })}>Edit title and domain</button>}
+      {' '}<Archive key={task.status} task={task} />
+    </div>
+  );
+}
+
+function EditForm({ task, base, onDone }: { task: any; base: { version: number; value: Named }; onDone(): void }) {
+  const [title, setTitle] = useState(base.value.title);
+  const [domain, setDomain] = useState(base.value.domain);
+  const [domains, setDomains] = useState<string[]>([]);
+  const [conflict, setConflict] = useState<{ theirs: Named; version: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [run, , busy] = useAction();
+  if (!domains.length) void gql(DOMAIN_PATHS).then((data) => setDomains(data.domains.map((row: { path: string }) => row.path)), () => undefined);
+  const save = (from: { version: number; value: Named }) => void run(async () => {
+    setError(null);
+    try {
+      const outcome = await saveAtVersion<Named>({
+        base: from,
+        same,
+        send: (version) => gql(EDIT_TASK, { input: { id: task.id, expectedVersion: version, ...(title !== from.value.title ? { title } : {}), ...(domain.trim() !== from.value.domain ? { domain: domain.trim() } : {}) } }),
+        current: async () => { const now = (await gql(CURRENT, { id: task.id })).task; return { version: now.version, value: { title: now.title, domain: now.domain } }; },
+      });
+      if (outcome.saved) {
+        setConflict(null);
+        onDone();
+      } else setConflict({ theirs: outcome.theirs, version: outcome.version });
+    } catch (failure) {
+      // "editTask needs at least one of…" means nothing was changed: nothing to save.
+      if (failure instanceof Error && /needs at least one/.test(failure.message)) return onDone();
+      setError(refusalForPeople(failure).message);
+    }
+  });
+  return (
+    <form class="task-edit-form" onSubmit={(event) => { event.preventDefault(); save(base); }} aria-label="Edit the task's title and domain">
+      <label><span>Title</span><input value={title} onInput={(event) => setTitle(event.currentTarget.value)} ref={focusOnce} /></label>
+      <label><span>Domain</span><input value={domain} list="task-edit-domains" autoCapitalize="none" spellcheck={false} onInput={(event) => setDomain(event.currentTarget.value)} /></label>
+      <datalist id="task-edit-domains">{domains.map((path) => <option value={path} />)}</datalist>
+      {conflict ? (
+        <Conflict what="The title or domain" mine={said({ title, domain: domain.trim() })} theirs={said(conflict.theirs)}
+          onMine={() => save({ version: conflict.version, value: conflict.theirs })}
+          onTheirs={() => { setConflict(null); onDone(); }} />
+      ) : <><button type="submit" disabled={busy}>Save</button> <button type="button" onClick={onDone}>Cancel</button></>}
+      <Refusal error={error} />
+    </form>
+  );
+}
+
+/**
+ * A task is archived by its items (every live one DONE or DROPPED), so
+ * archiving an open task means settling its items first, and bringing an
+ * archived one back means giving it work again: reopening an item, or
+ * adding what is left to do, which is offered here.
+ */
+function Archive({ task }: { task: any }) {
+  const [asking, setAsking] = useState(false);
+  const [left, setLeft] = useState('');
+  const [run, error, busy] = useAction();
+  if (task.status === 'ARCHIVED') {
+    const bringBack = async (event: Event) => {
+      event.preventDefault();
+      const items = left.split('\n').map((line) => line.trim()).filter(Boolean);
+      if (!items.length) return;
+      // Adding cannot overwrite anyone's change: sent at the version seen, and again at the current one if the task moved on.
+      const send = () => saveAtVersion({
+        base: { version: task.version, value: 0 },
+        send: (expectedVersion) => gql(ADD_ITEMS, { input: { taskId: task.id, items, expectedVersion } }),
+        current: async () => ({ version: (await gql(CURRENT, { id: task.id })).task.version, value: 0 }),
+      });
+      if (await run(send)) { setLeft(''); setAsking(false); }
+    };
+    return (
+      <span class="archive">
+        <span class="state archived">archived</span>{' '}
+        {asking ? (
+          <form class="bring-back" onSubmit={bringBack}>
+            <label><span>What is left to do? (one item per line; the task opens again)</span>
+              <textarea rows={2} value={left} onInput={(event) => setLeft(event.currentTarget.value)} ref={focusOnce} /></label>
+            <button type="submit" disabled={busy || !left.trim()}>Bring it back</button> <button type="button" onClick={() => setAsking(false)}>Cancel</button>
+            <Refusal error={error} />
+          </form>
+        ) : <button type="button" class="small" onClick={() => setAsking(true)}>Bring back…</button>}
+        <span class="muted small"> or set any item back to To do.</span>
+      </span>
+    );
+  }
+  // The server would refuse an open task (archiveMemory): say why here, and what settles it, without asking.
+  return (
+    <span class="archive">
+      <button type="button" class="small" aria-expanded={asking} onClick={() => setAsking(!asking)}>Archive…</button>
+      {asking && (
+        <p class="notice" id={`archive-help-${task.id}`}>
+          This task still has open work. A task is archived once every item is Done or Dropped: mark what is finished Done,
+          and what will not be done Dropped (with why). It then moves to the domain’s archived tasks, and can be brought back from there.
+        </p>
+      )}
+    </span>
+  );
+}
