@@ -19,7 +19,7 @@ import { requestLimits } from './graphql/request-limits.js';
 import { jitGateway } from './graphql/jit-executor.js';
 import { createSchema } from './graphql/schema.js';
 import { landingPage } from './landing-page.js';
-import { mcpHttp } from './mcp/http.js';
+import { mcpHttp } from './mcp/transports/http.js';
 import { serveLiveChanges } from './graphql/subscriptions/live.js';
 import { createChangePubSub } from './graphql/subscriptions/topics.js';
 import type { Services } from './services/index.js';

@@ -4,16 +4,16 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { Logger } from 'pino';
 import type { Access } from '../graphql/context.js';
 import type { Services } from '../services/index.js';
-import { registerKbCoordinationTools } from './kb-coordination.tools.js';
-import { registerKbMemoryTools } from './kb-memories.tools.js';
-import { withSessionId } from './kb-session.js';
-import { registerKbTaskTools } from './kb-tasks.tools.js';
-import { registerPlanAndFinishTools } from './plan-and-finish.tools.js';
-import { registerStepOpsTools } from './step-ops.tools.js';
-import { SessionBinding, type SessionOptions, type ToolContext } from './tool-context.js';
-import { ToolRegistry, type ToolRegistrar } from './tool-registry.js';
+import { registerKbCoordinationTools } from './knowledge-base/kb-coordination.tools.js';
+import { registerKbMemoryTools } from './knowledge-base/kb-memories.tools.js';
+import { withSessionId } from './knowledge-base/kb-session.js';
+import { registerKbTaskTools } from './knowledge-base/kb-tasks.tools.js';
+import { registerPlanAndFinishTools } from './plan-and-finish/plan-and-finish.tools.js';
+import { registerStepOpsTools } from './step-ops/step-ops.tools.js';
+import { SessionBinding, type SessionOptions, type ToolContext } from './shared/tool-context.js';
+import { ToolRegistry, type ToolRegistrar } from './shared/tool-registry.js';
 import type { ToolSelection, ToolSet } from './tool-sets.js';
-import { registerWholeListTools } from './whole-list.tools.js';
+import { registerWholeListTools } from './whole-list/whole-list.tools.js';
 
 export interface McpServerOptions {
   selection: ToolSelection;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { DomainError } from '../domain/errors.js';
-import { statusLine } from '../domain/plan-rules.js';
-import type { ItemState } from '../domain/states.js';
+import type { DomainError } from '../../domain/errors.js';
+import { statusLine } from '../../domain/plan-rules.js';
+import type { ItemState } from '../../domain/states.js';
 import { NO_LIST_SUMMARY, openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, taskStatus } from './checklist.render.js';
-import { readPlan, requireSessionId, type PlanView } from './plan-view.js';
-import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
-import type { ToolRegistrar } from './tool-registry.js';
-import { answer, guarded, ToolRefusal } from './tool-result.js';
+import { readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
+import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
+import type { ToolRegistrar } from '../shared/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 
 const TASK = z.object({ id: z.number().int(), text: z.string(), status: z.string(), note: z.string().nullable(), added: z.boolean() });
 const OUTPUT = {

@@ -1,5 +1,5 @@
-import type { ItemEntity, SessionEntity } from '../db/entities/index.js';
-import { NO_SESSION_MESSAGE } from '../domain/plan-steps.js';
+import type { ItemEntity, SessionEntity } from '../../db/entities/index.js';
+import { NO_SESSION_MESSAGE } from '../../domain/plan-steps.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolRefusal } from './tool-result.js';
 

@@ -1,5 +1,5 @@
-import type { ItemEntity } from '../db/entities/index.js';
-import type { ItemState } from '../domain/states.js';
+import type { ItemEntity } from '../../db/entities/index.js';
+import type { ItemState } from '../../domain/states.js';
 
 /** The five step-ops statuses and the item states they are. */
 export const STEP_STATUSES = {

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { TaskNoteEntity } from '../db/entities/index.js';
-import { splitItemsText } from '../domain/text-rules.js';
-import { parseRefs } from '../domain/refs.js';
+import type { TaskNoteEntity } from '../../db/entities/index.js';
+import { splitItemsText } from '../../domain/text-rules.js';
+import { parseRefs } from '../../domain/refs.js';
 import { detailedItemLine, detailedItemViews, itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, kbRefusal, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
 import { claimPhrase, coordinationOf, heldByAnotherLine } from './kb-claims.js';
-import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
-import type { ToolRegistrar } from './tool-registry.js';
-import { answer, guarded, ToolRefusal } from './tool-result.js';
+import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
+import type { ToolRegistrar } from '../shared/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 
 const PAGE = 20;
 const ITEM = z.object({ id: z.string(), number: z.number().int().nullable(), text: z.string(), state: z.string(), note: z.string().nullable(), deleted: z.boolean() });

@@ -1,9 +1,9 @@
-import type { ItemEntity, MemoryEntity } from '../db/entities/index.js';
-import type { Page } from '../domain/paging.js';
-import { deriveTaskState, progressOf, taskStatus } from '../domain/states.js';
-import type { ToolContext } from './tool-context.js';
+import type { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
+import type { Page } from '../../domain/paging.js';
+import { deriveTaskState, progressOf, taskStatus } from '../../domain/states.js';
+import type { ToolContext } from '../shared/tool-context.js';
 import { kbState, rendered, targetsOf } from './kb-text.js';
-import { ToolRefusal } from './tool-result.js';
+import { ToolRefusal } from '../shared/tool-result.js';
 
 /** A knowledge-base task and all its items (deleted ones too, in list order). */
 export interface LoadedTask {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { MemoryKind } from '../services/memories/memory-kind.js';
+import type { MemoryKind } from '../../services/memories/memory-kind.js';
 import { detailedItemLine, detailedItemViews, itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
 import { kbRefusal } from './kb-text.js';
-import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
-import type { ToolRegistrar } from './tool-registry.js';
-import { answer, guarded, ToolRefusal } from './tool-result.js';
+import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
+import type { ToolRegistrar } from '../shared/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 
 const ENTRY = z.object({
   uid: z.string(), type: z.string(), title: z.string(), domain: z.string(), status: z.string(), progress: z.string().optional(),
