@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Logger } from 'pino';
-import type { Access } from '../graphql/context.js';
+import type { Access } from '../services/kernel/unit-of-work.js';
 import type { Services } from '../services/index.js';
 import { registerKbCoordinationTools } from './knowledge-base/kb-coordination.tools.js';
 import { registerKbMemoryTools } from './knowledge-base/kb-memories.tools.js';

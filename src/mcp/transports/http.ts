@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../../db/unavailable.js';
-import type { Access } from '../../graphql/context.js';
+import type { Access } from '../../services/kernel/unit-of-work.js';
 import type { OriginPolicy } from '../../origin-policy.js';
 import type { Services } from '../../services/index.js';
 import { createMcpServer } from '../mcp-server.js';
