@@ -40,7 +40,7 @@ async function costOf<T>(call: () => Promise<T>): Promise<{ count: number; answe
   return { count: statements, answer };
 }
 
-/** `count` open tasks in `domain`, each with its second item in progress, and a goal citing a deleted item on one. */
+/** `count` open tasks in `domain`, each with its second item in progress. */
 async function openTasks(domain: string, count: number) {
   for (let i = 0; i < count; i += 1) {
     const { items } = await createTask(server, [`Step ${i}a`, `Step ${i}b`, `Step ${i}c`], { domain });
@@ -92,7 +92,6 @@ describe('MCP reads cost what GraphQL\'s cost', () => {
     expect(many.answer.tasks.every((task: { progress: string; in_progress: string[] }) => task.progress === '0/3' && task.in_progress.length === 1)).toBe(true);
     const graphql = await costOf(() => server.ok(MUST_READ, { domain: 'cost/many' }));
     expect(graphql.answer.mustRead).toHaveLength(200);
-    console.log("must_read", few.count, many.count, "graphql", graphql.count);
     expect(many.count).toBe(few.count);
     expect(many.count).toBeLessThanOrEqual(graphql.count);
   });
@@ -110,7 +109,6 @@ describe('MCP reads cost what GraphQL\'s cost', () => {
     expect(readLarge.answer.total).toBe(200);
     const graphql = await costOf(() => server.ok(ITEMS_PAGE, { id: large }));
     expect(graphql.answer.task.items.nodes).toHaveLength(20);
-    console.log("task_read", readSmall.count, readLarge.count, "graphql", graphql.count);
     expect(readLarge.count).toBe(readSmall.count);
     expect(readLarge.count).toBeLessThanOrEqual(graphql.count);
   });

@@ -1,16 +1,10 @@
-import type { ItemEntity, SessionEntity } from '../../db/entities/index.js';
 import { NO_SESSION_MESSAGE } from '../../domain/plan-steps.js';
+import type { PlanView } from '../../services/task-views/task-view-reader.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolRefusal } from './tool-result.js';
 
-/** A session's plan as the plan tools show it. */
-export interface PlanView {
-  session: SessionEntity;
-  /** Every item of the plan, deleted ones too, in list order. */
-  all: ItemEntity[];
-  /** Live steps, in list order. */
-  steps: ItemEntity[];
-}
+/** A session's plan as the plan tools show it (services.taskViews.plan). */
+export type { PlanView };
 
 /** The MCP session's taskbase session id, refused with the to-do tool's words when there is none. */
 export async function requireSessionId(ctx: ToolContext): Promise<string> {
@@ -21,10 +15,7 @@ export async function requireSessionId(ctx: ToolContext): Promise<string> {
 
 /** The session's plan now; null before the first write or after clearPlan. Refused when the session is not a started one. */
 export async function readPlan(ctx: ToolContext, sessionId: string): Promise<PlanView | null> {
-  const [session] = await ctx.services.sessionReader.sessionsByIds([sessionId]);
+  const { session, plan } = await ctx.services.taskViews.plan(sessionId);
   if (!session) throw new ToolRefusal(NO_SESSION_MESSAGE);
-  const [planTaskId] = session.planTaskId === null ? [null] : await ctx.services.sessionReader.currentPlans([session.planTaskId]);
-  if (planTaskId === null || planTaskId === undefined) return null;
-  const [all] = await ctx.services.taskReader.itemsOfTasks([planTaskId]);
-  return { session, all: all!, steps: all!.filter((item) => !item.deleted) };
+  return plan;
 }

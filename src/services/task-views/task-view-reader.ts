@@ -79,13 +79,18 @@ export class TaskViewReader {
     });
   }
 
-  /** What each item shows beside its row, for any number of items in four statements. */
-  async shown(itemIds: readonly number[]): Promise<ShownItem[]> {
+  /**
+   * What each item shows beside its row, for any number of items: two
+   * statements, and two more for their claims and blockers with `coordination`
+   * (a listing of items shows them; a task's summary does not).
+   */
+  async shown(itemIds: readonly number[], coordination = true): Promise<ShownItem[]> {
     if (itemIds.length === 0) return [];
+    const none = itemIds.map(() => []);
     const [details, claims, blockers] = await Promise.all([
       this.details.detailsOfItems(itemIds),
-      this.claims.claimsOfItems(itemIds),
-      this.claims.blockersOfItems(itemIds),
+      coordination ? this.claims.claimsOfItems(itemIds) : itemIds.map(() => null),
+      coordination ? this.claims.blockersOfItems(itemIds) : none,
     ]);
     return itemIds.map((_, index) => ({
       ...details[index]!,
