@@ -3,7 +3,7 @@ import type { DomainError } from '../../domain/errors.js';
 import { PRESET_RULES, statusLine } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
 import { NO_LIST_SUMMARY, openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, taskStatus } from './checklist.render.js';
-import { readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
+import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
 import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
 import type { ToolRegistrar } from '../shared/tool-registry.js';
 import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
@@ -66,8 +66,7 @@ Example: {"tasks": ["Reproduce the crash with the failing input", "Fix the parse
     async ({ tasks }, ctx) =>
       run(ctx, 'plan_tasks', async (sessionId) => {
         const texts = tasks.map((text) => text.trim()).filter(Boolean);
-        await ctx.services.plans.setPlan(await callerOf(ctx), texts);
-        return reply(sessionId, null, await readPlan(ctx, sessionId));
+        return reply(sessionId, null, planAfter(await ctx.services.plans.setPlan(await callerOf(ctx), texts)));
       }),
   );
 
@@ -96,8 +95,7 @@ Example: {"task_id": 2, "status": "blocked", "note": "The staging database is do
         }
         const state = TASK_STATUSES[status as keyof typeof TASK_STATUSES] as ItemState | undefined;
         if (!state) throw new ToolRefusal(`"${status}" is not a task status. Use ${STATUS_WORDS}.`);
-        await ctx.services.plans.updateStep(await callerOf(ctx), { id, state, note: note ?? null });
-        return reply(sessionId, null, await readPlan(ctx, sessionId));
+        return reply(sessionId, null, planAfter(await ctx.services.plans.updateStep(await callerOf(ctx), { id, state, note: note ?? null })));
       }),
   );
 
@@ -120,8 +118,7 @@ Example: {"text": "Add a regression test for the empty input", "after_id": 2}`,
         if (!plan) throw new ToolRefusal(NOTHING_WRITTEN);
         if (!text.trim()) throw new ToolRefusal('a task needs some text.');
         const after = after_id === undefined ? null : itemOfTask(plan, after_id);
-        await ctx.services.plans.addSteps(await callerOf(ctx), [text], after);
-        return reply(sessionId, null, await readPlan(ctx, sessionId));
+        return reply(sessionId, null, planAfter(await ctx.services.plans.addSteps(await callerOf(ctx), [text], after)));
       }),
   );
 

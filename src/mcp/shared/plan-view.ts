@@ -1,4 +1,5 @@
 import { NO_SESSION_MESSAGE } from '../../domain/plan-steps.js';
+import type { PlanResult } from '../../services/sessions/plan.service.js';
 import type { PlanView } from '../../services/task-views/task-view-reader.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolRefusal } from './tool-result.js';
@@ -18,4 +19,10 @@ export async function readPlan(ctx: ToolContext, sessionId: string): Promise<Pla
   const { session, plan } = await ctx.services.taskViews.plan(sessionId);
   if (!session) throw new ToolRefusal(NO_SESSION_MESSAGE);
   return plan;
+}
+
+/** The plan a write answered with (the service returns what it changed): no second read. Null after clearPlan. */
+export function planAfter(result: PlanResult): PlanView | null {
+  if (!result.plan) return null;
+  return { session: result.session, all: result.items, steps: result.items.filter((item) => !item.deleted) };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DomainError } from '../../domain/errors.js';
 import type { ItemState } from '../../domain/states.js';
 import type { PlanResult } from '../../services/sessions/plan.service.js';
-import { readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
+import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
 import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
 import type { ToolRegistrar } from '../shared/tool-registry.js';
 import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
@@ -121,7 +121,7 @@ async function runTodo(ctx: ToolContext, args: TodoArgs) {
       break;
     }
   }
-  const plan = await readPlan(ctx, sessionId);
+  const plan = planAfter(result);
   const counts = plan ? ` ${stepCounts(plan.steps)}` : '';
   return reply(sessionId, op, lead + counts + tip, plan);
 }

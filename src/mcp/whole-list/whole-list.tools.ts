@@ -94,8 +94,8 @@ export function registerWholeListTools(tools: ToolRegistrar): void {
         });
         requireWrite(ctx);
         const result = await ctx.services.plans.writeTodos(await callerOf(ctx), entries);
-        const steps = await ctx.services.taskReader.itemsOfTasks([result.plan!.id]);
-        const live = steps[0]!.filter((item) => !item.deleted);
+        // The service answers with the list it wrote: no second read.
+        const live = result.items.filter((item) => !item.deleted);
         return answer(result.message, {
           sessionId: result.session.id,
           message: result.message,
