@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Access } from './graphql/context.js';
+import type { Access } from './services/kernel/unit-of-work.js';
 import { httpErrorBody, isMcpPath, rpcErrorBody } from './http-edge.js';
 
 /**

@@ -1,6 +1,6 @@
 import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 import type { SqliteSynchronous } from './db/data-source.js';
-import { loadMcpSessionLimits, type McpSessionLimits } from './mcp/session-limits.js';
+import { loadMcpSessionLimits, type McpSessionLimits } from './mcp/transports/session-limits.js';
 import type { ChangeLogRetention } from './services/kernel/change-log.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';

@@ -5,7 +5,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import express, { type ErrorRequestHandler } from 'express';
 import http from 'node:http';
 import type { Logger } from 'pino';
-import { bearerAuth, knownTokenKey, notFound, tokenTable } from './auth.js';
+import { accessOf, bearerAuth, knownTokenKey, notFound, principalOf, tokenTable } from './auth.js';
 import { serveDashboard } from './dashboard.js';
 import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
@@ -19,7 +19,7 @@ import { requestLimits } from './graphql/request-limits.js';
 import { jitGateway } from './graphql/jit-executor.js';
 import { createSchema } from './graphql/schema.js';
 import { landingPage } from './landing-page.js';
-import { mcpHttp } from './mcp/http.js';
+import { mcpHttp } from './mcp/transports/http.js';
 import { serveLiveChanges } from './graphql/subscriptions/live.js';
 import { createChangePubSub } from './graphql/subscriptions/topics.js';
 import type { Services } from './services/index.js';
@@ -77,7 +77,15 @@ export async function startServer(
   await apollo.start();
   // Before anything else, /healthz included: a rebinding page must not even learn that the server is up.
   app.use(hostAndOriginGuard(config.origins));
-  const stopLive = serveLiveChanges({ httpServer, schema, pubSub, feed, services, tokens, origins: config.origins, limits: config.subscriptions, logger });
+  // Sockets check the same tokens as POST /graphql; the subscriptions are handed the check, not the table.
+  const auth = {
+    accessOf: (authorization: string | undefined) => accessOf(tokens, authorization),
+    principalOf: (authorization: string | undefined) => {
+      const match = tokens.size > 0 ? /^Bearer\s+(\S+)/i.exec(authorization ?? '') : null;
+      return match ? principalOf(match[1]!) : null;
+    },
+  };
+  const stopLive = serveLiveChanges({ httpServer, schema, pubSub, feed, services, auth, origins: config.origins, limits: config.subscriptions, logger });
 
   app.get('/healthz', async (_req, res) => {
     try {

@@ -1,7 +1,7 @@
 /**
  * What a refusal asks the caller to send instead, when that names an
  * operation or argument: a closed set, so each surface says it in its own
- * words (GraphQL's here; the knowledge-base tools' in src/mcp/kb-text.ts)
+ * words (GraphQL's here; the knowledge-base tools' in src/mcp/knowledge-base/kb-text.ts)
  * and the type checker keeps every surface's table whole. The rest of a
  * refusal (what was wrong) is the same on every surface.
  */

@@ -1,11 +1,10 @@
 import { isDomainError } from '../domain/errors.js';
 import type { Services } from '../services/index.js';
-import type { Caller } from '../services/kernel/unit-of-work.js';
+import type { Access, Caller } from '../services/kernel/unit-of-work.js';
 import { newBudget, type ExecutionBudget } from './execution-budget.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
-/** What a bearer token allows: everything, or reading only (see src/auth.ts). */
-export type Access = 'write' | 'read';
+export type { Access };
 
 /** What every resolver gets: who calls, what they may do, the services, this request's loaders and what it may still spend. */
 export interface Context {

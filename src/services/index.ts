@@ -21,6 +21,7 @@ import { ItemDetailsReader } from './tasks/item-details-reader.js';
 import { ItemFactsReader } from './tasks/item-facts-reader.js';
 import { TaskReader } from './tasks/task-reader.js';
 import { TaskService } from './tasks/task.service.js';
+import { TaskViewReader } from './task-views/task-view-reader.js';
 import { Writer, type Clock } from './kernel/unit-of-work.js';
 import { ChangeFeedReader } from './changes/change-feed-reader.js';
 import { WebhookService } from './webhooks/webhook.service.js';
@@ -40,6 +41,9 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
   const search: SearchIndex = db.kind === 'postgres' ? new PostgresSearchIndex() : new SqliteSearchIndex();
   const reader = () => db.reader;
   const linkedMemories = new LinkedMemoryReader(reader);
+  const itemDetails = new ItemDetailsReader(reader, linkedMemories);
+  const claimReader = new ClaimReader(reader);
+  const sessionReader = new SessionReader(reader);
   return {
     db,
     commits,
@@ -54,16 +58,17 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     taskNoteReader: new TaskNoteReader(reader),
     commentReader: new CommentReader(reader),
     linkedMemories,
-    itemDetails: new ItemDetailsReader(reader, linkedMemories),
+    itemDetails,
     sessionDomains: new SessionDomains(writer),
     sessions: new SessionService(writer),
     plans: new PlanService(writer, search),
-    sessionReader: new SessionReader(reader),
+    sessionReader,
     reminders: new ReminderService(writer, reader),
     changeFeed: new ChangeFeedReader(reader, db.kind),
     webhooks: new WebhookService(writer, reader, () => options.webhookAllowedHosts ?? new Set()),
     claims: new ClaimService(writer),
-    claimReader: new ClaimReader(reader),
+    claimReader,
+    taskViews: new TaskViewReader(reader, itemDetails, claimReader, sessionReader),
   };
 }
 

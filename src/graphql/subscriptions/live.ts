@@ -5,14 +5,13 @@ import type { OriginPolicy } from '../../origin-policy.js';
 import type { SubscriptionLimits } from '../../subscription-limits.js';
 import type { Services } from '../../services/index.js';
 import type { ChangeFeed } from '../../services/kernel/change-feed.js';
-import type { Access } from '../context.js';
 import { bridgeChanges } from './change-bridge.js';
 import type { ChangePubSub } from './topics.js';
-import { attachSubscriptions } from './ws-server.js';
+import { attachSubscriptions, type SocketAuth } from './ws-server.js';
 
 /** Live updates: the change feed into the topics, and the topics out over WebSocket. Returns what stops both. */
 export function serveLiveChanges(
-  options: { httpServer: Server; schema: GraphQLSchema; pubSub: ChangePubSub; feed: ChangeFeed; services: Services; tokens: Map<string, Access>; origins: OriginPolicy; limits: SubscriptionLimits; logger: Logger },
+  options: { httpServer: Server; schema: GraphQLSchema; pubSub: ChangePubSub; feed: ChangeFeed; services: Services; auth: SocketAuth; origins: OriginPolicy; limits: SubscriptionLimits; logger: Logger },
 ): () => Promise<void> {
   const unbridge = bridgeChanges(options.feed, options.pubSub, options.services, options.logger);
   const closeSockets = attachSubscriptions(options);

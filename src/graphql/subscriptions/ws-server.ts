@@ -9,7 +9,6 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { accessOf, principalOf } from '../../auth.js';
 import type { OriginPolicy } from '../../origin-policy.js';
 import type { Services } from '../../services/index.js';
 import type { SubscriptionLimits } from '../../subscription-limits.js';
@@ -104,6 +103,17 @@ function subscribeEachEventBudgeted(services: Services) {
 }
 
 /**
+ * How a socket's bearer token is checked, handed in by server.ts (src/auth.ts
+ * owns the token table): what the Authorization value allows (undefined when
+ * it names no known token), and the token's principal for the per-token cap
+ * (null with auth off).
+ */
+export interface SocketAuth {
+  accessOf(authorization: string | undefined): Access | undefined;
+  principalOf(authorization: string | undefined): string | null;
+}
+
+/**
  * GraphQL subscriptions over WebSocket (the graphql-ws protocol) on the
  * HTTP server's own port and path. The upgrade is held to the Host and
  * Origin policy every HTTP path has (a web page on another origin cannot
@@ -115,9 +125,9 @@ function subscribeEachEventBudgeted(services: Services) {
  * limits and the read-only check apply.
  */
 export function attachSubscriptions(
-  options: { httpServer: Server; schema: GraphQLSchema; services: Services; tokens: Map<string, Access>; origins: OriginPolicy; limits: SubscriptionLimits; logger: Logger },
+  options: { httpServer: Server; schema: GraphQLSchema; services: Services; auth: SocketAuth; origins: OriginPolicy; limits: SubscriptionLimits; logger: Logger },
 ): () => Promise<void> {
-  const { httpServer, schema, services, tokens, origins, limits, logger } = options;
+  const { httpServer, schema, services, auth, origins, limits, logger } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const format = createErrorFormatter(logger);
   const accessByConnection = new WeakMap<object, Access>();
@@ -178,13 +188,13 @@ export function attachSubscriptions(
       onConnect: (ctx) => {
         const param = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const authorization = typeof param === 'string' ? param : ctx.extra.request.headers.authorization;
-        const access = accessOf(tokens, authorization);
+        const access = auth.accessOf(authorization);
         if (!access) {
           ctx.extra.socket.close(CloseCode.Unauthorized, authorization ? BAD_TOKEN : NO_TOKEN);
           return false;
         }
         // With auth off there is no token to count: the per-address cap holds.
-        const token = tokens.size > 0 ? principalOf(/^Bearer\s+(\S+)/i.exec(authorization!)![1]) : null;
+        const token = auth.principalOf(authorization);
         if (token !== null) {
           if (byToken.count(token) >= limits.maxSocketsPerToken) {
             ctx.extra.socket.close(TOO_MANY_SOCKETS, `This token holds ${limits.maxSocketsPerToken} sockets, the most it may (TASKBASE_WS_MAX_SOCKETS_PER_TOKEN). Reuse one.`);

@@ -8,6 +8,12 @@ import { noSession } from '../../domain/plan-steps.js';
 import { sessionIdOf, unknownSession } from '../../domain/session-ids.js';
 import { DOMAINS_PER_SESSION_MAX } from '../../domain/session-limits.js';
 
+/**
+ * What a bearer token allows (src/auth.ts): everything, or reading only. Every
+ * adapter (GraphQL, the MCP tools) refuses a write with it before calling a service.
+ */
+export type Access = 'write' | 'read';
+
 /** Who is calling: the agent session named by x-session-id, if any, and the bearer token's principal. */
 export interface Caller {
   /**

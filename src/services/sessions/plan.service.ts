@@ -43,6 +43,12 @@ export interface PlanResult {
    * was no plan to clear).
    */
   change?: { place?: number; added?: number; cleared?: number | null };
+  /**
+   * Every item of the plan after the call, deleted ones too, in list order:
+   * what the tool sets render, so none reads the plan again after a write.
+   * Empty after clearPlan.
+   */
+  items: ItemEntity[];
 }
 
 /** Every plan mutation acts as the calling session: without a started one it is the to-do tool's NO_SESSION. */
@@ -73,7 +79,7 @@ function answer(
   change?: PlanResult['change'],
 ): PlanResult {
   const steps = liveSteps(aggregate);
-  return { session, plan: aggregate.task, message: message(steps), rendered: renderPlan(steps), ...(change ? { change } : {}) };
+  return { session, plan: aggregate.task, message: message(steps), rendered: renderPlan(steps), ...(change ? { change } : {}), items: aggregate.items };
 }
 
 /**
@@ -212,13 +218,13 @@ export class PlanService {
       checkPlanNotLocked(session.rules, aggregate !== null, true, 'clearPlan');
       uow.emit({ entity: 'SESSION', id: session.id, action: 'PLAN_CLEARED' });
       if (!open.current || !aggregate) {
-        return { session, plan: null, message: planClearedMessage(null), rendered: NO_PLAN_RENDERED, change: { cleared: null } };
+        return { session, plan: null, message: planClearedMessage(null), rendered: NO_PLAN_RENDERED, change: { cleared: null }, items: [] };
       }
       const live = liveSteps(aggregate);
       await this.markDeleted(uow, aggregate, live.map((item) => String(item.id)));
       await recordTaskChange(uow, this.search, aggregate, 'PLAN_CLEARED');
       await this.saveSession(uow, session, { planStanding: false });
-      return { session, plan: null, message: planClearedMessage(live.length), rendered: NO_PLAN_RENDERED, change: { cleared: live.length } };
+      return { session, plan: null, message: planClearedMessage(live.length), rendered: NO_PLAN_RENDERED, change: { cleared: live.length }, items: [] };
     }, AS_SESSION);
   }
 

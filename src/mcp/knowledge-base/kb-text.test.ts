@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dependsOnText, kbState, parseDependsOn, parseKbState, targetsOf } from './kb-text.js';
-import type { ItemEntity } from '../db/entities/index.js';
+import type { ItemEntity } from '../../db/entities/index.js';
 
 describe('knowledge-base arguments', () => {
   it('reads depends_on as none or ids with optional reasons, commas inside a reason kept', () => {

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { DomainError } from '../domain/errors.js';
-import type { ItemState } from '../domain/states.js';
-import type { PlanResult } from '../services/sessions/plan.service.js';
-import { readPlan, requireSessionId, type PlanView } from './plan-view.js';
-import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
-import type { ToolRegistrar } from './tool-registry.js';
-import { answer, guarded, ToolRefusal } from './tool-result.js';
+import type { DomainError } from '../../domain/errors.js';
+import type { ItemState } from '../../domain/states.js';
+import type { PlanResult } from '../../services/sessions/plan.service.js';
+import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
+import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
+import type { ToolRegistrar } from '../shared/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 import { NO_PLAN_TEXT, renderSteps, stepCounts, stepOpsStatus, stepsCount, STEP_STATUSES } from './step-ops.render.js';
 
 const OPS = ['set', 'add', 'update', 'view', 'clear'] as const;
@@ -121,7 +121,7 @@ async function runTodo(ctx: ToolContext, args: TodoArgs) {
       break;
     }
   }
-  const plan = await readPlan(ctx, sessionId);
+  const plan = planAfter(result);
   const counts = plan ? ` ${stepCounts(plan.steps)}` : '';
   return reply(sessionId, op, lead + counts + tip, plan);
 }

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { Access } from '../graphql/context.js';
-import type { PlanPreset } from '../domain/plan-rules.js';
-import type { Services } from '../services/index.js';
-import type { Caller } from '../services/kernel/unit-of-work.js';
+import type { PlanPreset } from '../../domain/plan-rules.js';
+import type { Services } from '../../services/index.js';
+import type { Access, Caller } from '../../services/kernel/unit-of-work.js';
 import { ToolRefusal } from './tool-result.js';
 
 /** How an MCP session finds its taskbase session (api/mcp.md "Transports and the session"). */

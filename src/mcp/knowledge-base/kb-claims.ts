@@ -1,5 +1,5 @@
-import type { ClaimEntity, ItemEntity } from '../db/entities/index.js';
-import type { ToolContext } from './tool-context.js';
+import type { ClaimEntity, ItemEntity } from '../../db/entities/index.js';
+import type { ToolContext } from '../shared/tool-context.js';
 
 /** Claims and blockers as the knowledge-base tools show them. */
 
@@ -16,16 +16,6 @@ export function claimView(claim: ClaimEntity | null): ClaimView | null {
 /** "claimed by you until …" or "claimed by session … until …". */
 export function claimPhrase(claim: ClaimView, self: string | null): string {
   return `claimed by ${claim.session === self ? 'you' : `session ${claim.session}`} until ${claim.expires_at}`;
-}
-
-/** Each item's live claim and the ids of the items it waits for, read in two statements for the whole page. */
-export async function coordinationOf(ctx: ToolContext, items: readonly ItemEntity[]) {
-  const ids = items.map((item) => item.id);
-  const [claims, blockers] = await Promise.all([ctx.services.claimReader.claimsOfItems(ids), ctx.services.claimReader.blockersOfItems(ids)]);
-  return new Map(items.map((item, index) => [item.id, {
-    claim: claimView(claims[index]),
-    blocked_by: blockers[index].map((edge) => String(edge.dependsOnId)),
-  }]));
 }
 
 /** The line an answer adds when another session's claim holds the item just worked on: claims coordinate, they do not refuse. */

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { TaskNoteEntity } from '../db/entities/index.js';
-import { splitItemsText } from '../domain/text-rules.js';
-import { refsCitedIn } from '../domain/refs.js';
-import { taskNoteTexts } from '../domain/briefs.js';
+import type { TaskNoteEntity } from '../../db/entities/index.js';
+import { splitItemsText } from '../../domain/text-rules.js';
+import { refsCitedIn } from '../../domain/refs.js';
+import { taskNoteTexts } from '../../domain/briefs.js';
 import { detailedItemLine, detailedItemViews, itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, kbRefusal, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
-import { claimPhrase, coordinationOf, heldByAnotherLine } from './kb-claims.js';
-import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
-import type { ToolRegistrar } from './tool-registry.js';
-import { answer, guarded, ToolRefusal } from './tool-result.js';
+import { claimPhrase, heldByAnotherLine } from './kb-claims.js';
+import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
+import type { ToolRegistrar } from '../shared/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 
 const PAGE = 20;
 const ITEM = z.object({ id: z.string(), number: z.number().int().nullable(), text: z.string(), state: z.string(), note: z.string().nullable(), deleted: z.boolean() });
@@ -212,16 +212,14 @@ Example: {"uid": "12", "collection": "notes", "item": "59"}`,
           const live = loaded.live.filter((candidate) => itemId === null || candidate.id === itemId);
           total = live.length;
           const page = live.slice(offset, offset + PAGE);
-          const views = await detailedItemViews(ctx, loaded, page);
-          // Who holds each item and what it waits for, so an agent sees what is taken and what cannot start yet.
-          const coordination = await coordinationOf(ctx, page);
+          // With who holds each item and what it waits for, so an agent sees what is taken and what cannot start yet.
+          const views = await detailedItemViews(ctx, loaded, page, true);
           const self = await ctx.session.id();
-          entries = views.map((view, index) => {
-            const { claim, blocked_by } = coordination.get(page[index]!.id)!;
-            const marks = [claim ? claimPhrase(claim, self) : null, blocked_by.length ? `waits for ${blocked_by.join(', ')}` : null].filter(Boolean);
+          entries = views.map((view) => {
+            const marks = [view.claim ? claimPhrase(view.claim, self) : null, view.blocked_by.length ? `waits for ${view.blocked_by.join(', ')}` : null].filter(Boolean);
             const [first, ...rest] = detailedItemLine(view).split('\n');
             const line = [`${first}${marks.length ? ` [${marks.join('; ')}]` : ''}`, ...rest].join('\n');
-            return { line, data: { ...view, claim, blocked_by }, texts: [] };
+            return { line, data: view, texts: [] };
           });
           more = offset + PAGE < total;
         } else if (collection === 'notes') {

@@ -1,6 +1,6 @@
-import type { ItemEntity } from '../db/entities/index.js';
-import type { ItemState } from '../domain/states.js';
-import { oneLine } from '../domain/one-line.js';
+import type { ItemEntity } from '../../db/entities/index.js';
+import type { ItemState } from '../../domain/states.js';
+import { oneLine } from '../../domain/one-line.js';
 
 /** The five step-ops statuses and the item states they are. */
 export const STEP_STATUSES = {

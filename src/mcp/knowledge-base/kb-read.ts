@@ -1,17 +1,19 @@
-import type { ItemEntity, MemoryEntity } from '../db/entities/index.js';
-import { oneLine } from '../domain/one-line.js';
-import type { Page } from '../domain/paging.js';
-import { deriveTaskState, progressOf, taskStatus } from '../domain/states.js';
-import type { ToolContext } from './tool-context.js';
+import type { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
+import { oneLine } from '../../domain/one-line.js';
+import type { Page } from '../../domain/paging.js';
+import { deriveTaskState, progressOf, taskStatus } from '../../domain/states.js';
+import type { TaskView } from '../../services/task-views/task-view-reader.js';
+import type { ToolContext } from '../shared/tool-context.js';
 import { kbState, rendered, targetsOf } from './kb-text.js';
-import { ToolRefusal } from './tool-result.js';
+import { ToolRefusal } from '../shared/tool-result.js';
+import { claimView } from './kb-claims.js';
 
-/** A knowledge-base task and all its items (deleted ones too, in list order). */
-export interface LoadedTask {
-  task: MemoryEntity;
-  all: ItemEntity[];
-  live: ItemEntity[];
-}
+/**
+ * A knowledge-base task as the services' one batched read gives it
+ * (services.taskViews): read alone, with all its items, deleted ones too; in
+ * a listing, the live ones and the deleted ones its goal cites.
+ */
+export type LoadedTask = TaskView;
 
 function noTask(uid: string): ToolRefusal {
   return new ToolRefusal(`no task has uid "${uid}". Use the uid task returned, or find it with search or must_read.`);
@@ -25,11 +27,10 @@ export async function loadMemory(ctx: ToolContext, uid: string): Promise<MemoryE
 }
 
 export async function loadTask(ctx: ToolContext, uid: string): Promise<LoadedTask> {
-  const [task] = await ctx.services.taskReader.memoriesByIds([uid]);
-  if (!task || task.sessionId) throw noTask(uid);
-  if (task.kind !== 'TASK') throw new ToolRefusal(`memory ${uid} is a note, not a task: read it with get_memory, change it with edit_memory.`);
-  const [all] = await ctx.services.taskReader.itemsOfTasks([task.id]);
-  return { task, all: all!, live: all!.filter((item) => !item.deleted) };
+  const { memory, task } = await ctx.services.taskViews.memory(uid);
+  if (!memory || memory.sessionId) throw noTask(uid);
+  if (!task) throw new ToolRefusal(`memory ${uid} is a note, not a task: read it with get_memory, change it with edit_memory.`);
+  return task;
 }
 
 /** An item of this task, refused when it is another task's (a mixed-up id must not change the wrong list). */
@@ -77,14 +78,18 @@ function linkedView(memory: MemoryEntity) {
 
 /**
  * Items with what an agent reads next to them: the memories linked to each
- * (related) and its counts of notes (briefs), comments and links, read for
- * all of them in one batched read (services.itemDetails).
+ * (related), its counts of notes (briefs), comments and links, and with
+ * `coordination` its claim and the items it waits for, read for all of them
+ * in one batched read (services.taskViews.shown).
  */
-export async function detailedItemViews(ctx: ToolContext, loaded: LoadedTask, items: readonly ItemEntity[]) {
-  const details = await ctx.services.itemDetails.detailsOfItems(items.map((item) => item.id));
+export async function detailedItemViews(ctx: ToolContext, loaded: LoadedTask, items: readonly ItemEntity[], coordination = false) {
+  const shown = await ctx.services.taskViews.shown(items.map((item) => item.id), coordination);
   return items.map((item, index) => {
-    const { related, notes, comments, links } = details[index]!;
-    return { ...itemView(loaded, item), notes, comments, links, related: related.map(linkedView) };
+    const { related, notes, comments, links, claim, blockedBy } = shown[index]!;
+    return {
+      ...itemView(loaded, item), notes, comments, links, related: related.map(linkedView),
+      claim: claimView(claim), blocked_by: blockedBy.map(String),
+    };
   });
 }
 
@@ -102,18 +107,26 @@ export function summaryText(summary: ReturnType<typeof taskSummary>): string {
   return `Task ${summary.uid} "${summary.title}" (${summary.domain}): ${summary.state}, ${progress.done}/${progress.total} done. Goal: ${summary.goal}`;
 }
 
-/** A memory in a listing: one line and its data. */
-export async function memoryEntry(ctx: ToolContext, memory: MemoryEntity) {
-  if (memory.kind === 'NOTE') {
-    const status = memory.archived ? 'archived' : 'active';
-    return { uid: String(memory.id), type: 'note', title: memory.title, domain: memory.domain ?? '', status, line: `${memory.id} [note, ${status}] ${memory.title} (${memory.domain})` };
-  }
-  const summary = taskSummary(await loadTask(ctx, String(memory.id)));
-  return {
-    uid: summary.uid, type: 'task', title: summary.title, domain: summary.domain, status: summary.status,
-    progress: `${summary.progress.done}/${summary.progress.total}`,
-    line: `${summary.uid} [task, ${summary.state} ${summary.progress.done}/${summary.progress.total}] ${summary.title} (${summary.domain})`,
-  };
+/** The tasks of a listing, each as taskSummary shows it, read together (services.taskViews.listed: a fixed few statements for any number). */
+export async function listedSummaries(ctx: ToolContext, tasks: readonly MemoryEntity[]) {
+  return (await ctx.services.taskViews.listed(tasks)).map(taskSummary);
+}
+
+/** The memories of a listing, each as one line and its data; its tasks read together. */
+export async function memoryEntries(ctx: ToolContext, memories: readonly MemoryEntity[]) {
+  const summaries = new Map((await listedSummaries(ctx, memories.filter((memory) => memory.kind === 'TASK'))).map((summary) => [summary.uid, summary]));
+  return memories.map((memory) => {
+    if (memory.kind === 'NOTE') {
+      const status = memory.archived ? 'archived' : 'active';
+      return { uid: String(memory.id), type: 'note', title: memory.title, domain: memory.domain ?? '', status, line: `${memory.id} [note, ${status}] ${memory.title} (${memory.domain})` };
+    }
+    const summary = summaries.get(String(memory.id))!;
+    return {
+      uid: summary.uid, type: 'task', title: summary.title, domain: summary.domain, status: summary.status,
+      progress: `${summary.progress.done}/${summary.progress.total}`,
+      line: `${summary.uid} [task, ${summary.state} ${summary.progress.done}/${summary.progress.total}] ${summary.title} (${summary.domain})`,
+    };
+  });
 }
 
 /**

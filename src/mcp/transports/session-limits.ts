@@ -1,4 +1,4 @@
-import { wholeNumberSetting } from '../domain/whole-number-setting.js';
+import { wholeNumberSetting } from '../../domain/whole-number-setting.js';
 
 /**
  * How many MCP sessions over HTTP may be open, and how long an idle one

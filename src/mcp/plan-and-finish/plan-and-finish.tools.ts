@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { DomainError } from '../domain/errors.js';
-import { statusLine } from '../domain/plan-rules.js';
-import type { ItemState } from '../domain/states.js';
+import type { DomainError } from '../../domain/errors.js';
+import { PRESET_RULES, statusLine } from '../../domain/plan-rules.js';
+import type { ItemState } from '../../domain/states.js';
 import { NO_LIST_SUMMARY, openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, taskStatus } from './checklist.render.js';
-import { readPlan, requireSessionId, type PlanView } from './plan-view.js';
-import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
-import type { ToolRegistrar } from './tool-registry.js';
-import { answer, guarded, ToolRefusal } from './tool-result.js';
+import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
+import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
+import type { ToolRegistrar } from '../shared/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 
 const TASK = z.object({ id: z.number().int(), text: z.string(), status: z.string(), note: z.string().nullable(), added: z.boolean() });
 const OUTPUT = {
@@ -33,6 +33,9 @@ function itemOfTask(plan: PlanView, taskId: number): string | null {
   return task ? String(task.id) : null;
 }
 
+/** The preset's limits, as the descriptions state them: the rules table's, which the services enforce (refusals give the session's own from their details). */
+const { minItems, maxItems, maxTextLength, maxNoteLength } = PRESET_RULES.PLAN_AND_FINISH;
+
 const NOTHING_WRITTEN = 'call plan_tasks first: nothing has been written down yet.';
 
 /** The statuses update_task takes, as its refusals list them. */
@@ -55,7 +58,7 @@ export function registerPlanAndFinishTools(tools: ToolRegistrar): void {
     {
       title: 'Write down the plan',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-      description: `Before you start, write down what you intend to do: 2 to 20 tasks, each something you could report on, at most 160 characters. The list is written once; afterwards use update_task to move a task and add_task for work you did not plan. You cannot finish until every task is done, blocked or dropped.
+      description: `Before you start, write down what you intend to do: ${minItems} to ${maxItems} tasks, each something you could report on, at most ${maxTextLength} characters. The list is written once; afterwards use update_task to move a task and add_task for work you did not plan. You cannot finish until every task is done, blocked or dropped.
 Example: {"tasks": ["Reproduce the crash with the failing input", "Fix the parser", "Run the test suite and read its output"]}`,
       inputSchema: { tasks: z.array(z.string()).describe('The tasks in order; blank entries are skipped.') },
       outputSchema: OUTPUT,
@@ -63,8 +66,7 @@ Example: {"tasks": ["Reproduce the crash with the failing input", "Fix the parse
     async ({ tasks }, ctx) =>
       run(ctx, 'plan_tasks', async (sessionId) => {
         const texts = tasks.map((text) => text.trim()).filter(Boolean);
-        await ctx.services.plans.setPlan(await callerOf(ctx), texts);
-        return reply(sessionId, null, await readPlan(ctx, sessionId));
+        return reply(sessionId, null, planAfter(await ctx.services.plans.setPlan(await callerOf(ctx), texts)));
       }),
   );
 
@@ -73,7 +75,7 @@ Example: {"tasks": ["Reproduce the crash with the failing input", "Fix the parse
     {
       title: 'Move a task',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-      description: `Change one task's status by its id (the number the list shows): in_progress when you start it, done when it is finished, blocked or dropped with a note saying why (the reason is what the user reads), pending to put it back. Notes are kept to their first 400 characters.
+      description: `Change one task's status by its id (the number the list shows): in_progress when you start it, done when it is finished, blocked or dropped with a note saying why (the reason is what the user reads), pending to put it back. Notes are kept to their first ${maxNoteLength} characters.
 Example: {"task_id": 2, "status": "blocked", "note": "The staging database is down; asked ops in #infra."}`,
       inputSchema: {
         task_id: z.number().int().describe('The task id, as the list shows it (a number; "3" is read as 3).'),
@@ -93,8 +95,7 @@ Example: {"task_id": 2, "status": "blocked", "note": "The staging database is do
         }
         const state = TASK_STATUSES[status as keyof typeof TASK_STATUSES] as ItemState | undefined;
         if (!state) throw new ToolRefusal(`"${status}" is not a task status. Use ${STATUS_WORDS}.`);
-        await ctx.services.plans.updateStep(await callerOf(ctx), { id, state, note: note ?? null });
-        return reply(sessionId, null, await readPlan(ctx, sessionId));
+        return reply(sessionId, null, planAfter(await ctx.services.plans.updateStep(await callerOf(ctx), { id, state, note: note ?? null })));
       }),
   );
 
@@ -103,10 +104,10 @@ Example: {"task_id": 2, "status": "blocked", "note": "The staging database is do
     {
       title: 'Add a task you did not plan',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-      description: `Add a task the work turned out to need, after the task after_id (at the end when it is left out or names no task). At most 20 tasks in all; the new task is marked "(added mid-session)" so the final list shows the plan grew.
+      description: `Add a task the work turned out to need, after the task after_id (at the end when it is left out or names no task). At most ${maxItems} tasks in all; the new task is marked "(added mid-session)" so the final list shows the plan grew.
 Example: {"text": "Add a regression test for the empty input", "after_id": 2}`,
       inputSchema: {
-        text: z.string().describe('The task, at most 160 characters.'),
+        text: z.string().describe(`The task, at most ${maxTextLength} characters.`),
         after_id: z.number().int().optional().describe('Insert after this task id (a number; "2" is read as 2).'),
       },
       outputSchema: OUTPUT,
@@ -117,8 +118,7 @@ Example: {"text": "Add a regression test for the empty input", "after_id": 2}`,
         if (!plan) throw new ToolRefusal(NOTHING_WRITTEN);
         if (!text.trim()) throw new ToolRefusal('a task needs some text.');
         const after = after_id === undefined ? null : itemOfTask(plan, after_id);
-        await ctx.services.plans.addSteps(await callerOf(ctx), [text], after);
-        return reply(sessionId, null, await readPlan(ctx, sessionId));
+        return reply(sessionId, null, planAfter(await ctx.services.plans.addSteps(await callerOf(ctx), [text], after)));
       }),
   );
 

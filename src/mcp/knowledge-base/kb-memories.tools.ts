@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { MemoryKind } from '../domain/memory-kind.js';
-import { detailedItemLine, detailedItemViews, itemLine, loadMemory, loadTask, memoryEntry, summaryText, taskSummary } from './kb-read.js';
+import type { MemoryKind } from '../../domain/memory-kind.js';
+import { detailedItemLine, detailedItemViews, itemLine, listedSummaries, loadMemory, loadTask, memoryEntries, summaryText, taskSummary } from './kb-read.js';
 import { kbRefusal } from './kb-text.js';
-import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
-import type { ToolRegistrar } from './tool-registry.js';
-import { answer, guarded, ToolRefusal } from './tool-result.js';
+import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
+import type { ToolRegistrar } from '../shared/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 
 const ENTRY = z.object({
   uid: z.string(), type: z.string(), title: z.string(), domain: z.string(), status: z.string(), progress: z.string().optional(),
@@ -134,7 +134,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
         if (state === undefined) throw new ToolRefusal(`status must be active or archived (got "${status}").`);
         const page = await ctx.services.memoryReader.memories({ domain, kind, status: state, first: 50 });
         await named(ctx, domain);
-        const list = await Promise.all(page.nodes.map((memory) => memoryEntry(ctx, memory)));
+        const list = await memoryEntries(ctx, page.nodes);
         const text = list.length ? list.map((entry) => entry.line).join('\n') : `(nothing in ${domain})`;
         return answer(`${page.totalCount} in ${domain}:\n${text}`, { memories: entries(list), total: page.totalCount });
       }),
@@ -154,7 +154,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
         if (type !== undefined && type !== 'task') throw new ToolRefusal(`must_read lists tasks only: send type "task" or leave it out (got "${type}").`);
         const rows = await ctx.services.memoryReader.mustRead(domain);
         await named(ctx, domain);
-        const tasks = await Promise.all(rows.map(async (row) => taskSummary(await loadTask(ctx, String(row.id)))));
+        const tasks = await listedSummaries(ctx, rows);
         const lines = tasks.map((task) => {
           const doing = task.in_progress.map((item) => `\n    doing: ${item.text} (id ${item.id})`).join('');
           return `${task.uid} ${task.title} (${task.domain}) ${task.progress.done}/${task.progress.total}${doing}`;
@@ -181,7 +181,7 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
       run(ctx, async () => {
         const page = await ctx.services.memoryReader.search({ query, domain: domain ?? null, first: 20 });
         await named(ctx, domain);
-        const list = await Promise.all(page.nodes.map((memory) => memoryEntry(ctx, memory)));
+        const list = await memoryEntries(ctx, page.nodes);
         return answer(list.length ? list.map((entry) => entry.line).join('\n') : `Nothing matches "${query}".`, { memories: entries(list), total: page.totalCount });
       }),
   );

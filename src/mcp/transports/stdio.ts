@@ -1,11 +1,11 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { Services } from '../services/index.js';
-import { createMcpServer } from './mcp-server.js';
+import type { Services } from '../../services/index.js';
+import { createMcpServer } from '../mcp-server.js';
 import { JsonRpcStdioTransport } from './stdio-transport.js';
-import type { SessionOptions } from './tool-context.js';
-import type { ToolSelection } from './tool-sets.js';
+import type { SessionOptions } from '../shared/tool-context.js';
+import type { ToolSelection } from '../tool-sets.js';
 
 export interface StdioOptions {
   selection: ToolSelection;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { DomainError } from '../domain/errors.js';
-import type { ItemState } from '../domain/states.js';
-import { callerOf, requireWrite } from './tool-context.js';
-import type { ArgumentSlip } from './tool-arguments.js';
-import type { ToolRegistrar } from './tool-registry.js';
-import { answer, guarded, ToolRefusal } from './tool-result.js';
+import type { DomainError } from '../../domain/errors.js';
+import type { ItemState } from '../../domain/states.js';
+import { callerOf, requireWrite } from '../shared/tool-context.js';
+import type { ArgumentSlip } from '../shared/tool-arguments.js';
+import type { ToolRegistrar } from '../shared/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 
 /** The whole-list statuses and the item states they are. */
 const STATUS_STATES = { pending: 'PENDING', in_progress: 'IN_PROGRESS', completed: 'DONE' } as const satisfies Record<string, ItemState>;
@@ -94,8 +94,8 @@ export function registerWholeListTools(tools: ToolRegistrar): void {
         });
         requireWrite(ctx);
         const result = await ctx.services.plans.writeTodos(await callerOf(ctx), entries);
-        const steps = await ctx.services.taskReader.itemsOfTasks([result.plan!.id]);
-        const live = steps[0]!.filter((item) => !item.deleted);
+        // The service answers with the list it wrote: no second read.
+        const live = result.items.filter((item) => !item.deleted);
         return answer(result.message, {
           sessionId: result.session.id,
           message: result.message,

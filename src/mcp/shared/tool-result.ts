@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.js';
-import { isDomainError, type DomainError } from '../domain/errors.js';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../../db/unavailable.js';
+import { isDomainError, type DomainError } from '../../domain/errors.js';
 
 /** An answer with text for the agent and, where it has data, structured content matching the tool's outputSchema. */
 export function answer(text: string, structured?: Record<string, unknown>): CallToolResult {

@@ -4,12 +4,12 @@
  * ids comma-separated, depends_on with reasons), and texts read back with
  * their [[#id]] tokens rendered (errors.md "Rendering").
  */
-import type { ItemEntity } from '../db/entities/index.js';
-import type { DomainError } from '../domain/errors.js';
-import type { Remedy } from '../domain/remedies.js';
-import { refTargetsOf, renderRefs, type RefTarget } from '../domain/refs.js';
-import type { ItemState } from '../domain/states.js';
-import { ToolRefusal } from './tool-result.js';
+import type { ItemEntity } from '../../db/entities/index.js';
+import type { DomainError } from '../../domain/errors.js';
+import type { Remedy } from '../../domain/remedies.js';
+import { refTargetsOf, renderRefs, type RefTarget } from '../../domain/refs.js';
+import type { ItemState } from '../../domain/states.js';
+import { ToolRefusal } from '../shared/tool-result.js';
 
 export const KB_STATES = { todo: 'PENDING', doing: 'IN_PROGRESS', done: 'DONE', dropped: 'DROPPED' } as const satisfies Record<string, ItemState>;
 

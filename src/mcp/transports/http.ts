@@ -4,17 +4,17 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.js';
-import type { Access } from '../graphql/context.js';
-import type { OriginPolicy } from '../origin-policy.js';
-import type { Services } from '../services/index.js';
-import { createMcpServer } from './mcp-server.js';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../../db/unavailable.js';
+import type { Access } from '../../services/kernel/unit-of-work.js';
+import type { OriginPolicy } from '../../origin-policy.js';
+import type { Services } from '../../services/index.js';
+import { createMcpServer } from '../mcp-server.js';
 import { idleText, type McpSessionLimits } from './session-limits.js';
 import { isRefusal, McpSessionTable, type SessionOwner } from './session-table.js';
-import { isDomainError } from '../domain/errors.js';
-import { cleanSessionKey } from '../domain/session-keys.js';
-import { ToolRefusal } from './tool-result.js';
-import { parseToolSets } from './tool-sets.js';
+import { isDomainError } from '../../domain/errors.js';
+import { cleanSessionKey } from '../../domain/session-keys.js';
+import { ToolRefusal } from '../shared/tool-result.js';
+import { parseToolSets } from '../tool-sets.js';
 
 interface Connection {
   transport: StreamableHTTPServerTransport;

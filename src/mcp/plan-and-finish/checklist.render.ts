@@ -3,9 +3,9 @@
  * its glyph, its id, its text, its note and whether it was added; a status
  * line; and the summary `finish` starts with.
  */
-import type { ItemState } from '../domain/states.js';
-import { STATE_GLYPHS } from '../domain/plan-rules.js';
-import { oneLine } from '../domain/one-line.js';
+import type { ItemState } from '../../domain/states.js';
+import { STATE_GLYPHS } from '../../domain/plan-rules.js';
+import { oneLine } from '../../domain/one-line.js';
 
 /** A plan step as the checklist needs it. */
 export interface ChecklistItem {
