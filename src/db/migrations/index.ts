@@ -7,6 +7,7 @@ import { ClaimsAndDependencies1764520000000 } from './1764520000000-claims-and-d
 import { Webhooks1764530000000 } from './1764530000000-webhooks.js';
 import { SessionKeys1764540000000 } from './1764540000000-session-keys.js';
 import { DomainCounts1764570000000 } from './1764570000000-domain-counts.js';
+import { SearchIndex1764575000000 } from './1764575000000-search-index.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   Webhooks1764530000000,
   SessionKeys1764540000000,
   DomainCounts1764570000000,
+  SearchIndex1764575000000,
 ];
