@@ -62,7 +62,7 @@ function expectIndexedRead(plan: string[]): void {
   const text = plan.join('\n');
   if (postgres) {
     expect(text, text).not.toMatch(/Seq Scan on (memories|domain_counts)/);
-    expect(text, text).toMatch(/Index (Only )?Scan using (idx_memories_\w+ on memories|domain_counts_pkey on domain_counts)|Bitmap Index Scan on idx_memories_/);
+    expect(text, text).toMatch(/Index (Only )?Scan using (idx_memories_\w+ on memories|memories_pkey on memories|domain_counts_pkey on domain_counts)|Bitmap Index Scan on idx_memories_/);
   } else {
     expect(text, text).not.toMatch(/^SCAN (m|d|domain_counts)\b/m);
     expect(text, text).toMatch(

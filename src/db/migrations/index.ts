@@ -9,6 +9,7 @@ import { SessionKeys1764540000000 } from './1764540000000-session-keys.js';
 import { WebhookLastError1764550000000 } from './1764550000000-webhook-last-error.js';
 import { SessionNames1764560000000 } from './1764560000000-session-names.js';
 import { DomainCounts1764570000000 } from './1764570000000-domain-counts.js';
+import { SearchIndex1764575000000 } from './1764575000000-search-index.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   WebhookLastError1764550000000,
   SessionNames1764560000000,
   DomainCounts1764570000000,
+  SearchIndex1764575000000,
 ];

@@ -22,6 +22,13 @@ export function tsQuery(words: readonly string[], joiner: '&' | '|' = '&'): stri
  * PostgreSQL: a tsvector per memory, title weighted A and text B. Ranked by
  * the same tiers as on SQLite, read from the memory's own vector only: 0 when
  * every word is in the title, 1 when some word is, 2 otherwise.
+ *
+ * One statement whose cost follows the hits, not the collection: the hits
+ * come from the GIN index on the vector (never fastupdate's pending list:
+ * db/migrations/1764575000000-search-index.ts), each is checked against
+ * its memory by primary key (a subquery per hit, so no planner joins every
+ * memory to a few hits, as a hash join with a scan of memories did), and
+ * the total and the page are read from those hits, materialized once.
  */
 export class PostgresSearchIndex implements SearchIndex {
   async index(manager: EntityManager, memory: { id: number; title: string; text: string }): Promise<void> {
@@ -37,29 +44,28 @@ export class PostgresSearchIndex implements SearchIndex {
     const all = tsQuery(options.words, '&');
     const any = tsQuery(options.words, '|');
     if (!all || !any) return { hits: [], total: 0 };
-    const where: string[] = [`s."document" @@ to_tsquery('simple', $1)`, 'm."sessionId" IS NULL'];
     const params: unknown[] = [all, any];
-    if (options.domain) {
-      where.push(scopeCondition('m."domain"', options.domain, (value) => `$${params.push(value)}`));
-    }
-    if (options.kind) {
-      params.push(options.kind);
-      where.push(`m."kind" = $${params.length}`);
-    }
-    const matched = `SELECT m."id" AS "memoryId",
-        CASE WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', $1) THEN 0
-             WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', $2) THEN 1
-             ELSE 2 END AS "rank"
-      FROM "memory_search" s JOIN "memories" m ON m."id" = s."memoryId" WHERE ${where.join(' AND ')}`;
-    const [{ total }] = await reader.query(`SELECT count(*) AS "total" FROM (${matched}) hits`, params);
-    const pageParams = [...params];
-    let keyset = '';
-    if (options.after) {
-      pageParams.push(options.after[0], options.after[1]);
-      keyset = `WHERE "rank" > $${pageParams.length - 1} OR ("rank" = $${pageParams.length - 1} AND "memoryId" < $${pageParams.length})`;
-    }
-    pageParams.push(options.limit);
-    const hits = await reader.query(`SELECT "memoryId", "rank" FROM (${matched}) hits ${keyset} ORDER BY "rank", "memoryId" DESC LIMIT $${pageParams.length}`, pageParams);
-    return { hits: hits.map((h: { memoryId: number; rank: number }) => ({ memoryId: Number(h.memoryId), rank: Number(h.rank) })), total: Number(total) };
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    const belongs: string[] = ['m."sessionId" IS NULL'];
+    if (options.domain) belongs.push(scopeCondition('m."domain"', options.domain, bind));
+    if (options.kind) belongs.push(`m."kind" = ${bind(options.kind)}`);
+    const keyset = options.after
+      ? `WHERE h."rank" > ${bind(options.after[0])} OR (h."rank" = $${params.length} AND h."memoryId" < ${bind(options.after[1])})`
+      : '';
+    const rows: { total: string | number; memoryId: number | null; rank: number | null }[] = await reader.query(
+      `WITH "hits" AS MATERIALIZED (
+        SELECT s."memoryId",
+          CASE WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', $1) THEN 0
+               WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', $2) THEN 1
+               ELSE 2 END AS "rank"
+        FROM "memory_search" s
+        WHERE s."document" @@ to_tsquery('simple', $1)
+          AND (SELECT ${belongs.join(' AND ')} FROM "memories" m WHERE m."id" = s."memoryId"))
+      SELECT t."total", p."memoryId", p."rank" FROM (SELECT count(*) AS "total" FROM "hits") t
+      LEFT JOIN LATERAL (SELECT h."memoryId", h."rank" FROM "hits" h ${keyset} ORDER BY h."rank", h."memoryId" DESC LIMIT ${bind(options.limit)}) p ON TRUE`,
+      params,
+    );
+    const hits = rows.filter((row) => row.memoryId !== null).map((row) => ({ memoryId: Number(row.memoryId), rank: Number(row.rank) }));
+    return { hits, total: Number(rows[0]?.total ?? 0) };
   }
 }
