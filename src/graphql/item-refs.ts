@@ -1,4 +1,4 @@
-import { parseRefs, refTargetsOf, refsCitedIn, renderRefs, type RefTarget } from '../domain/refs.js';
+import { parseRefs, refTargetsOf, renderRefs, type RefTarget } from '../domain/refs.js';
 import type { ItemEntity } from '../db/entities/index.js';
 import type { Context } from './context.js';
 import type { ItemRef } from './types/common.type.js';
@@ -23,6 +23,22 @@ export function refTargets(items: readonly ItemEntity[]): Map<string, Target> {
   return targets;
 }
 
+/** The distinct ids cited in `texts`, in order of first appearance, as they read now. */
+export function refsIn(texts: readonly (string | null | undefined)[], targets: ReadonlyMap<string, Target>, memo: TextMemo = memoOf(targets)): ItemRef[] {
+  const seen = new Set<string>();
+  const refs: ItemRef[] = [];
+  for (const text of texts) {
+    if (!text) continue;
+    for (const id of citedIn(memo, text)) {
+      const target = targets.get(id);
+      if (seen.has(id) || !target) continue;
+      seen.add(id);
+      refs.push({ ...target });
+    }
+  }
+  return refs;
+}
+
 /**
  * What the items of a task read as now: every live one, and those of `ids`
  * that are not live (deleted ones, cited or named) read by id and kept in the
@@ -41,19 +57,54 @@ export async function targetsOf(ctx: Context, taskId: number, ids: Iterable<stri
   return targets;
 }
 
-/** What the texts of a task cite, as the task's items read now. */
-export function targetsCitedIn(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<Map<string, Target>> {
-  return targetsOf(ctx, taskId, texts.flatMap((text) => (text ? parseRefs(text) : [])));
+/**
+ * What a request already made of each text, beside the task's targets map
+ * (one map per task and request, refTargets): the ids it cites and the text
+ * rendered, so a text shown as bodyText and counted in refs, on the node and
+ * on its connection, is parsed once and rendered once. Once a text was
+ * rendered its cited ids were all looked up, so later additions to the map
+ * (other texts' deleted items) never change it.
+ */
+interface TextMemo {
+  cited: Map<string, string[]>;
+  rendered: Map<string, string>;
+}
+const memos = new WeakMap<ReadonlyMap<string, RefTarget>, TextMemo>();
+
+function memoOf(targets: ReadonlyMap<string, RefTarget>): TextMemo {
+  let memo = memos.get(targets);
+  if (!memo) memos.set(targets, (memo = { cited: new Map(), rendered: new Map() }));
+  return memo;
 }
 
-/** `text` of a task with each [[#id]] rendered as the task's items read now. */
+/** The distinct ids `text` cites (parsed once per request's targets). */
+function citedIn(memo: TextMemo, text: string): string[] {
+  if (!text.includes('[[#')) return [];
+  let ids = memo.cited.get(text);
+  if (!ids) memo.cited.set(text, (ids = parseRefs(text)));
+  return ids;
+}
+
+/** What the texts of a task cite, as the task's items read now. */
+export async function targetsCitedIn(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<Map<string, Target>> {
+  const memo = memoOf(refTargets(await ctx.loaders.taskItems.load(taskId)));
+  return targetsOf(ctx, taskId, texts.flatMap((text) => (text ? citedIn(memo, text) : [])));
+}
+
+/** `text` of a task with each [[#id]] rendered as the task's items read now (once per request). */
 export async function renderedFor(ctx: Context, taskId: number, text: string): Promise<string> {
-  return renderRefs(text, await targetsCitedIn(ctx, taskId, [text]));
+  if (!text.includes('[[#')) return text;
+  const targets = await targetsCitedIn(ctx, taskId, [text]);
+  const memo = memoOf(targets);
+  let rendered = memo.rendered.get(text);
+  if (rendered === undefined) memo.rendered.set(text, (rendered = renderRefs(text, targets)));
+  return rendered;
 }
 
 /** The distinct items `texts` of a task cite, in order of first appearance, as they read now. */
 export async function refsFor(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<ItemRef[]> {
-  return refsCitedIn(texts, await targetsCitedIn(ctx, taskId, texts));
+  const targets = await targetsCitedIn(ctx, taskId, texts);
+  return refsIn(texts, targets, memoOf(targets));
 }
 
 /** Dependencies as the API shows them: each one whose item is of the task (a deleted one stays, marked deleted), its reason rendered. */

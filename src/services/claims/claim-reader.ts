@@ -5,6 +5,7 @@ import { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/entities
 import { cleanDomain } from '../../domain/domains.js';
 import { pageSize } from '../../domain/paging.js';
 import { plainRows } from '../kernel/plain-rows.js';
+import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { liveClaimsOf, readyQuery } from './claim-store.js';
 
 /**
@@ -30,7 +31,7 @@ export class ClaimReader {
       .andWhere(`c."expiresAt" > ${dbNowSql(kindOf(manager))}`)
       .orderBy('c."claimedAt"', 'ASC')
       .addOrderBy('c."itemId"', 'ASC'));
-    const items = claims.length ? await manager.findBy(ItemEntity, { id: In(claims.map((claim) => claim.itemId)) }) : [];
+    const items = await itemsWithIds(manager, claims.map((claim) => claim.itemId));
     const byId = new Map(items.map((item) => [item.id, item]));
     return sessionIds.map((sessionId) => claims
       .filter((claim) => claim.sessionId === sessionId)
@@ -40,9 +41,10 @@ export class ClaimReader {
 
   /** What each item waits for: one edge per item waited for (the earliest brief's reason), in the order the briefs name them. */
   async blockersOfItems(itemIds: readonly number[]): Promise<ItemDependencyEntity[][]> {
-    const rows = itemIds.length === 0 ? [] : await this.reader().find(ItemDependencyEntity, {
-      where: { itemId: In([...itemIds]) }, order: { noteId: 'ASC' },
-    });
+    const manager = this.reader();
+    const rows = itemIds.length === 0 ? [] : await plainRows(manager, manager.createQueryBuilder(ItemDependencyEntity, 'd')
+      .where('d."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] })
+      .orderBy('d."noteId"', 'ASC'));
     return itemIds.map((itemId) => {
       const seen = new Set<number>();
       return rows.filter((row) => row.itemId === itemId && !seen.has(row.dependsOnId) && seen.add(row.dependsOnId));
@@ -51,9 +53,10 @@ export class ClaimReader {
 
   /** The ids of the items waiting for each item, each once, in id order. */
   async waitersOfItems(itemIds: readonly number[]): Promise<number[][]> {
-    const rows = itemIds.length === 0 ? [] : await this.reader().find(ItemDependencyEntity, {
-      where: { dependsOnId: In([...itemIds]) }, order: { itemId: 'ASC' },
-    });
+    const manager = this.reader();
+    const rows = itemIds.length === 0 ? [] : await plainRows(manager, manager.createQueryBuilder(ItemDependencyEntity, 'd')
+      .where('d."dependsOnId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] })
+      .orderBy('d."itemId"', 'ASC'));
     return itemIds.map((itemId) => [...new Set(rows.filter((row) => row.dependsOnId === itemId).map((row) => row.itemId))]);
   }
 

@@ -1,10 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import type { Page } from '../../domain/paging.js';
 import { CommentEntity } from '../../db/entities/index.js';
-import { keysetPage, keysetPagesByOwner } from '../kernel/keyset-page.js';
+import { COMMENT_WIDTH, commentColumns, commentOf } from '../kernel/entity-rows.js';
+import { keysetPage, keysetPagesByOwner, type OwnedRows } from '../kernel/keyset-page.js';
+import { plainRows } from '../kernel/plain-rows.js';
 
-const COMMENTS_BY_ITEM = { entity: CommentEntity, table: 'comments', owner: 'itemId', ownerOf: (row: CommentEntity) => row.itemId } as const;
-const COMMENTS_BY_TASK = { entity: CommentEntity, table: 'comments', owner: 'taskId', ownerOf: (row: CommentEntity) => row.taskId } as const;
+const COMMENT_ROWS = { table: 'comments', columns: commentColumns, width: COMMENT_WIDTH, rowOf: commentOf } as const;
+const COMMENTS_BY_ITEM: OwnedRows<CommentEntity> = { ...COMMENT_ROWS, owner: 'itemId', ownerOf: (row) => row.itemId };
+const COMMENTS_BY_TASK: OwnedRows<CommentEntity> = { ...COMMENT_ROWS, owner: 'taskId', ownerOf: (row) => row.taskId };
 
 /**
  * Comments on tasks and items, oldest first, keyset-paged. The `...Of...`
@@ -16,7 +19,8 @@ export class CommentReader {
 
   /** Comments on one item; or on the task itself (and, with includeItems, on its items too). */
   async comments(args: { taskId: number | null; itemId: number | null; includeItems?: boolean; first?: number | null; after?: string | null }): Promise<Page<CommentEntity>> {
-    const query = this.reader().createQueryBuilder(CommentEntity, 'c');
+    const manager = this.reader();
+    const query = manager.createQueryBuilder(CommentEntity, 'c');
     if (args.itemId !== null) {
       query.where('c."itemId" = :itemId', { itemId: args.itemId });
       // Task.comments(item:) lists only this task's comments: an item of another task matches none.
@@ -25,7 +29,7 @@ export class CommentReader {
       query.where('c."taskId" = :taskId', { taskId: args.taskId });
       if (!args.includeItems) query.andWhere('c."itemId" IS NULL');
     }
-    return keysetPage(query, 'c."id"', 'ASC', args.first, args.after);
+    return keysetPage(query, 'c."id"', 'ASC', args.first, args.after, (page) => plainRows(manager, page));
   }
 
   /** One page of comments for each item (Item.comments). */

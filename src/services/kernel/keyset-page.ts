@@ -1,5 +1,6 @@
-import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { appendTo } from './grouping.js';
+import { distinct, num, placeholders, selectRows } from './statements.js';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 
 /**
@@ -25,38 +26,48 @@ export async function keysetPage<T extends { id: number }>(
   return pageFrom(rows, size, (row) => [row.id], totalCount);
 }
 
-/** Where an owner's rows live: the table, its owner column, and how to read the owner off a row. */
+/**
+ * Where an owner's rows live: the table, its owner column, how to read the
+ * owner off a row, and the row's columns as a select list with the typed
+ * function that maps them (entity-rows.ts).
+ */
 export interface OwnedRows<T> {
-  entity: new () => T;
   table: string;
   owner: string;
   ownerOf: (row: T) => number | null;
+  columns: (alias: string) => string;
+  width: number;
+  rowOf: (row: readonly unknown[], at: number) => T;
 }
 
 /**
  * Rows joined to each page row in the same statement (a note's item links):
- * `add` joins and selects them on the page row's alias `c`, `read` takes the
- * raw rows (one per joined row; a page row with several comes once per each).
+ * `join` is the JOIN clause on the page row's alias `c`, `select` what it
+ * adds (one column), `orderBy` the order within a page row; `read` takes,
+ * per statement row, the page row's id and that column (a page row with
+ * several joined rows comes once per each).
  */
 export interface PageJoin {
-  add: (query: SelectQueryBuilder<ObjectLiteral>) => void;
-  read: (raw: Record<string, unknown>[]) => void;
+  join: string;
+  select: string;
+  orderBy: string;
+  read: (rows: { id: number; joined: unknown }[]) => void;
 }
 
 /**
  * One page of rows for each owner (an item or a task), all with the same
  * first/after, whatever the number of owners: the rows ranked within each
- * owner by a window function so each gets its own first `size + 1`. On a
- * first page each row carries its owner's total (a count over the owner's
- * index), so the page is one statement; an owner with no rows has none. A
- * later page counts in a statement of its own, since an owner past its last
- * row has no row to carry it. `only` narrows the rows (a SQL condition on
- * an alias, given). The keyset bound is written `+r."id"` so no planner
- * reads it as a range of the whole table's ids (SQLite did, without
- * statistics: a scan of every comment to page one task's); the owner's
- * index answers instead.
+ * owner by a window function so each gets its own first `size + 1`. Each
+ * row carries its owner's total (a count over the owner's index), so a
+ * first page is one statement; an owner with no rows has none. A later page
+ * counts in a statement of its own, since an owner past its last row has no
+ * row to carry it. `only` narrows the rows (a SQL condition on an alias,
+ * given). The keyset bound is written `+r."id"` so no planner reads it as a
+ * range of the whole table's ids (SQLite did, without statistics: a scan of
+ * every comment to page one task's); the owner's index answers instead.
+ * Fixed SQL text (statements.ts), rows mapped by `rowsOf.rowOf`.
  */
-export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number }>(
+export async function keysetPagesByOwner<T extends { id: number }>(
   manager: EntityManager,
   rowsOf: OwnedRows<T>,
   ownerIds: readonly number[],
@@ -65,53 +76,39 @@ export async function keysetPagesByOwner<T extends ObjectLiteral & { id: number 
   after?: string | null,
   join?: PageJoin,
 ): Promise<Page<T>[]> {
-  const { entity, table, owner, ownerOf } = rowsOf;
+  const { table, owner, ownerOf, columns, width, rowOf } = rowsOf;
   const size = pageSize(first);
   const key = decodeCursor(after, ROW_CURSOR);
   if (ownerIds.length === 0) return [];
-  const ids = [...new Set(ownerIds)];
+  const ids = distinct(ownerIds);
   const narrow = (alias: string) => (only ? ` AND ${only(alias)}` : '');
-  const query = manager
-    .createQueryBuilder(entity, 'c')
-    .where(
-      `c."id" IN (SELECT ranked."id" FROM (
-        SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."${owner}" ORDER BY r."id") AS "rn"
-        FROM "${table}" r WHERE r."${owner}" IN (:...ids) AND +r."id" > :after${narrow('r')}) ranked
-      WHERE ranked."rn" <= :limit)`,
-      { ids, after: key ? Number(key[0]) : 0, limit: size + 1 },
-    )
-    .orderBy('c."id"', 'ASC');
-  join?.add(query as unknown as SelectQueryBuilder<ObjectLiteral>);
+  const sql = `SELECT ${columns('c')}, (SELECT COUNT(*) FROM "${table}" t WHERE t."${owner}" = c."${owner}"${narrow('t')})${join ? `, ${join.select}` : ''}
+    FROM "${table}" c${join ? ` ${join.join}` : ''}
+    WHERE c."id" IN (SELECT ranked."id" FROM (
+      SELECT r."id", ROW_NUMBER() OVER (PARTITION BY r."${owner}" ORDER BY r."id") AS "rn"
+      FROM "${table}" r WHERE r."${owner}" IN (${placeholders(ids.length)}) AND +r."id" > ?${narrow('r')}) ranked
+    WHERE ranked."rn" <= ?)
+    ORDER BY c."id"${join ? `, ${join.orderBy}` : ''}`;
   const totals = new Map<number, number>();
-  let rows: T[];
   if (key) {
-    const countQuery = manager
-      .createQueryBuilder(entity, 'r')
-      .select(`r."${owner}"`, 'owner')
-      .addSelect('COUNT(*)', 'total')
-      .where(`r."${owner}" IN (:...ids)`, { ids })
-      .groupBy(`r."${owner}"`);
-    if (only) countQuery.andWhere(only('r'));
-    const counts: { owner: number | string; total: number | string }[] = await countQuery.getRawMany();
-    for (const row of counts) totals.set(Number(row.owner), Number(row.total));
-    if (join) {
-      const { entities, raw } = await query.getRawAndEntities();
-      join.read(raw);
-      rows = entities;
-    } else {
-      rows = await query.getMany();
-    }
-  } else {
-    const { entities, raw } = await query
-      .addSelect(`(SELECT COUNT(*) FROM "${table}" t WHERE t."${owner}" = c."${owner}"${narrow('t')})`, 'ownerTotal')
-      .getRawAndEntities();
-    for (const row of raw as { ownerTotal: number | string }[]) {
-      const ownerId = Number((row as Record<string, unknown>)[`c_${owner}`]);
-      totals.set(ownerId, Number(row.ownerTotal));
-    }
-    join?.read(raw);
-    rows = entities;
+    const counts = await selectRows(manager, `SELECT r."${owner}", COUNT(*) FROM "${table}" r WHERE r."${owner}" IN (${placeholders(ids.length)})${narrow('r')} GROUP BY r."${owner}"`, ids);
+    for (const [ownerId, total] of counts) totals.set(num(ownerId), num(total));
   }
+  const raw = await selectRows(manager, sql, [...ids, key ? Number(key[0]) : 0, size + 1]);
+  const rows: T[] = [];
+  const joined: { id: number; joined: unknown }[] = [];
+  for (const row of raw) {
+    const id = num(row[0]);
+    // A joined row repeats its page row (ordered by id first): one row per page row.
+    if (rows.length === 0 || rows[rows.length - 1].id !== id) {
+      const made = rowOf(row, 0);
+      rows.push(made);
+      const ownerId = ownerOf(made);
+      if (!key && ownerId !== null) totals.set(ownerId, num(row[width]));
+    }
+    if (join) joined.push({ id, joined: row[width + 1] });
+  }
+  join?.read(joined);
   const byOwner = new Map<number, T[]>();
   for (const row of rows) {
     const ownerId = ownerOf(row);

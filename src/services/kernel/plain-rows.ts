@@ -1,4 +1,5 @@
 import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 
 type Convert = (value: unknown) => unknown;
 
@@ -12,10 +13,19 @@ const toBoolean: Convert = (value) => (value === null || value === undefined ? v
 const fromJson: Convert = (value) => (typeof value === 'string' ? JSON.parse(value) : value);
 
 /** What a column of type `type` needs to become what TypeORM would have hydrated; null when nothing. */
-function converterFor(type: unknown): Convert | null {
+function typeConverter(type: unknown): Convert | null {
   if (type === 'boolean' || type === Boolean) return toBoolean;
   if (type === 'simple-json') return fromJson;
   return null;
+}
+
+/** The column's type conversion, then its transformers' `from` (a session's rules get their defaults there), as TypeORM applies them. */
+function converterFor(column: ColumnMetadata): Convert | null {
+  const convert = typeConverter(column.type);
+  const transformer = column.transformer;
+  if (!transformer) return convert;
+  const transformers = Array.isArray(transformer) ? [...transformer].reverse() : [transformer];
+  return (value) => transformers.reduce((stored, each) => each.from(stored), convert ? convert(value) : value);
 }
 
 /**
@@ -36,7 +46,7 @@ export async function plainRows<T extends ObjectLiteral>(manager: EntityManager,
     const databaseName = name.startsWith(`${alias}_`) ? name.slice(alias.length + 1) : name;
     const column = byColumn.get(databaseName);
     if (!column) throw new Error(`plainRows: the query selects ${name}, which is not a column of ${metadata.name}`);
-    return { property: column.propertyName, convert: converterFor(column.type) };
+    return { property: column.propertyName, convert: converterFor(column) };
   };
   const [sql, parameters] = query.getQueryAndParameters();
   const Entity = metadata.target as new () => T;
@@ -84,7 +94,7 @@ export function entityFromRow<T extends ObjectLiteral>(manager: EntityManager, e
   const made = new entity() as Record<string, unknown>;
   for (const column of manager.connection.getMetadata(entity).columns) {
     const value = row[`${prefix}${column.databaseName}`];
-    const convert = converterFor(column.type);
+    const convert = converterFor(column);
     made[column.propertyName] = convert ? convert(value) : value;
   }
   return made as T;

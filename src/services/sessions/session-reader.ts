@@ -1,10 +1,11 @@
-import { In, IsNull, Not, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { SESSION_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { SessionDomainEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/index.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { sessionIdOf } from '../../domain/session-ids.js';
 import { DOMAINS_PER_SESSION_MAX, HELPERS_PER_SESSION_MAX } from '../../domain/session-limits.js';
 import { appendTo } from '../kernel/grouping.js';
+import { plainRows } from '../kernel/plain-rows.js';
 import { currentPlanIds } from './session-store.js';
 
 /**
@@ -43,7 +44,8 @@ export class SessionReader {
   /** Sessions by id, in the order asked; null where none has the id (an id no session can have is not looked up: sessionIdOf). */
   async sessionsByIds(ids: readonly string[]): Promise<(SessionEntity | null)[]> {
     const possible = [...new Set(ids.map(sessionIdOf).filter((id): id is string => id !== null))];
-    const rows = possible.length ? await this.reader().findBy(SessionEntity, { id: In(possible) }) : [];
+    const manager = this.reader();
+    const rows = possible.length ? await plainRows(manager, manager.createQueryBuilder(SessionEntity, 's').where('s."id" IN (:...possible)', { possible })) : [];
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(sessionIdOf(id) ?? '') ?? null);
   }
@@ -66,7 +68,8 @@ export class SessionReader {
    */
   async childrenOf(parentIds: readonly string[]): Promise<SessionEntity[][]> {
     if (parentIds.length === 0) return [];
-    const rows = await this.reader()
+    const manager = this.reader();
+    const rows = await plainRows(manager, manager
       .createQueryBuilder(SessionEntity, 's')
       .where(
         `s."id" IN (SELECT ranked."id" FROM (
@@ -76,8 +79,7 @@ export class SessionReader {
         { parentIds: [...new Set(parentIds)], most: HELPERS_PER_SESSION_MAX },
       )
       .orderBy('s."createdAt"', 'ASC')
-      .addOrderBy('s."id"', 'ASC')
-      .getMany();
+      .addOrderBy('s."id"', 'ASC'));
     const byParent = new Map<string, SessionEntity[]>();
     for (const row of rows) appendTo(byParent, row.parentId!, row);
     return parentIds.map((parentId) => byParent.get(parentId) ?? []);
@@ -96,11 +98,16 @@ export class SessionReader {
 
   /** Top-level sessions, the ones still working (not finished) first, newest first within each; at most `limit`. */
   async recent(limit: number): Promise<SessionEntity[]> {
-    const order = { createdAt: 'DESC', id: 'DESC' } as const;
-    const active = await this.reader().find(SessionEntity, { where: { parentId: IsNull(), finishedAt: IsNull() }, order, take: limit });
+    const manager = this.reader();
+    const newest = (finished: boolean, take: number) => plainRows(manager, manager
+      .createQueryBuilder(SessionEntity, 's')
+      .where(`s."parentId" IS NULL AND s."finishedAt" IS ${finished ? 'NOT NULL' : 'NULL'}`)
+      .orderBy('s."createdAt"', 'DESC')
+      .addOrderBy('s."id"', 'DESC')
+      .limit(take));
+    const active = await newest(false, limit);
     if (active.length >= limit) return active;
-    const finished = await this.reader().find(SessionEntity, { where: { parentId: IsNull(), finishedAt: Not(IsNull()) }, order, take: limit - active.length });
-    return [...active, ...finished];
+    return [...active, ...(await newest(true, limit - active.length))];
   }
 
   /**
@@ -111,14 +118,15 @@ export class SessionReader {
   async page(filter: { finished?: boolean | null; idPrefix?: string | null }, first: number | null | undefined, after: string | null | undefined): Promise<Page<SessionEntity>> {
     const size = pageSize(first);
     const key = decodeCursor(after, SESSION_CURSOR);
-    const query = this.reader().createQueryBuilder(SessionEntity, 's').where('s."parentId" IS NULL');
+    const manager = this.reader();
+    const query = manager.createQueryBuilder(SessionEntity, 's').where('s."parentId" IS NULL');
     if (filter.finished === true) query.andWhere('s."finishedAt" IS NOT NULL');
     if (filter.finished === false) query.andWhere('s."finishedAt" IS NULL');
     // Ids are server-made ([\w-]); anything else in the prefix cannot match, and LIKE's own wildcards are escaped away by refusing them.
     if (filter.idPrefix) query.andWhere('s."id" LIKE :prefix', { prefix: `${filter.idPrefix.replace(/[^\w-]/g, '').replace(/_/g, '')}%` });
     const totalCount = await query.clone().getCount();
     if (key) query.andWhere('(s."createdAt" < :at OR (s."createdAt" = :at AND s."id" < :id))', { at: key[0], id: key[1] });
-    const rows = await query.orderBy('s."createdAt"', 'DESC').addOrderBy('s."id"', 'DESC').limit(size + 1).getMany();
+    const rows = await plainRows(manager, query.orderBy('s."createdAt"', 'DESC').addOrderBy('s."id"', 'DESC').limit(size + 1));
     return pageFrom(rows, size, (row) => [row.createdAt, row.id], totalCount);
   }
 }

@@ -1,11 +1,15 @@
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
 import { appendTo } from '../kernel/grouping.js';
-import { keysetPage, keysetPagesByOwner, type PageJoin } from '../kernel/keyset-page.js';
-import { entityFromRow } from '../kernel/plain-rows.js';
+import { TASK_NOTE_WIDTH, taskNoteColumns, taskNoteOf } from '../kernel/entity-rows.js';
+import { keysetPage, keysetPagesByOwner, type OwnedRows, type PageJoin } from '../kernel/keyset-page.js';
+import { entityFromRow, plainRows } from '../kernel/plain-rows.js';
+import { num } from '../kernel/statements.js';
 
-const NOTES_BY_TASK = { entity: TaskNoteEntity, table: 'task_notes', owner: 'taskId', ownerOf: (row: TaskNoteEntity) => row.taskId } as const;
+const NOTES_BY_TASK: OwnedRows<TaskNoteEntity> = {
+  table: 'task_notes', owner: 'taskId', ownerOf: (row) => row.taskId, columns: taskNoteColumns, width: TASK_NOTE_WIDTH, rowOf: taskNoteOf,
+};
 
 /**
  * Task notes: notes on the whole task and briefs on items (and the briefs
@@ -18,16 +22,20 @@ export class TaskNoteReader {
 
   /** A task's notes (all, or those on one item), oldest first. */
   async taskNotes(taskId: number, itemId: number | null, first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>> {
-    const query = this.reader().createQueryBuilder(TaskNoteEntity, 'n').where('n."taskId" = :taskId', { taskId });
+    const manager = this.reader();
+    const query = manager.createQueryBuilder(TaskNoteEntity, 'n').where('n."taskId" = :taskId', { taskId });
     if (itemId !== null) {
       query.andWhere('EXISTS (SELECT 1 FROM "task_note_items" ni WHERE ni."noteId" = n."id" AND ni."itemId" = :itemId)', { itemId });
     }
-    return keysetPage(query, 'n."id"', 'ASC', first, after);
+    return keysetPage(query, 'n."id"', 'ASC', first, after, (page) => plainRows(manager, page));
   }
 
   /** For each note, the ids of the items it briefs. */
   async itemsOfNotes(noteIds: readonly number[]): Promise<number[][]> {
-    const rows = noteIds.length ? await this.reader().find(TaskNoteItemEntity, { where: { noteId: In([...noteIds]) }, order: { itemId: 'ASC' } }) : [];
+    const manager = this.reader();
+    const rows = noteIds.length
+      ? await plainRows(manager, manager.createQueryBuilder(TaskNoteItemEntity, 'l').where('l."noteId" IN (:...noteIds)', { noteIds: [...new Set(noteIds)] }).orderBy('l."itemId"', 'ASC'))
+      : [];
     return noteIds.map((noteId) => rows.filter((row) => row.noteId === noteId).map((row) => row.itemId));
   }
 
@@ -40,12 +48,13 @@ export class TaskNoteReader {
   async notePagesOfTasks(taskIds: readonly number[], first?: number | null, after?: string | null): Promise<{ pages: Page<TaskNoteEntity>[]; itemsByNote: Map<number, number[]> }> {
     const itemsByNote = new Map<number, number[]>();
     const links: PageJoin = {
-      add: (query) => query.leftJoin(TaskNoteItemEntity, 'ni', 'ni."noteId" = c."id"').addSelect('ni."itemId"', 'linkedItem').addOrderBy('ni."itemId"', 'ASC'),
-      read: (raw) => {
-        for (const row of raw as { c_id: number | string; linkedItem: number | string | null }[]) {
-          const noteId = Number(row.c_id);
-          if (!itemsByNote.has(noteId)) itemsByNote.set(noteId, []);
-          if (row.linkedItem !== null) itemsByNote.get(noteId)!.push(Number(row.linkedItem));
+      join: 'LEFT JOIN "task_note_items" ni ON ni."noteId" = c."id"',
+      select: 'ni."itemId"',
+      orderBy: 'ni."itemId"',
+      read: (rows) => {
+        for (const { id, joined } of rows) {
+          if (!itemsByNote.has(id)) itemsByNote.set(id, []);
+          if (joined !== null) itemsByNote.get(id)!.push(num(joined));
         }
       },
     };

@@ -1,23 +1,32 @@
 import type { EntityManager } from 'typeorm';
-import { LIST_CURSOR, decodeCursor, pageFrom, pageSize, rowNotInList, type Page } from '../../domain/paging.js';
-import { keysetPage } from '../kernel/keyset-page.js';
-import { plainRows } from '../kernel/plain-rows.js';
-import { memoriesWithIds } from '../memories/memory-reader.js';
+import { LIST_CURSOR, ROW_CURSOR, decodeCursor, pageFrom, pageSize, rowNotInList, type Page } from '../../domain/paging.js';
+import { itemColumns, itemOf, memoryColumns, memoryOf, taskEventColumns, taskEventOf } from '../kernel/entity-rows.js';
+import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from '../task-aggregate/item-rows.js';
 import { parseId } from '../../domain/task-rules.js';
-import { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
+import type { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
+
+// The reads of tasks and items, as statements of our own (kernel/statements.ts) mapped by entity-rows.ts.
+const ITEMS = `SELECT ${itemColumns('i')} FROM "items" i`;
+const IN_LIST_ORDER = 'ORDER BY i."position" ASC, i."id" ASC';
 
 /**
- * The live items of these tasks, each task's in list order, read as plain
- * rows: at most ITEMS_PER_TASK_MAX per task, however many deleted ones it
- * keeps (those are read by id, or a page at a time, where an answer shows one).
+ * The live items of these tasks, each task's in list order: at most
+ * ITEMS_PER_TASK_MAX per task, however many deleted ones it keeps (those are
+ * read by id, or a page at a time, where an answer shows one).
  */
-export function liveItemsOfTaskIds(manager: EntityManager, taskIds: readonly number[]): Promise<ItemEntity[]> {
-  if (taskIds.length === 0) return Promise.resolve([]);
-  return plainRows(manager, manager.createQueryBuilder(ItemEntity, 'i')
-    .where('i."taskId" IN (:...taskIds) AND i."deleted" = :deleted', { taskIds: [...new Set(taskIds)], deleted: false })
-    .orderBy('i."position"', 'ASC')
-    .addOrderBy('i."id"', 'ASC'));
+export async function liveItemsOfTaskIds(manager: EntityManager, taskIds: readonly number[]): Promise<ItemEntity[]> {
+  if (taskIds.length === 0) return [];
+  const tasks = distinct(taskIds);
+  const sql = `${ITEMS} WHERE i."taskId" IN (${placeholders(tasks.length)}) AND i."deleted" = ? ${IN_LIST_ORDER}`;
+  return (await selectRows(manager, sql, [...tasks, false])).map((row) => itemOf(row));
+}
+
+/** The memories (tasks and notes) with these ids (any order; unknown ids left out). */
+export async function memoryRowsWithIds(manager: EntityManager, ids: readonly number[]): Promise<MemoryEntity[]> {
+  if (ids.length === 0) return [];
+  const wanted = distinct(ids);
+  return (await selectRows(manager, `SELECT ${memoryColumns('m')} FROM "memories" m WHERE m."id" IN (${placeholders(wanted.length)})`, wanted)).map((row) => memoryOf(row));
 }
 
 /**
@@ -30,7 +39,7 @@ export class TaskReader {
 
   async memoriesByIds(ids: readonly string[]): Promise<(MemoryEntity | null)[]> {
     const numeric = ids.map(parseId).filter((id): id is number => id !== null);
-    const rows = await memoriesWithIds(this.reader(), numeric);
+    const rows = await memoryRowsWithIds(this.reader(), numeric);
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return ids.map((id) => byId.get(String(parseId(id))) ?? null);
   }
@@ -68,21 +77,29 @@ export class TaskReader {
     const size = pageSize(first);
     const key = decodeCursor(after, LIST_CURSOR);
     const manager = this.reader();
-    const query = manager.createQueryBuilder(ItemEntity, 'i').where('i."taskId" = :taskId', { taskId });
+    const parameters: unknown[] = [taskId];
+    let sql = `${ITEMS} WHERE i."taskId" = ?`;
     if (key) {
       const cursorId = parseId(key[0]);
-      const cursor = cursorId === null ? null : await manager.findOne(ItemEntity, { where: { id: cursorId, taskId }, select: { id: true, position: true } });
+      const [cursor] = cursorId === null ? [] : await selectRows(manager, 'SELECT i."position" FROM "items" i WHERE i."id" = ? AND i."taskId" = ?', [cursorId, taskId]);
       if (!cursor) throw rowNotInList();
-      query.andWhere('(i."position" > :position OR (i."position" = :position AND i."id" > :cursorId))', { position: cursor.position, cursorId: cursor.id });
+      sql += ' AND (i."position" > ? OR (i."position" = ? AND i."id" > ?))';
+      parameters.push(num(cursor[0]), num(cursor[0]), cursorId);
     }
-    const totalCount = await manager.countBy(ItemEntity, { taskId });
-    const rows = await plainRows(manager, query.orderBy('i."position"', 'ASC').addOrderBy('i."id"', 'ASC').limit(size + 1));
-    return pageFrom(rows, size, (row) => [String(row.id)], totalCount);
+    const [[total]] = await selectRows(manager, 'SELECT COUNT(*) FROM "items" i WHERE i."taskId" = ?', [taskId]);
+    const rows = (await selectRows(manager, `${sql} ${IN_LIST_ORDER} LIMIT ?`, [...parameters, size + 1])).map((row) => itemOf(row));
+    return pageFrom(rows, size, (row) => [String(row.id)], num(total));
   }
 
-  /** A task's history, oldest first (or newest first, DESC), keyset-paged by event id. */
+  /** A task's history, oldest first (or newest first, DESC), keyset-paged by event id: its count, then the page. */
   async history(taskId: number, first: number | null | undefined, after: string | null | undefined, direction: 'ASC' | 'DESC' = 'ASC'): Promise<Page<TaskEventEntity>> {
-    const query = this.reader().createQueryBuilder(TaskEventEntity, 'e').where('e.taskId = :taskId', { taskId });
-    return keysetPage(query, 'e.id', direction, first, after);
+    const size = pageSize(first);
+    const key = decodeCursor(after, ROW_CURSOR);
+    const manager = this.reader();
+    const [[total]] = await selectRows(manager, 'SELECT COUNT(*) FROM "task_events" e WHERE e."taskId" = ?', [taskId]);
+    const bound = key ? ` AND e."id" ${direction === 'ASC' ? '>' : '<'} ?` : '';
+    const sql = `SELECT ${taskEventColumns('e')} FROM "task_events" e WHERE e."taskId" = ?${bound} ORDER BY e."id" ${direction} LIMIT ?`;
+    const rows = (await selectRows(manager, sql, key ? [taskId, Number(key[0]), size + 1] : [taskId, size + 1])).map((row) => taskEventOf(row));
+    return pageFrom(rows, size, (row) => [row.id], num(total));
   }
 }

@@ -1,0 +1,103 @@
+import type { CommentEntity, ItemEntity, MemoryEntity, TaskEventEntity, TaskNoteEntity } from '../../db/entities/index.js';
+import { bool, json, num } from './statements.js';
+
+/**
+ * The columns a hot read selects of each table, in a fixed order, and the
+ * small typed function that maps one row (an array, statements.ts) to the
+ * row type the services hand on: what TypeORM's hydration did, without it.
+ * `columns(alias)` is the select list; a mapper reads from `at` on, so one
+ * statement can carry another table's columns, or values of its own, after.
+ */
+function selectList(names: readonly string[]) {
+  return (alias: string) => names.map((name) => `${alias}."${name}"`).join(', ');
+}
+
+const ITEM = ['id', 'taskId', 'text', 'state', 'position', 'deleted', 'added', 'note', 'createdAt', 'updatedAt'] as const;
+export const itemColumns = selectList(ITEM);
+export const ITEM_WIDTH = ITEM.length;
+export function itemOf(row: readonly unknown[], at = 0): ItemEntity {
+  return {
+    id: num(row[at]),
+    taskId: num(row[at + 1]),
+    text: row[at + 2] as string,
+    state: row[at + 3] as ItemEntity['state'],
+    position: num(row[at + 4]),
+    deleted: bool(row[at + 5]),
+    added: bool(row[at + 6]),
+    note: row[at + 7] as string | null,
+    createdAt: row[at + 8] as string,
+    updatedAt: row[at + 9] as string,
+  };
+}
+
+const MEMORY = [
+  'id', 'kind', 'title', 'domain', 'body', 'goal', 'archived', 'version', 'sessionId',
+  'pendingItems', 'inProgressItems', 'doneItems', 'droppedItems', 'blockedItems', 'failedItems', 'taskState', 'createdAt', 'updatedAt',
+] as const;
+export const memoryColumns = selectList(MEMORY);
+export const MEMORY_WIDTH = MEMORY.length;
+export function memoryOf(row: readonly unknown[], at = 0): MemoryEntity {
+  return {
+    id: num(row[at]),
+    kind: row[at + 1] as MemoryEntity['kind'],
+    title: row[at + 2] as string,
+    domain: row[at + 3] as string | null,
+    body: row[at + 4] as string,
+    goal: row[at + 5] as string,
+    archived: bool(row[at + 6]),
+    version: num(row[at + 7]),
+    sessionId: row[at + 8] as string | null,
+    pendingItems: num(row[at + 9]),
+    inProgressItems: num(row[at + 10]),
+    doneItems: num(row[at + 11]),
+    droppedItems: num(row[at + 12]),
+    blockedItems: num(row[at + 13]),
+    failedItems: num(row[at + 14]),
+    taskState: row[at + 15] as MemoryEntity['taskState'],
+    createdAt: row[at + 16] as string,
+    updatedAt: row[at + 17] as string,
+  };
+}
+
+const COMMENT = ['id', 'taskId', 'itemId', 'body', 'createdAt'] as const;
+export const commentColumns = selectList(COMMENT);
+export const COMMENT_WIDTH = COMMENT.length;
+export function commentOf(row: readonly unknown[], at = 0): CommentEntity {
+  return {
+    id: num(row[at]),
+    taskId: num(row[at + 1]),
+    itemId: row[at + 2] === null ? null : num(row[at + 2]),
+    body: row[at + 3] as string,
+    createdAt: row[at + 4] as string,
+  };
+}
+
+const TASK_NOTE = ['id', 'taskId', 'title', 'body', 'brief', 'createdAt', 'updatedAt'] as const;
+export const taskNoteColumns = selectList(TASK_NOTE);
+export const TASK_NOTE_WIDTH = TASK_NOTE.length;
+export function taskNoteOf(row: readonly unknown[], at = 0): TaskNoteEntity {
+  return {
+    id: num(row[at]),
+    taskId: num(row[at + 1]),
+    title: row[at + 2] as string,
+    body: row[at + 3] as string | null,
+    brief: json<TaskNoteEntity['brief']>(row[at + 4]),
+    createdAt: row[at + 5] as string,
+    updatedAt: row[at + 6] as string,
+  };
+}
+
+const TASK_EVENT = ['id', 'taskId', 'at', 'action', 'sessionId', 'items', 'changes'] as const;
+export const taskEventColumns = selectList(TASK_EVENT);
+export const TASK_EVENT_WIDTH = TASK_EVENT.length;
+export function taskEventOf(row: readonly unknown[], at = 0): TaskEventEntity {
+  return {
+    id: num(row[at]),
+    taskId: num(row[at + 1]),
+    at: row[at + 2] as string,
+    action: row[at + 3] as string,
+    sessionId: row[at + 4] as string | null,
+    items: json<TaskEventEntity['items']>(row[at + 5]),
+    changes: json<TaskEventEntity['changes']>(row[at + 6]),
+  };
+}
