@@ -6,7 +6,7 @@ import { readPlan, requireSessionId, type PlanView } from './plan-view.js';
 import { callerOf, requireWrite, type ToolContext } from './tool-context.js';
 import type { ToolRegistrar } from './tool-registry.js';
 import { answer, guarded, ToolRefusal } from './tool-result.js';
-import { NO_PLAN_TEXT, renderSteps, stepCounts, stepOpsStatus, stepsCount, STEP_STATUSES } from './step-ops.render.js';
+import { NO_PLAN_TEXT, renderSteps, stepCounts, stepOpsStatus, stepsCount, STEP_STATUSES } from '../domain/plan-render.js';
 
 const OPS = ['set', 'add', 'update', 'view', 'clear'] as const;
 type Op = (typeof OPS)[number];
