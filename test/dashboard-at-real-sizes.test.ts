@@ -187,11 +187,11 @@ describe('rule-bound plans', () => {
     await page.getByRole('link', { name: 'Open the plan as a checklist' }).click();
     await page.getByRole('link', { name: `session ${session.slice(0, 8)}` }).waitFor();
     await page.getByRole('combobox', { name: 'Run the tests' }).selectOption('DONE');
-    const ask = page.getByLabel('This plan’s rules need a validation to set “Run the tests” Done: what was checked?');
+    const ask = page.getByLabel('This plan’s rules need a validation to set “Run the tests” done: what was checked?');
     await ask.waitFor();
     expect((await server.ok(`query($id: ID!) { task(id: $id) { items { nodes { state } } } }`, { id: plan.id })).task.items.nodes[0].state).toBe('PENDING');
     await ask.fill('npm test: 38 passed');
-    await page.getByRole('button', { name: 'Set Done' }).click();
+    await page.getByRole('button', { name: 'Set done' }).click();
     await page.locator(`#item-${plan.items.nodes[0].id} .note-line`, { hasText: 'npm test: 38 passed' }).waitFor();
     const step = (await server.ok(`query($id: ID!) { task(id: $id) { items { nodes { state note } } } }`, { id: plan.id })).task.items.nodes[0];
     expect(step).toEqual({ state: 'DONE', note: 'npm test: 38 passed' });
@@ -211,10 +211,9 @@ describe('rule-bound plans', () => {
     await page.locator('.history summary h3').click();
     await page.locator('.history ol.events > li').first().getByText('a person (dashboard)').waitFor();
     expect(await page.locator('.history ol.events > li').last().textContent()).toContain(`agent ${session.slice(0, 8)}`);
-    // The session's own rendering: glyphs, ids.
+    // The session shows the table its agent reads: glyphs and task ids.
     await page.goto(`${base()}/#/sessions/${session}`);
-    await page.locator('details.todos summary').click();
-    await page.locator('details.todos li', { hasText: `#${plan.items.nodes[1].id}` }).getByText('Write the smallest fix').waitFor();
+    await page.locator('.agent-view .agent-text', { hasText: '[ ] 2. Write the smallest fix' }).waitFor();
   }, 60_000);
 });
 

@@ -8,7 +8,7 @@ const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item {
 export const ITEM = 'id number text state deleted note added related { id title kind domain }';
 /** The task without its items, comments or notes. */
 const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
-  session { id rules { noteRequiredFor planOnce } }
+  session { id rules { noteRequiredFor planOnce oneActive minItems maxItems maxTextLength maxNoteLength } }
   progress { done total blocked failed }`;
 const HEAD = `query($id: ID!) { task(id: $id) { ${META}
   comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } }
