@@ -10,8 +10,12 @@ export const ITEM = 'id number text state deleted note added related { id title 
 const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
   session { id rules { noteRequiredFor planOnce oneActive minItems maxItems maxTextLength maxNoteLength } }
   progress { done total blocked failed }`;
+/** Comments (the task's and its items', oldest first) come a page at a time: the first with the task, the rest on demand. */
+const COMMENT_PAGE = 200;
+const COMMENT_PAGE_FIELDS = `totalCount pageInfo { hasNextPage endCursor } nodes { ${COMMENT} }`;
+const COMMENTS = `query($id: ID!, $first: Int!, $after: String) { task(id: $id) { comments(first: $first, after: $after, includeItems: true) { ${COMMENT_PAGE_FIELDS} } } }`;
 const HEAD = `query($id: ID!) { task(id: $id) { ${META}
-  comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } }
+  comments(first: ${COMMENT_PAGE}, includeItems: true) { ${COMMENT_PAGE_FIELDS} }
   notes(first: 100) { totalCount nodes { id title body brief { ${BRIEF} } items { id number text } refs { ${REF} } updatedAt } }
   history(first: 1, newestFirst: true) { totalCount nodes { id } }
 } }`;
@@ -36,6 +40,10 @@ export interface TaskData {
   totalItems: number;
   hasMore: boolean;
   comments: any[];
+  /** All comments of the task and its items, and whether more than those loaded exist. */
+  totalComments: number;
+  hasMoreComments: boolean;
+  loadMoreComments(): Promise<void>;
   historyCount: number;
   loadMore(): Promise<void>;
   loadAll(): Promise<void>;
@@ -61,10 +69,13 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   const [head, setHead] = useState<{ task: any | null; missing: boolean; error: string | null }>({ task: null, missing: false, error: null });
   const [items, setItems] = useState<{ nodes: Item[]; total: number; cursor: string | null; more: boolean }>({ nodes: [], total: 0, cursor: null, more: false });
   const [comments, setComments] = useState<any[]>([]);
+  const [commentPage, setCommentPage] = useState<{ total: number; cursor: string | null; more: boolean }>({ total: 0, cursor: null, more: false });
   const [historyCount, setHistoryCount] = useState(0);
   const [changes, setChanges] = useState(0);
-  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted });
+  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted, comments, commentPage });
   state.current.items = items;
+  state.current.comments = comments;
+  state.current.commentPage = commentPage;
   state.current.id = id;
   state.current.showDeleted = showDeleted;
 
@@ -88,6 +99,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     state.current.historyCount = data.task.history.totalCount;
     setHistoryCount(data.task.history.totalCount);
     setComments(data.task.comments.nodes);
+    setCommentPage(pageOf(data.task.comments));
     setHead({ task: data.task, missing: false, error: null });
   };
   const fail = (error: Error) => setHead((old) => ({ ...old, error: error.message }));
@@ -142,9 +154,32 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
       return [...kept, ...added].sort((a, b) => Number(a.id) - Number(b.id));
     });
   };
+  // As many comments as are shown, read again a page at a time (a new one lands at the end, on the last page read).
   const refreshComments = async () => {
-    const data = await gql(`query($id: ID!) { task(id: $id) { comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } } } }`, { id });
-    if (data.task) setComments(data.task.comments.nodes);
+    const want = Math.max(COMMENT_PAGE, state.current.comments.length);
+    const nodes: any[] = [];
+    let after: string | null = null;
+    let page: any;
+    do {
+      page = (await gql(COMMENTS, { id, first: COMMENT_PAGE, after })).task?.comments;
+      if (!page) return;
+      nodes.push(...page.nodes);
+      after = page.pageInfo.endCursor;
+    } while (page.pageInfo.hasNextPage && nodes.length < want);
+    setComments(nodes);
+    setCommentPage(pageOf(page));
+  };
+  const loadMoreComments = async () => {
+    const current = state.current.commentPage;
+    if (!current.more) return;
+    const page = (await gql(COMMENTS, { id, first: COMMENT_PAGE, after: current.cursor })).task?.comments;
+    if (!page) return;
+    const known = new Set(state.current.comments.map((comment) => comment.id));
+    const next = [...state.current.comments, ...page.nodes.filter((comment: any) => !known.has(comment.id))];
+    state.current.comments = next;
+    state.current.commentPage = pageOf(page);
+    setComments(next);
+    setCommentPage(pageOf(page));
   };
 
   // Changes are applied one at a time, in the order they came.
@@ -187,8 +222,12 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   return {
     task: head.task, missing: head.missing, error: head.error,
     items: items.nodes, totalItems: items.total, hasMore: items.more,
-    comments, historyCount, loadMore, loadAll, reach, changes,
+    comments, totalComments: commentPage.total, hasMoreComments: commentPage.more, loadMoreComments, historyCount, loadMore, loadAll, reach, changes,
   };
+}
+
+function pageOf(page: any): { total: number; cursor: string | null; more: boolean } {
+  return { total: page.totalCount, cursor: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage };
 }
 
 function strip(row: any): Item {

@@ -10,6 +10,7 @@ import { StateWords, presetOf, useStateWords, wordsFor } from '../state-words';
 import { useTaskData, type Item } from '../task-data';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
 import { History } from './history';
+import { MoreComments } from './more-comments';
 import { AgentView } from './plan-view';
 
 const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state text } }';
@@ -112,6 +113,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
       </section>
       <Notes task={t} choices={choices} writable={writable} onMenu={data.hasMore ? data.loadAll : undefined} />
       <Comments taskId={t.id} comments={data.comments.filter((comment: any) => !comment.item)} choices={choices} writable={writable} label="Comments on the task" onMenu={data.hasMore ? data.loadAll : undefined} />
+      {data.hasMoreComments && <MoreComments shown={data.comments.length} total={data.totalComments} onMore={data.loadMoreComments} />}
       <History taskId={t.id} count={data.historyCount} changes={data.changes} />
     </article>
     </StateWords.Provider>
