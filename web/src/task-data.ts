@@ -27,9 +27,14 @@ const EVENTS = 'totalCount nodes { action changes { itemId } }';
 const TASK_LIVE = `subscription($id: ID!) { taskChanged(id: $id) { taskId action task { ${CHANGED} history(first: 2, newestFirst: true) { ${EVENTS} } } } }`;
 const RECENT_EVENTS = `query($id: ID!, $first: Int!) { task(id: $id) { history(first: $first, newestFirst: true) { ${EVENTS} } } }`;
 
-/** The first page paints at once; the rest come a page at a time, on demand. */
-export const FIRST_PAGE = 100;
-const PAGE = 200;
+/**
+ * The first page paints at once, and is small: a screen and a half of rows,
+ * so a long task shows its first rows without waiting for hundreds to be read
+ * and laid out. The rest come a page at a time, on demand (scrolling near the
+ * end, "Show more", a link to an item further down).
+ */
+export const FIRST_PAGE = 30;
+const PAGE = 100;
 
 export interface Item { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[] }
 export interface TaskData {
@@ -72,7 +77,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   const [commentPage, setCommentPage] = useState<{ total: number; cursor: string | null; more: boolean }>({ total: 0, cursor: null, more: false });
   const [historyCount, setHistoryCount] = useState(0);
   const [changes, setChanges] = useState(0);
-  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted, comments, commentPage });
+  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted, comments, commentPage, loadingMore: null as Promise<void> | null });
   state.current.items = items;
   state.current.comments = comments;
   state.current.commentPage = commentPage;
@@ -198,7 +203,9 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     await loadHead().then(() => readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length))).then(setItems, fail);
   }
 
-  const loadMore = async () => {
+  // One page read at a time: a scroll and a click asking together read the next page once.
+  const loadMore = () => (state.current.loadingMore ??= readMore().finally(() => { state.current.loadingMore = null; }));
+  const readMore = async () => {
     const current = state.current.items;
     if (!current.more) return;
     const page = (await gql(ITEMS, { id, deleted: showDeleted, first: PAGE, after: current.cursor })).task?.items;
@@ -208,10 +215,10 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     setItems(next);
   };
   const loadAll = async () => {
-    for (let i = 0; i < 20 && state.current.items.more; i += 1) await loadMore();
+    for (let i = 0; i < 25 && state.current.items.more; i += 1) await loadMore();
   };
   const reach = async (itemId: string) => {
-    for (let i = 0; i < 20; i += 1) {
+    for (let i = 0; i < 25; i += 1) {
       if (state.current.items.nodes.some((item) => item.id === itemId)) return true;
       if (!state.current.items.more) return false;
       await loadMore();

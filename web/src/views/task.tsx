@@ -11,6 +11,7 @@ import { useTaskData, type Item } from '../task-data';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
 import { History } from './history';
 import { MoreComments } from './more-comments';
+import { MoreOnScroll } from './more-rows';
 import { AgentView } from './plan-view';
 
 const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state text } }';
@@ -106,7 +107,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
         {notHere !== null && <p class="refusal" role="alert">{notHere ? <>That item belongs to <a href={`#/task/${notHere}?item=${focusItem}`}>another task</a>.</> : `There is no item ${focusItem}.`}</p>}
         <Checklist task={t} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={rules} />
         {data.hasMore && (
-          <p><button type="button" onClick={() => void data.loadMore()}>Show more items ({items.length} of {data.totalItems} shown)</button>{' '}
+          <p><MoreOnScroll onMore={data.loadMore} /><button type="button" onClick={() => void data.loadMore()}>Show more items ({items.length} of {data.totalItems} shown)</button>{' '}
             <button type="button" onClick={() => void data.loadAll()}>Show all</button></p>
         )}
         {writable && <AddItems taskId={t.id} version={t.version} />}
