@@ -21,7 +21,7 @@ const base = () => server.url.replace(/\/graphql$/, '');
 beforeAll(async () => {
   browser = await launchBrowser();
   server = await startTestServer();
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -39,17 +39,17 @@ describe('keyboard shortcuts', () => {
     await page.locator('body').click({ position: { x: 5, y: 5 } });
 
     await page.keyboard.press('j');
-    await expect.poll(() => announced(page)).toBe('1 of 3: Read the code — To do');
+    await expect.poll(() => announced(page), { timeout: 15_000 }).toBe('1 of 3: Read the code — To do');
     await page.keyboard.press('j');
-    await expect.poll(() => announced(page)).toBe('2 of 3: Fix the parser — To do');
+    await expect.poll(() => announced(page), { timeout: 15_000 }).toBe('2 of 3: Fix the parser — To do');
     expect(await page.locator('.checklist > li.kbd-current .text').textContent()).toBe('Fix the parser');
     await page.keyboard.press('j');
     await page.keyboard.press('k');
-    await expect.poll(() => announced(page)).toBe('2 of 3: Fix the parser — To do');
+    await expect.poll(() => announced(page), { timeout: 15_000 }).toBe('2 of 3: Fix the parser — To do');
 
     await page.keyboard.press('x');
-    await expect.poll(async () => (await server.ok(`query($id: ID!) { item(id: $id) { state } }`, { id: second.id })).item.state).toBe('DONE');
-    await expect.poll(() => announced(page)).toBe('Marked Fix the parser Done');
+    await expect.poll(async () => (await server.ok(`query($id: ID!) { item(id: $id) { state } }`, { id: second.id })).item.state, { timeout: 15_000 }).toBe('DONE');
+    await expect.poll(() => announced(page), { timeout: 15_000 }).toBe('Marked Fix the parser Done');
     await page.keyboard.press('o');
     await page.locator(`#item-${second.id} .details`).waitFor();
 
@@ -63,7 +63,7 @@ describe('keyboard shortcuts', () => {
     await page.keyboard.press('s');
     await page.getByRole('heading', { name: /^Sessions/ }).waitFor();
     expect(await page.evaluate(() => location.hash)).toBe('#/sessions');
-  }, 60_000);
+  }, 180_000);
 
   it('? lists the shortcuts in a dialog that keeps focus inside and gives it back on Escape', async () => {
     const page = await openPage(browser, `${base()}/#/domains`);
@@ -90,7 +90,7 @@ describe('keyboard shortcuts', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sessions');
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('the token dialog', () => {
@@ -110,7 +110,7 @@ describe('the token dialog', () => {
     await page.getByLabel('Bearer token').fill('writer-secret');
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('a task with more comments than a page', () => {
@@ -136,5 +136,5 @@ describe('a task with more comments than a page', () => {
     await page.getByRole('button', { name: 'Comment', exact: true }).click();
     await expect.poll(() => comments.count(), { timeout: 10_000 }).toBe(251);
     expect(await comments.last().textContent()).toContain('The newest one');
-  }, 90_000);
+  }, 180_000);
 });

@@ -22,7 +22,7 @@ const base = () => server.url.replace(/\/graphql$/, '');
 beforeAll(async () => {
   browser = await launchBrowser();
   server = await startTestServer();
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -108,7 +108,7 @@ describe('a plan-and-finish session', () => {
     } finally {
       await mcp.close();
     }
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('a step-ops session', () => {
@@ -141,7 +141,7 @@ describe('a step-ops session', () => {
     } finally {
       await mcp.close();
     }
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('a whole-list session', () => {
@@ -169,5 +169,5 @@ describe('a whole-list session', () => {
     } finally {
       await mcp.close();
     }
-  }, 90_000);
+  }, 180_000);
 });
