@@ -172,7 +172,7 @@ describe('live', () => {
     await newest.locator('summary').click();
     const diff = await newest.locator('.diff').textContent();
     expect(diff).toContain('+ Ship it');
-    expect(diff).toContain('Run the tests: Doing → Done');
+    expect(diff, 'whole-list rows read in its chat words').toContain('Run the tests: In progress → Completed');
   });
 
   it(onPostgres ? 'shows an updateItem made through another server process on the open task' : 'shows an updateItem made over HTTP on the open task', async () => {

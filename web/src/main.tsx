@@ -1,7 +1,9 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { canWrite, checkAccess, needToken, saveToken, token } from './api';
+import { useFocusTrap } from './focus-trap';
 import { liveStatus } from './live';
+import { Shortcuts } from './shortcuts';
 import { useSignal } from './signal';
 import './styles.css';
 import { AttentionView } from './views/attention';
@@ -44,8 +46,11 @@ function useRoute(): Route {
 function TokenForm() {
   const [value, setValue] = useState('');
   const had = Boolean(token.get());
+  // No Escape: the page cannot be used without a token the server takes.
+  const ref = useRef<HTMLDivElement>(null);
+  useFocusTrap(ref);
   return (
-    <div class="token-overlay" role="dialog" aria-modal="true" aria-labelledby="token-heading">
+    <div class="token-overlay" role="dialog" aria-modal="true" aria-labelledby="token-heading" ref={ref}>
       <form onSubmit={(event) => { event.preventDefault(); if (value.trim()) { saveToken(value.trim()); void checkAccess(); } }}>
         <h2 id="token-heading">Sign in</h2>
         <p>{had ? 'The server did not accept the saved token.' : 'This server needs a bearer token.'} It is kept in this browser.</p>
@@ -115,6 +120,7 @@ function App() {
       </main>
       <UndoToast />
       {asking && <TokenForm />}
+      <Shortcuts />
     </>
   );
 }

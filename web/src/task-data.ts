@@ -9,10 +9,14 @@ const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item {
 export const ITEM = `id number text state deleted note added related { id title kind domain } ${CLAIM_FIELDS}`;
 /** The task without its items, comments or notes. */
 const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
-  session { id name rules { noteRequiredFor planOnce } }
+  session { id name rules { noteRequiredFor planOnce oneActive minItems maxItems maxTextLength maxNoteLength } }
   progress { done total blocked failed }`;
+/** Comments (the task's and its items', oldest first) come a page at a time: the first with the task, the rest on demand. */
+const COMMENT_PAGE = 200;
+const COMMENT_PAGE_FIELDS = `totalCount pageInfo { hasNextPage endCursor } nodes { ${COMMENT} }`;
+const COMMENTS = `query($id: ID!, $first: Int!, $after: String) { task(id: $id) { comments(first: $first, after: $after, includeItems: true) { ${COMMENT_PAGE_FIELDS} } } }`;
 const HEAD = `query($id: ID!) { task(id: $id) { ${META}
-  comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } }
+  comments(first: ${COMMENT_PAGE}, includeItems: true) { ${COMMENT_PAGE_FIELDS} }
   notes(first: 100) { totalCount nodes { id title body brief { ${BRIEF} } items { id number text } refs { ${REF} } updatedAt } }
   history(first: 1, newestFirst: true) { totalCount nodes { id } }
 } }`;
@@ -24,9 +28,14 @@ const EVENTS = 'totalCount nodes { action changes { itemId } }';
 const TASK_LIVE = `subscription($id: ID!) { taskChanged(id: $id) { taskId action task { ${CHANGED} history(first: 2, newestFirst: true) { ${EVENTS} } } } }`;
 const RECENT_EVENTS = `query($id: ID!, $first: Int!) { task(id: $id) { history(first: $first, newestFirst: true) { ${EVENTS} } } }`;
 
-/** The first page paints at once; the rest come a page at a time, on demand. */
-export const FIRST_PAGE = 100;
-const PAGE = 200;
+/**
+ * The first page paints at once, and is small: a screen and a half of rows,
+ * so a long task shows its first rows without waiting for hundreds to be read
+ * and laid out. The rest come a page at a time, on demand (scrolling near the
+ * end, "Show more", a link to an item further down).
+ */
+export const FIRST_PAGE = 30;
+const PAGE = 100;
 
 export interface Item extends ItemClaim { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[] }
 export interface TaskData {
@@ -37,6 +46,10 @@ export interface TaskData {
   totalItems: number;
   hasMore: boolean;
   comments: any[];
+  /** All comments of the task and its items, and whether more than those loaded exist. */
+  totalComments: number;
+  hasMoreComments: boolean;
+  loadMoreComments(): Promise<void>;
   historyCount: number;
   loadMore(): Promise<void>;
   loadAll(): Promise<void>;
@@ -62,10 +75,13 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   const [head, setHead] = useState<{ task: any | null; missing: boolean; error: string | null }>({ task: null, missing: false, error: null });
   const [items, setItems] = useState<{ nodes: Item[]; total: number; cursor: string | null; more: boolean }>({ nodes: [], total: 0, cursor: null, more: false });
   const [comments, setComments] = useState<any[]>([]);
+  const [commentPage, setCommentPage] = useState<{ total: number; cursor: string | null; more: boolean }>({ total: 0, cursor: null, more: false });
   const [historyCount, setHistoryCount] = useState(0);
   const [changes, setChanges] = useState(0);
-  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted });
+  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted, comments, commentPage, loadingMore: null as Promise<void> | null });
   state.current.items = items;
+  state.current.comments = comments;
+  state.current.commentPage = commentPage;
   state.current.id = id;
   state.current.showDeleted = showDeleted;
 
@@ -89,6 +105,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     state.current.historyCount = data.task.history.totalCount;
     setHistoryCount(data.task.history.totalCount);
     setComments(data.task.comments.nodes);
+    setCommentPage(pageOf(data.task.comments));
     setHead({ task: data.task, missing: false, error: null });
   };
   const fail = (error: Error) => setHead((old) => ({ ...old, error: error.message }));
@@ -145,9 +162,32 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
       return [...kept, ...added].sort((a, b) => Number(a.id) - Number(b.id));
     });
   };
+  // As many comments as are shown, read again a page at a time (a new one lands at the end, on the last page read).
   const refreshComments = async () => {
-    const data = await gql(`query($id: ID!) { task(id: $id) { comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } } } }`, { id });
-    if (data.task) setComments(data.task.comments.nodes);
+    const want = Math.max(COMMENT_PAGE, state.current.comments.length);
+    const nodes: any[] = [];
+    let after: string | null = null;
+    let page: any;
+    do {
+      page = (await gql(COMMENTS, { id, first: COMMENT_PAGE, after })).task?.comments;
+      if (!page) return;
+      nodes.push(...page.nodes);
+      after = page.pageInfo.endCursor;
+    } while (page.pageInfo.hasNextPage && nodes.length < want);
+    setComments(nodes);
+    setCommentPage(pageOf(page));
+  };
+  const loadMoreComments = async () => {
+    const current = state.current.commentPage;
+    if (!current.more) return;
+    const page = (await gql(COMMENTS, { id, first: COMMENT_PAGE, after: current.cursor })).task?.comments;
+    if (!page) return;
+    const known = new Set(state.current.comments.map((comment) => comment.id));
+    const next = [...state.current.comments, ...page.nodes.filter((comment: any) => !known.has(comment.id))];
+    state.current.comments = next;
+    state.current.commentPage = pageOf(page);
+    setComments(next);
+    setCommentPage(pageOf(page));
   };
 
   // Changes are applied one at a time, in the order they came.
@@ -172,7 +212,9 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     await loadHead().then(() => readItems(Math.max(FIRST_PAGE, state.current.items.nodes.length))).then(setItems, fail);
   }
 
-  const loadMore = async () => {
+  // One page read at a time: a scroll and a click asking together read the next page once.
+  const loadMore = () => (state.current.loadingMore ??= readMore().finally(() => { state.current.loadingMore = null; }));
+  const readMore = async () => {
     const current = state.current.items;
     if (!current.more) return;
     const page = (await gql(ITEMS, { id, deleted: showDeleted, first: PAGE, after: current.cursor })).task?.items;
@@ -182,10 +224,10 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     setItems(next);
   };
   const loadAll = async () => {
-    for (let i = 0; i < 20 && state.current.items.more; i += 1) await loadMore();
+    for (let i = 0; i < 25 && state.current.items.more; i += 1) await loadMore();
   };
   const reach = async (itemId: string) => {
-    for (let i = 0; i < 20; i += 1) {
+    for (let i = 0; i < 25; i += 1) {
       if (state.current.items.nodes.some((item) => item.id === itemId)) return true;
       if (!state.current.items.more) return false;
       await loadMore();
@@ -196,8 +238,12 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   return {
     task: head.task, missing: head.missing, error: head.error,
     items: items.nodes, totalItems: items.total, hasMore: items.more,
-    comments, historyCount, loadMore, loadAll, reach, changes,
+    comments, totalComments: commentPage.total, hasMoreComments: commentPage.more, loadMoreComments, historyCount, loadMore, loadAll, reach, changes,
   };
+}
+
+function pageOf(page: any): { total: number; cursor: string | null; more: boolean } {
+  return { total: page.totalCount, cursor: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage };
 }
 
 function strip(row: any): Item {

@@ -11,10 +11,13 @@ export function Progress({ done, total, label }: { done: number; total: number; 
   );
 }
 
+// One formatter for the page: toLocaleString builds a new one per call, which a list of comments re-rendering live paid per row.
+let dates: Intl.DateTimeFormat | null = null;
+
 export function when(iso: string | null | undefined): string {
   if (!iso) return '';
-  const date = new Date(iso);
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  dates ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return dates.format(new Date(iso));
 }
 
 /** A refusal shown beside the control that caused it. */
@@ -63,10 +66,16 @@ export function MoreText({ children }: { children: ComponentChildren }) {
   const ref = useRef<HTMLDivElement>(null);
   const [long, setLong] = useState(false);
   const [open, setOpen] = useState(false);
+  // Measured when the box's size changes, after the browser's own layout: reading it on every render forced a layout of the
+  // whole page per text, which a live task re-rendering ten times a second turned into long tasks.
   useLayoutEffect(() => {
     const box = ref.current;
-    if (box && !open) setLong(box.scrollHeight > box.clientHeight + 4);
-  });
+    if (!box || open) return;
+    if (typeof ResizeObserver === 'undefined') { setLong(box.scrollHeight > box.clientHeight + 4); return; }
+    const observer = new ResizeObserver(() => setLong(box.scrollHeight > box.clientHeight + 4));
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, [open]);
   return (
     <div class="more-text">
       <div ref={ref} class={`keep-lines ${open ? '' : 'clamped'}`}>{children}</div>

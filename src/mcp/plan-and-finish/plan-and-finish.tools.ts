@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DomainError } from '../../domain/errors.js';
 import { PRESET_RULES, statusLine } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
-import { NO_LIST_SUMMARY, openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, taskStatus } from './checklist.render.js';
+import { NO_LIST_SUMMARY, openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, taskStatus } from '../../domain/plan-render.js';
 import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
 import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
 import type { ToolRegistrar } from '../shared/tool-registry.js';

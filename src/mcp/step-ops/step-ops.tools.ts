@@ -6,7 +6,7 @@ import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/
 import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
 import type { ToolRegistrar } from '../shared/tool-registry.js';
 import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
-import { NO_PLAN_TEXT, renderSteps, stepCounts, stepOpsStatus, stepsCount, STEP_STATUSES } from './step-ops.render.js';
+import { NO_PLAN_TEXT, renderSteps, stepCounts, stepOpsStatus, stepsCount, STEP_STATUSES } from '../../domain/plan-render.js';
 
 const OPS = ['set', 'add', 'update', 'view', 'clear'] as const;
 type Op = (typeof OPS)[number];

@@ -1,20 +1,13 @@
 import { z } from 'zod';
 import type { DomainError } from '../../domain/errors.js';
 import type { ItemState } from '../../domain/states.js';
+import { WHOLE_LIST_STATUSES as STATUS_STATES, wholeListStatus } from '../../domain/plan-render.js';
 import { callerOf, requireWrite } from '../shared/tool-context.js';
 import type { ArgumentSlip } from '../shared/tool-arguments.js';
 import type { ToolRegistrar } from '../shared/tool-registry.js';
 import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
 
-/** The whole-list statuses and the item states they are. */
-const STATUS_STATES = { pending: 'PENDING', in_progress: 'IN_PROGRESS', completed: 'DONE' } as const satisfies Record<string, ItemState>;
 type Status = keyof typeof STATUS_STATES;
-
-/** An item state as the whole-list tool names it (a state set elsewhere, e.g. BLOCKED from the dashboard, reads lower-case). */
-export function wholeListStatus(state: ItemState): string {
-  const found = (Object.keys(STATUS_STATES) as Status[]).find((status) => STATUS_STATES[status] === state);
-  return found ?? state.toLowerCase();
-}
 
 const DESCRIPTION = `Write your to-do list for this chat, whole. Every call sends the entire list and replaces the previous one: to change one item, send the full list again with that item changed; to drop one, send the list without it. Same text keeps its item. Use it for work with several steps; mark an item in_progress when you start it and completed when it is finished.
 Statuses: pending, in_progress, completed.

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api';
-import { STATE_LABEL } from '../states';
+import { useStateWords } from '../state-words';
 import { Refusal, when } from '../widgets';
 
 // A row without the list as it stood (up to 500 items each): that is read when the row is opened.
@@ -82,6 +82,8 @@ function HistoryRow({ event, taskId, rowTitle }: { event: any; taskId: string; r
   const [list, setList] = useState<any[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [opened, setOpened] = useState(false);
+  // A plan's rows read in its tool set's words ("In progress → Completed" for whole-list), a domain task's in the knowledge base's.
+  const STATE_LABEL = useStateWords();
   const open = (isOpen: boolean) => {
     setOpened(isOpen);
     if (!isOpen || list) return;
@@ -106,7 +108,7 @@ function HistoryRow({ event, taskId, rowTitle }: { event: any; taskId: string; r
           <div>
             <h4>What changed</h4>
             {event.changes.length === 0 ? <p class="muted">Nothing in the list.</p> : (
-              <ul class="diff">{event.changes.map((change: any) => <li class={change.kind}>{describe(change)}</li>)}</ul>
+              <ul class="diff">{event.changes.map((change: any) => <li class={change.kind}>{describe(change, STATE_LABEL)}</li>)}</ul>
             )}
           </div>
         </div>
@@ -115,7 +117,7 @@ function HistoryRow({ event, taskId, rowTitle }: { event: any; taskId: string; r
   );
 }
 
-function describe(change: any): string {
+function describe(change: any, STATE_LABEL: Readonly<Record<string, string>>): string {
   const state = (value: string | null) => (value ? STATE_LABEL[value] ?? value : '');
   switch (change.kind) {
     case 'ADDED': return `+ ${change.text} (${state(change.to)})`;

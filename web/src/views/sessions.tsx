@@ -4,6 +4,9 @@ import { useQuery } from '../live';
 import { Loading, useTitle, when } from '../widgets';
 import { History } from './history';
 import { sessionLabel } from '../session-name';
+import { AgentView } from './plan-view';
+import { StateWords, presetOf, wordsFor } from '../state-words';
+import { PLAN_STATE_WORDS } from '../../../src/domain/plan-render';
 
 const PLAN = `id version progress { pending inProgress done dropped blocked failed total }
   items(first: 200) { nodes { id number text state note added } }`;
@@ -12,7 +15,7 @@ const SESSIONS = `query($first: Int!, $after: String, $finished: Boolean, $idPre
   sessions(first: $first, after: $after, finished: $finished, idPrefix: $idPrefix) { totalCount pageInfo { hasNextPage endCursor } nodes { ${SESSION_ROW} } } }`;
 const SESSION = `query($id: ID!) { session(id: $id) {
   id name createdAt lastActiveAt finishedAt statusLine turn domains parent { id name statusLine }
-  rules { planOnce noteRequiredFor }
+  rules { planOnce noteRequiredFor oneActive minItems maxItems maxTextLength maxNoteLength }
   standingPlan { id }
   plan { ${PLAN} history(first: 1) { totalCount } }
   children { id name statusLine finishedAt createdAt standingPlan { id } plan { ${PLAN} } }
@@ -22,7 +25,8 @@ const SESSION_LIVE = 'subscription($id: ID) { sessionChanged(id: $id) { sessionI
 const PAGE = 50;
 
 const GLYPH: Record<string, string> = { PENDING: '○', IN_PROGRESS: '◐', DONE: '●', DROPPED: '⊘', BLOCKED: '■', FAILED: '✕' };
-const NAME: Record<string, string> = { PENDING: 'Pending', IN_PROGRESS: 'In progress', DONE: 'Completed', DROPPED: 'Dropped', BLOCKED: 'Blocked', FAILED: 'Failed' };
+/** The To-dos panel is whole-list's chat: its words. */
+const NAME: Readonly<Record<string, string>> = PLAN_STATE_WORDS.WHOLE_LIST;
 /** What each plan change is called in the chat: a whole-list update is "Update to-do list". */
 function rowTitle(event: { action: string }): string {
   if (event.action === 'PLAN_WRITTEN') return 'Update to-do list';
@@ -93,14 +97,18 @@ function SessionDetail({ id }: { id: string }) {
   if (!session.data) return <Loading error={session.error} />;
   const s = session.data.session;
   if (!s) return <p role="alert">There is no session {id}. Check the id, or find the session in the list.</p>;
+  // The plan in its tool set's words: whole-list's To-dos panel, or the table or list step-ops and plan-and-finish answer their agent.
+  const preset = presetOf(s.rules)!;
+  const words = wordsFor(preset);
   return (
+    <StateWords.Provider value={words}>
     <article aria-labelledby="session-title">
       {s.parent && <p class="crumbs">Helper of <a href={`#/sessions/${s.parent.id}`}>{sessionLabel(s.parent)}</a></p>}
       <h2 id="session-title" tabIndex={-1}>{s.name ? s.name : `Session ${s.id.slice(0, 8)}`}</h2>
       <p class="status-line" aria-label="Status">{s.statusLine}</p>
       <p class="muted">id {s.id} · started {when(s.createdAt)} · last active {when(s.lastActiveAt)} · turn {s.turn}{s.finishedAt ? ` · finished ${when(s.finishedAt)}` : ''}{s.domains.length ? ` · domains: ${s.domains.join(', ')}` : ''}</p>
-      {s.plan && <p><a href={`#/task/${s.plan.id}`}>Open the plan as a checklist</a> <span class="muted">— change its steps there{s.rules.planOnce ? ' (it is locked for the agent; your changes are recorded as a person’s edits)' : ''}{s.rules.noteRequiredFor.length ? `; ${s.rules.noteRequiredFor.map((state: string) => NAME[state]).join(', ')} need a note` : ''}</span></p>}
-      {s.standingPlan && s.plan ? <TodosPanel plan={s.plan} /> : s.plan ? <p class="muted">The plan cleared when turn {s.turn} started; it shows again with the next update.</p> : <p class="muted">No plan yet.</p>}
+      {s.plan && <p><a href={`#/task/${s.plan.id}`}>Open the plan as a checklist</a> <span class="muted">— change its steps there{s.rules.planOnce ? ' (it is locked for the agent; your changes are recorded as a person’s edits)' : ''}{s.rules.noteRequiredFor.length ? `; ${s.rules.noteRequiredFor.map((state: string) => words[state]).join(', ')} need a note` : ''}</span></p>}
+      {s.standingPlan && s.plan ? (preset === 'WHOLE_LIST' ? <TodosPanel plan={s.plan} /> : <AgentView taskId={s.plan.id} preset={preset} version={s.plan.version} />) : s.plan ? <p class="muted">The plan cleared when turn {s.turn} started; it shows again with the next update.</p> : <p class="muted">No plan yet.</p>}
       {s.plan && <History taskId={s.plan.id} count={s.plan.history.totalCount} changes={changes} title="Updates" rowTitle={rowTitle} open />}
       {s.children.length > 0 && (
         <section aria-labelledby="helpers-heading">
@@ -114,6 +122,7 @@ function SessionDetail({ id }: { id: string }) {
         </section>
       )}
     </article>
+    </StateWords.Provider>
   );
 }
 

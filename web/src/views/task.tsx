@@ -6,13 +6,17 @@ import { Conflict, saveAtVersion } from '../conflicts';
 import { HashField } from '../hash-field';
 import { RefText } from '../refs';
 import { useSignal } from '../signal';
-import { STATES, STATE_LABEL, isStuck, noteKind, stuckCount } from '../states';
+import { STATES, isStuck, noteKind, stuckCount } from '../states';
+import { StateWords, presetOf, useStateWords, wordsFor } from '../state-words';
 import { useTaskData, type Item } from '../task-data';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
 import { History } from './history';
 import { RestoreButton, deleteWithUndo } from '../undo';
 import { TaskEdit } from '../task-edit';
 import { sessionLabel } from '../session-name';
+import { MoreComments } from './more-comments';
+import { MoreOnScroll } from './more-rows';
+import { AgentView } from './plan-view';
 
 const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state text } }';
 const ADD_ITEMS = 'mutation($input: AddItemsInput!) { addItems(input: $input) { items { id } } }';
@@ -83,7 +87,9 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   if (data.missing) return <p role="alert">There is no task {id}. It may have been deleted, or the link is mistyped: open its domain to find it.</p>;
   if (!t) return <Loading error={data.error} />;
   const stuck = stuckCount(t.progress);
+  const preset = presetOf(rules);
   return (
+    <StateWords.Provider value={wordsFor(preset)}>
     <article class="task" aria-labelledby="task-title">
       <p class="crumbs">{t.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>{sessionLabel(t.session)}</a></> : null}</p>
       <h2 id="task-title" tabIndex={-1}>{t.title}</h2>
@@ -101,18 +107,21 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
       <section aria-labelledby="checklist-heading">
         <h3 id="checklist-heading">Checklist <span class="muted">({data.totalItems}{showDeleted ? ' with deleted' : ''})</span></h3>
         <label class="inline"><input type="checkbox" checked={showDeleted} onChange={(event) => setShowDeleted(event.currentTarget.checked)} /> Show deleted items</label>
+        {preset && <AgentView taskId={t.id} preset={preset} version={t.version} />}
         {notHere !== null && <p class="refusal" role="alert">{notHere ? <>That item belongs to <a href={`#/task/${notHere}?item=${focusItem}`}>another task</a>.</> : `There is no item ${focusItem}.`}</p>}
         <Checklist task={t} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={rules} />
         {data.hasMore && (
-          <p><button type="button" onClick={() => void data.loadMore()}>Show more items ({items.length} of {data.totalItems} shown)</button>{' '}
+          <p><MoreOnScroll onMore={data.loadMore} /><button type="button" onClick={() => void data.loadMore()}>Show more items ({items.length} of {data.totalItems} shown)</button>{' '}
             <button type="button" onClick={() => void data.loadAll()}>Show all</button></p>
         )}
         {writable && <AddItems taskId={t.id} version={t.version} />}
       </section>
       <Notes task={t} choices={choices} writable={writable} onMenu={data.hasMore ? data.loadAll : undefined} />
       <Comments taskId={t.id} comments={data.comments.filter((comment: any) => !comment.item)} choices={choices} writable={writable} label="Comments on the task" onMenu={data.hasMore ? data.loadAll : undefined} />
+      {data.hasMoreComments && <MoreComments shown={data.comments.length} total={data.totalComments} onMore={data.loadMoreComments} />}
       <History taskId={t.id} count={data.historyCount} changes={data.changes} />
     </article>
+    </StateWords.Provider>
   );
 }
 
@@ -207,6 +216,8 @@ const ItemRow = memo(ItemRowView, (before: RowProps, after: RowProps) =>
 
 function ItemRowView(props: RowProps) {
   const { item, writable } = props;
+  // The state words of the set this plan follows (the knowledge base's for a domain's task).
+  const STATE_LABEL = useStateWords();
   const focusItem = props.focused ? item.id : null;
   const [renaming, setRenaming] = useState<{ version: number; value: string } | null>(null);
   const [text, setText] = useState(item.text);

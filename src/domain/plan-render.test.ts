@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openTasksText, renderChecklist, summaryLine, taskIds, type ChecklistItem } from './checklist.render.js';
+import { openTasksText, renderChecklist, summaryLine, taskIds, type ChecklistItem } from './plan-render.js';
 
 function item(id: number, text: string, state: ChecklistItem['state'] = 'PENDING', extra: Partial<ChecklistItem> = {}): ChecklistItem {
   return { id, text, state, note: null, added: false, deleted: false, ...extra };
