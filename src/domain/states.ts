@@ -8,17 +8,12 @@ export type ItemState = (typeof ITEM_STATES)[number];
 export type TaskState = 'OPEN' | 'COMPLETED' | 'CANCELLED';
 export type MemoryStatus = 'ACTIVE' | 'ARCHIVED';
 
-/** Finished with: the work was done, or it was given up on purpose. */
+/** Finished with: the work was done, or it was given up on purpose. BLOCKED and FAILED are stuck, not settled: they keep a task open. */
 export const SETTLED_ITEM_STATES: readonly ItemState[] = ['DONE', 'DROPPED'];
 /** Not finished and not being worked: the work still needs someone (errors.md "stuck"). */
 export const STUCK_ITEM_STATES: readonly ItemState[] = ['BLOCKED', 'FAILED'];
 /** Still to do or being done: what a plan cannot be finished with. */
 export const ACTIVE_ITEM_STATES: readonly ItemState[] = ['PENDING', 'IN_PROGRESS'];
-
-/** DONE or DROPPED. BLOCKED and FAILED are stuck, not settled: they keep a task open. */
-export function isSettled(state: ItemState): boolean {
-  return SETTLED_ITEM_STATES.includes(state);
-}
 
 /**
  * PENDING or IN_PROGRESS. A session's plan is finished once no step is active:

@@ -1,31 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, token } from './api';
 import { onReconnect, useSubscription } from './live';
+import { COMMENT, FIRST_PAGE, ITEM, PAGE, TASK_HEAD as HEAD, TASK_ITEMS as ITEMS } from './dashboard-documents.mjs';
 
-const REF = 'id number text deleted';
-export const COMMENT = `id body createdAt refs { ${REF} } item { id }`;
-const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item { ${REF} } reason }`;
-export const ITEM = 'id number text state deleted note added related { id title kind domain }';
-/** The task without its items, comments or notes. */
-const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
-  session { id rules { noteRequiredFor planOnce } }
-  progress { done total blocked failed }`;
-const HEAD = `query($id: ID!) { task(id: $id) { ${META}
-  comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } }
-  notes(first: 100) { totalCount nodes { id title body brief { ${BRIEF} } items { id number text } refs { ${REF} } updatedAt } }
-  history(first: 1, newestFirst: true) { totalCount nodes { id } }
-} }`;
-const ITEMS = `query($id: ID!, $deleted: Boolean!, $first: Int!, $after: String) { task(id: $id) {
-  items(first: $first, after: $after, includeDeleted: $deleted) { totalCount pageInfo { hasNextPage endCursor } nodes { ${ITEM} } } } }`;
 /** What each live change carries: the task's small fields and its newest events' changed item ids (no list snapshots, no goal). */
 const CHANGED = 'version state status updatedAt progress { done total blocked failed }';
 const EVENTS = 'totalCount nodes { action changes { itemId } }';
 const TASK_LIVE = `subscription($id: ID!) { taskChanged(id: $id) { taskId action task { ${CHANGED} history(first: 2, newestFirst: true) { ${EVENTS} } } } }`;
 const RECENT_EVENTS = `query($id: ID!, $first: Int!) { task(id: $id) { history(first: $first, newestFirst: true) { ${EVENTS} } } }`;
-
-/** The first page paints at once; the rest come a page at a time, on demand. */
-export const FIRST_PAGE = 100;
-const PAGE = 200;
 
 export interface Item { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[] }
 export interface TaskData {
