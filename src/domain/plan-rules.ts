@@ -281,7 +281,7 @@ export function keptNote(note: string | null | undefined, rules: PlanRules): str
 }
 
 /** What the session did that planOnce forbids once the plan is written. */
-export type PlanRewrite = 'writeTodos' | 'setPlan' | 'clearPlan' | 'rename' | 'move' | 'delete';
+type PlanRewrite = 'writeTodos' | 'setPlan' | 'clearPlan' | 'rename' | 'move' | 'delete';
 
 const REWRITE_WORDS: Record<PlanRewrite, string> = {
   writeTodos: 'rewrite it with writeTodos',

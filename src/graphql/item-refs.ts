@@ -39,7 +39,7 @@ export async function targetsOf(ctx: Context, taskId: number, ids: Iterable<stri
 }
 
 /** What the texts of a task cite, as the task's items read now. */
-export function targetsCitedIn(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<Map<string, RefTarget>> {
+function targetsCitedIn(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<Map<string, RefTarget>> {
   return targetsOf(ctx, taskId, texts.flatMap((text) => (text ? parseRefs(text) : [])));
 }
 

@@ -17,7 +17,7 @@ export interface McpSessionLimits {
   idleMs: number;
 }
 
-export const MCP_SESSION_DEFAULTS = { maxSessions: 2_000, maxSessionsPerToken: 100, idleMinutes: 10 } as const;
+const MCP_SESSION_DEFAULTS = { maxSessions: 2_000, maxSessionsPerToken: 100, idleMinutes: 10 } as const;
 
 function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];

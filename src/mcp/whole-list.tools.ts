@@ -11,7 +11,7 @@ const STATUS_STATES = { pending: 'PENDING', in_progress: 'IN_PROGRESS', complete
 type Status = keyof typeof STATUS_STATES;
 
 /** An item state as the whole-list tool names it (a state set elsewhere, e.g. BLOCKED from the dashboard, reads lower-case). */
-export function wholeListStatus(state: ItemState): string {
+function wholeListStatus(state: ItemState): string {
   const found = (Object.keys(STATUS_STATES) as Status[]).find((status) => STATUS_STATES[status] === state);
   return found ?? state.toLowerCase();
 }

@@ -26,7 +26,7 @@ export async function keysetPage<T extends { id: number }>(
 }
 
 /** Where an owner's rows live: the table, its owner column, and how to read the owner off a row. */
-export interface OwnedRows<T> {
+interface OwnedRows<T> {
   entity: new () => T;
   table: string;
   owner: string;

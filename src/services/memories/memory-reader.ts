@@ -72,7 +72,7 @@ export const MUST_READ_MAX = 200;
 /** Query.domains lists this many paths at most (the first in path order); narrow with `under` for the rest. */
 export const DOMAINS_LISTED_MAX = 1000;
 
-export interface DomainCounts {
+interface DomainCounts {
   path: string;
   openTasks: number;
   tasks: number;

@@ -12,7 +12,7 @@ import { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/ind
  * rows: at most ITEMS_PER_TASK_MAX per task, however many deleted ones it
  * keeps (those are read by id, or a page at a time, where an answer shows one).
  */
-export function liveItemsOfTaskIds(manager: EntityManager, taskIds: readonly number[]): Promise<ItemEntity[]> {
+function liveItemsOfTaskIds(manager: EntityManager, taskIds: readonly number[]): Promise<ItemEntity[]> {
   if (taskIds.length === 0) return Promise.resolve([]);
   return plainRows(manager, manager.createQueryBuilder(ItemEntity, 'i')
     .where('i."taskId" IN (:...taskIds) AND i."deleted" = :deleted', { taskIds: [...new Set(taskIds)], deleted: false })

@@ -55,7 +55,7 @@ export interface AddItemsInput {
   idempotencyKey?: string | null;
 }
 
-export interface TaskWithItems {
+interface TaskWithItems {
   task: MemoryEntity;
   items: ItemEntity[];
 }
