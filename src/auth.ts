@@ -57,7 +57,7 @@ export function principalOf(token: string): string {
 }
 
 /** How to send a token, in the words every refusal below uses. */
-export const HOW_TO_SEND_A_TOKEN =
+const HOW_TO_SEND_A_TOKEN =
   'Send the header Authorization: Bearer <token> with a token from TASKBASE_TOKENS (for MCP clients: --header "Authorization: Bearer <token>", or "headers" in an mcpServers entry).';
 
 /**

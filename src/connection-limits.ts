@@ -83,7 +83,7 @@ export function loadConnectionLimits(env: NodeJS.ProcessEnv, openFileLimit = sof
 }
 
 /** The soft "Max open files" of this process, from /proc on Linux; null where that cannot be read. */
-export function softOpenFileLimit(): number | null {
+function softOpenFileLimit(): number | null {
   try {
     const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
     const soft = Number(line?.split(/\s{2,}/)[1]);
@@ -110,7 +110,7 @@ function clientOf(socket: Socket): string {
 }
 
 /** Who a request is for the per-token cap: a key for a known bearer token, null for none (or auth off). */
-export interface RequestIdentity {
+interface RequestIdentity {
   /** True when TASKBASE_TOKENS is set: then only a known token proves a connection. */
   authOn: boolean;
   tokenOf(authorization: string | undefined): string | null;

@@ -8,7 +8,7 @@ import { hashedAssets } from './dashboard-assets.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
 /** Where `npm run build` puts the dashboard (vite build of web/). */
-export const DASHBOARD_DIR = path.join(root, 'dist/web');
+const DASHBOARD_DIR = path.join(root, 'dist/web');
 
 /** The dashboard's views (web/src/main.tsx routes by hash: #/domains/…, #/task/…, #/sessions/…, #/maintenance/…). */
 const VIEWS = new Set(['domains', 'task', 'sessions', 'maintenance']);

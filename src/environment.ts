@@ -3,7 +3,7 @@
  * and README's configuration table lists it (a test holds the two to the same
  * names and defaults). config.ts parses each one.
  */
-export interface EnvironmentVariable {
+interface EnvironmentVariable {
   name: string;
   /** As README shows it; "unset" when it has none. */
   fallback: string;

@@ -21,7 +21,7 @@ export interface OriginPolicy {
   refusal(headers: { host?: string; origin?: string }): OriginRefusal | null;
 }
 
-export interface OriginRefusal {
+interface OriginRefusal {
   /** Which header was refused. */
   header: 'host' | 'origin';
   message: string;
@@ -44,7 +44,7 @@ export function hostnameOf(host: string | undefined): string | null {
 }
 
 /** "HTTPS://Example.com:443/" → "https://example.com:443"; null when it is not an http(s) origin. */
-export function normalizedOrigin(origin: string): string | null {
+function normalizedOrigin(origin: string): string | null {
   try {
     const url = new URL(origin.trim());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
@@ -83,7 +83,7 @@ export function loadOriginPolicy(env: NodeJS.ProcessEnv, boundHost: string): Ori
   return originPolicy([...hosts], [...origins]);
 }
 
-export function originPolicy(allowedHosts: readonly string[], allowedOrigins: readonly string[]): OriginPolicy {
+function originPolicy(allowedHosts: readonly string[], allowedOrigins: readonly string[]): OriginPolicy {
   const anyHost = allowedHosts.includes('*');
   const anyOrigin = allowedOrigins.includes('*');
   const hostAllowed = (name: string | null) => name !== null && (anyHost || allowedHosts.includes(name));

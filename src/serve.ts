@@ -6,7 +6,7 @@ import { DatabaseInUseError } from './db/sqlite-owner.js';
 import { createLogger } from './logger.js';
 
 /** What `taskbase serve` takes on its command line; each stands for the variable named beside it. */
-export interface ServeOptions {
+interface ServeOptions {
   port?: string;
   host?: string;
   database?: string;

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './harness.js';
 import { ADD_TASK_NOTE, ADD_COMMENT, UPDATE_ITEM } from './fixtures/documents.js';
 import { brief } from './fixtures/knowledge.js';
 import { createTask } from './fixtures/tasks.js';
-import { DASHBOARD } from '../bench/workloads.mjs';
+import { FIRST_PAGE, TASK_OPENED } from '../web/src/dashboard-documents.mjs';
 
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
@@ -21,12 +21,12 @@ describe('a query sent again', () => {
     await server.ok(ADD_COMMENT, { input: { taskId: task.id, item: items[1].id, body: `Blocked on [[#${items[0].id}]].` } });
     await server.ok(UPDATE_ITEM, { input: { id: items[0].id, state: 'DONE' } });
     // A query text of its own, so the first answer below is this server's first sight of it.
-    const query = `${DASHBOARD}\n# answers-the-same`;
+    const query = `${TASK_OPENED}\n# answers-the-same`;
     const answers = [];
-    for (let i = 0; i < 3; i += 1) answers.push(await server.gql(query, { id: task.id }));
+    for (let i = 0; i < 3; i += 1) answers.push(await server.gql(query, { id: task.id, deleted: false, first: FIRST_PAGE, after: null }));
     expect(answers[0].errors).toBeUndefined();
     expect(answers[0].data!.task.items.nodes.map((item: { text: string }) => item.text)).toEqual(['Read the spec', 'Write the parser', 'Run the suite']);
-    expect(answers[0].data!.task.items.nodes[1].dependsOn).toEqual([{ item: { id: items[0].id, number: 1, text: 'Read the spec', deleted: false }, reason: 'needs it' }]);
+    expect(answers[0].data!.task.notes.nodes[0].brief.dependsOn).toEqual([{ item: { id: items[0].id, number: 1, text: 'Read the spec', deleted: false }, reason: 'needs it' }]);
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
   });

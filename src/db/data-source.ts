@@ -36,7 +36,7 @@ export type SqliteSynchronous = 'normal' | 'full';
  * only committed rows, never the writer's open transaction. The tail is a
  * third such reader, for the change feed alone (one connection on PostgreSQL).
  */
-export type ConnectionRole = 'writer' | 'reader' | 'tail';
+type ConnectionRole = 'writer' | 'reader' | 'tail';
 
 export function dataSourceOptions(
   url: string, role: ConnectionRole, listener?: QueryListener, synchronous: SqliteSynchronous = 'normal',

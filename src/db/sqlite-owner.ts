@@ -14,12 +14,12 @@ import Sqlite from 'better-sqlite3';
 import { databaseKind, sqlitePath } from './database-url.js';
 
 /** What the running server publishes about itself. */
-export interface ServerRecord {
+interface ServerRecord {
   url: string;
   pid: number;
 }
 
-export interface SqliteOwnership {
+interface SqliteOwnership {
   /** The database file this process owns. */
   file: string;
   /** Says where this server listens, for other processes to find it. */

@@ -8,7 +8,7 @@ import { MemoryEntity } from './entities/index.js';
  * and index on it). Written in the same transaction as every change of the
  * task's items, always from the domain's own functions.
  */
-export interface TaskCountColumns {
+interface TaskCountColumns {
   pendingItems: number;
   inProgressItems: number;
   doneItems: number;

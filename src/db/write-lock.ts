@@ -2,12 +2,13 @@ import { Mutex } from 'async-mutex';
 
 /**
  * The process-wide write lock SQLite needs: its single connection cannot
- * hold two transactions at once, so units of work take turns. Not
- * re-entrant: a unit of work never starts another (one transaction per
- * mutation), and the whole suite ran with a detector on that path without
- * reaching it. It used to track re-entry with AsyncLocalStorage, which on
- * Node 20 puts a hook on every promise in the process: 8 % of the dashboard
- * read's CPU profile (promiseInitHook, _propagate, lookupPublicResource).
+ * hold two transactions at once, so units of work take turns. Nested use
+ * within one unit of work (DESIGN.md) takes no second turn: whatever a unit
+ * of work calls writes through its transaction's manager, inside the turn it
+ * already holds. So the lock itself is not re-entrant, and need not be: one
+ * mutation is one unit of work, which never starts another (that would wait
+ * for itself). Tracking re-entry per call (AsyncLocalStorage) would put a
+ * hook on every promise in the process.
  */
 export class WriteLock {
   private readonly mutex = new Mutex();

@@ -39,7 +39,7 @@ export function checkBriefItemCount(count: number): void {
 }
 
 /** What a brief's dependencies are checked against, besides the task's item ids. */
-export interface BriefScope {
+interface BriefScope {
   /** The items the brief is on: an item cannot wait for itself. */
   briefed?: ReadonlySet<string>;
   /** Deleted items of the task: a new dependency on one is refused. */
@@ -106,7 +106,7 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope
 }
 
 /** The free texts of a brief, for citing and rendering. */
-export function briefTexts(brief: Brief): string[] {
+function briefTexts(brief: Brief): string[] {
   return [brief.goal, brief.context, brief.steps, brief.pitfalls, brief.doneWhen, brief.extraInfo ?? '', ...brief.dependsOn.map((d) => d.reason ?? '')];
 }
 

@@ -1,5 +1,5 @@
 import { DomainError } from './errors.js';
-import type { ItemState } from './states.js';
+import { SETTLED_ITEM_STATES, type ItemState } from './states.js';
 
 /**
  * Claims: a session's lease on an item, so agents sharing a backlog can see
@@ -37,7 +37,7 @@ export function isOpenWork(state: ItemState): boolean {
 
 /** Settled items end their claim, and no longer block the items waiting for them. */
 export function isSettled(state: ItemState): boolean {
-  return state === 'DONE' || state === 'DROPPED';
+  return SETTLED_ITEM_STATES.includes(state);
 }
 
 /** CLAIMED: another session's live claim holds the item. */

@@ -1,7 +1,7 @@
 import { DomainError } from './errors.js';
 
 /** One edge: `item` waits for `dependsOn`. */
-export interface DependencyEdge {
+interface DependencyEdge {
   item: string;
   dependsOn: string;
 }

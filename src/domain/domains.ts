@@ -5,7 +5,7 @@
 import { DomainError } from './errors.js';
 
 /** A whole domain path, in characters. */
-export const DOMAIN_MAX = 200;
+const DOMAIN_MAX = 200;
 
 const DOMAIN_SEGMENT = '[a-z0-9][a-z0-9._-]*';
 const DOMAIN_PATTERN = new RegExp(`^${DOMAIN_SEGMENT}(?:/${DOMAIN_SEGMENT}){0,7}$`);

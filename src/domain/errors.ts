@@ -5,7 +5,7 @@ import { GRAPHQL_REMEDIES, type Remedy } from './remedies.js';
  * code is written for an agent to read and act on: what was wrong and what to
  * send instead. `src/graphql/errors.ts` maps these to `extensions.code`.
  */
-export const ERROR_CODES = [
+const ERROR_CODES = [
   /** A label is empty once trimmed. */
   'EMPTY_TEXT',
   /** A label is longer than its limit (80 for task items, the session's maxTextLength for plans). */
@@ -67,7 +67,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  * words (the MCP tool sets do) without reading the message. Only the fields
  * that apply are set.
  */
-export interface ErrorDetails {
+interface ErrorDetails {
   /** The limit broken (PLAN_SIZE's maxItems or minItems, TEXT_TOO_LONG's length). */
   limit?: number;
   /** What was sent against that limit (steps the plan would have, characters). */

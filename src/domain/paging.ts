@@ -23,7 +23,7 @@ export function pageSize(first: number | null | undefined): number {
  * A keyset cursor is the last row's ordering key, opaque to clients: page
  * 1,000 costs what page 1 costs. The key is a list of strings and numbers.
  */
-export type CursorKey = readonly (string | number)[];
+type CursorKey = readonly (string | number)[];
 
 export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');

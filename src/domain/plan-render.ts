@@ -31,7 +31,8 @@ export const NO_LIST_SUMMARY = 'No task list was written.';
 /** The summary's order of statuses. */
 const SUMMARY_ORDER: readonly ItemState[] = ['DONE', 'BLOCKED', 'DROPPED', 'FAILED', 'IN_PROGRESS', 'PENDING'];
 
-export function taskStatus(state: ItemState): string {
+/** A step's status as the plan-and-finish tools name it (done, in_progress, ...); a memory's status is states.ts's taskStatus. */
+export function checklistStatus(state: ItemState): string {
   return state.toLowerCase();
 }
 
@@ -69,7 +70,7 @@ export function summaryLine(all: readonly ChecklistItem[] | null): string {
   const tasks = numberedTasks(all);
   const parts = SUMMARY_ORDER.flatMap((state) => {
     const count = tasks.filter((task) => task.state === state).length;
-    return count ? [`${count} ${taskStatus(state)}`] : [];
+    return count ? [`${count} ${checklistStatus(state)}`] : [];
   });
   return `${tasks.length} task${tasks.length === 1 ? '' : 's'}: ${parts.join(', ')}.`;
 }
@@ -79,7 +80,7 @@ export function openTasksText(all: readonly ChecklistItem[]): string | null {
   const tasks = numberedTasks(all);
   const open = tasks.filter((task) => task.state === 'PENDING' || task.state === 'IN_PROGRESS');
   if (open.length === 0) return null;
-  const listed = open.map((task) => `  ${task.taskId}. ${oneLine(task.text)} (${taskStatus(task.state)})`).join('\n');
+  const listed = open.map((task) => `  ${task.taskId}. ${oneLine(task.text)} (${checklistStatus(task.state)})`).join('\n');
   return (
     `${open.length} of ${tasks.length} tasks ${open.length === 1 ? 'is' : 'are'} still open:\n${listed}\n` +
     'Finish each one (update_task with done), or mark it blocked or dropped with the reason in note. ' +

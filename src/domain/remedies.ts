@@ -5,7 +5,7 @@
  * and the type checker keeps every surface's table whole. The rest of a
  * refusal (what was wrong) is the same on every surface.
  */
-export const REMEDIES = ['BRIEF_THE_DETAIL', 'COMMENT_TEXT', 'LINK_BY_ID', 'ADD_THE_WORK_AGAIN', 'WAIT_FOR_A_LIVE_ITEM', 'FILL_THE_BRIEF'] as const;
+const REMEDIES = ['BRIEF_THE_DETAIL', 'COMMENT_TEXT', 'LINK_BY_ID', 'ADD_THE_WORK_AGAIN', 'WAIT_FOR_A_LIVE_ITEM', 'FILL_THE_BRIEF'] as const;
 
 export type Remedy = (typeof REMEDIES)[number];
 

@@ -6,8 +6,8 @@ export interface ReminderSettings {
 }
 
 export const DEFAULT_REMINDER_SETTINGS: ReminderSettings = Object.freeze({ enabled: true, intervalMinutes: 30 });
-export const INTERVAL_MINUTES_MIN = 1;
-export const INTERVAL_MINUTES_MAX = 1440;
+const INTERVAL_MINUTES_MIN = 1;
+const INTERVAL_MINUTES_MAX = 1440;
 
 /** Applies a change to the settings; the interval is whole minutes from 1 to 1440 (a day). */
 export function changeReminderSettings(current: ReminderSettings, change: { enabled?: boolean | null; intervalMinutes?: number | null }): ReminderSettings {
@@ -35,7 +35,7 @@ export function remindedBefore(now: Date, intervalMinutes: number): string {
 }
 
 /** What a reminder lists of one open task. */
-export interface ReminderTask {
+interface ReminderTask {
   id: string;
   title: string;
   domain: string;

@@ -1,6 +1,6 @@
 import { DomainError } from './errors.js';
 
-export const SEARCH_QUERY_MAX = 1000;
+const SEARCH_QUERY_MAX = 1000;
 
 /** A word: a run of letters, digits and the marks that belong to them (a Devanagari vowel sign, a combining accent). */
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
@@ -14,7 +14,7 @@ export function wordsOf(text: string): string[] {
 export function foldAccents(text: string): string {
   return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
 }
-export const SEARCH_WORDS_MAX = 32;
+const SEARCH_WORDS_MAX = 32;
 
 /**
  * Search takes words, not a query language: the query is cut into words

@@ -1,6 +1,9 @@
 /**
  * Item states and what they make of a task. A task's state and archive
- * status are never stored: they are derived here from its live items.
+ * status are derived here from its live items, by one rule (taskStateOf over
+ * the counts of its live items by state); the task row keeps those counts and
+ * the state they give (taskState, for lists to filter and index on), written
+ * in the same transaction as every item change (tests check them against a recount).
  */
 export const ITEM_STATES = ['PENDING', 'IN_PROGRESS', 'DONE', 'DROPPED', 'BLOCKED', 'FAILED'] as const;
 export type ItemState = (typeof ITEM_STATES)[number];
@@ -8,17 +11,12 @@ export type ItemState = (typeof ITEM_STATES)[number];
 export type TaskState = 'OPEN' | 'COMPLETED' | 'CANCELLED';
 export type MemoryStatus = 'ACTIVE' | 'ARCHIVED';
 
-/** Finished with: the work was done, or it was given up on purpose. */
+/** Finished with: the work was done, or it was given up on purpose. BLOCKED and FAILED are stuck, not settled: they keep a task open. */
 export const SETTLED_ITEM_STATES: readonly ItemState[] = ['DONE', 'DROPPED'];
 /** Not finished and not being worked: the work still needs someone (errors.md "stuck"). */
 export const STUCK_ITEM_STATES: readonly ItemState[] = ['BLOCKED', 'FAILED'];
 /** Still to do or being done: what a plan cannot be finished with. */
-export const ACTIVE_ITEM_STATES: readonly ItemState[] = ['PENDING', 'IN_PROGRESS'];
-
-/** DONE or DROPPED. BLOCKED and FAILED are stuck, not settled: they keep a task open. */
-export function isSettled(state: ItemState): boolean {
-  return SETTLED_ITEM_STATES.includes(state);
-}
+const ACTIVE_ITEM_STATES: readonly ItemState[] = ['PENDING', 'IN_PROGRESS'];
 
 /**
  * PENDING or IN_PROGRESS. A session's plan is finished once no step is active:

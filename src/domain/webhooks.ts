@@ -7,9 +7,9 @@ import { createHmac } from 'node:crypto';
 import net from 'node:net';
 import { DomainError } from './errors.js';
 
-export const SECRET_MIN = 16;
-export const SECRET_MAX = 200;
-export const URL_MAX = 2_000;
+const SECRET_MIN = 16;
+const SECRET_MAX = 200;
+const URL_MAX = 2_000;
 
 /**
  * The URL a webhook is created with, parsed: http or https only, no
@@ -58,7 +58,7 @@ export interface WebhookRetry {
 }
 
 /** The longest wait between two attempts, however many failed. */
-export const BACKOFF_CAP_MS = 3_600_000;
+const BACKOFF_CAP_MS = 3_600_000;
 
 /** The wait before attempt `attempts + 1`, after `attempts` failures: backoffMs, 2×, 4×, … up to an hour. */
 export function retryDelayMs(retry: WebhookRetry, attempts: number): number {

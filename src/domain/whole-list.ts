@@ -18,7 +18,7 @@ export interface TodoIn {
 }
 
 /** One item of the list a whole-list write will record. */
-export interface PlannedTodo {
+interface PlannedTodo {
   /** The live item this entry keeps; null for a new item. */
   id: string | null;
   text: string;

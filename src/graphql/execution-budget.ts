@@ -9,7 +9,7 @@ export const RESPONSE_BUDGET_CHARS = 32 * 1024 * 1024;
  * mutations: their root fields run one after another, each a transaction
  * bounded by its own limits, and stopping one midway would not undo the others.
  */
-export const TIME_BUDGET_MS = 10_000;
+const TIME_BUDGET_MS = 10_000;
 /** What each field adds to an answer besides its text: its name, quotes and punctuation. */
 const FIELD_OVERHEAD = 16;
 

@@ -7,7 +7,7 @@ import { RESPONSE_BUDGET_CHARS, refuseUnlessItFits, type ExecutionBudget } from 
 import { createSessionLoaders } from './session-loaders.js';
 
 /** One page of a list per owner (an item or a task): the owner and the page arguments. */
-export interface PageKey {
+interface PageKey {
   ownerId: number;
   first?: number | null;
   after?: string | null;

@@ -4,7 +4,8 @@ import { ItemStateEnum, MemoryKindEnum, MemoryStatusEnum } from './types/enums.j
 import { Item } from './types/item.type.js';
 import { Note, Task } from './types/memory.type.js';
 import { TaskEvent } from './types/task-event.type.js';
-import { Brief, Comment, TaskNote } from './types/task-note.type.js';
+import { Comment } from './types/comment.type.js';
+import { Brief, TaskNote } from './types/task-note.type.js';
 
 /** Rows to API types. Derived fields (state, progress, numbers, rendered text) are field resolvers, not copied here. */
 export function toTask(row: MemoryEntity): Task {

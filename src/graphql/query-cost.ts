@@ -29,7 +29,7 @@ const NOTE_REFS = REFS_PER_TEXT_MAX + BRIEF_DEPENDS_ON_MAX;
  * that bound it. Every list field of the schema is here (a test checks it),
  * so a new list cannot fall back to a guess.
  */
-export const LIST_BOUNDS: Record<string, number> = {
+const LIST_BOUNDS: Record<string, number> = {
   // A history row holds the list after the change: the task's live items.
   'TaskEvent.items': ITEMS_PER_TASK_MAX,
   // Only a plan's list (MAX_ITEMS_CEILING steps) is rewritten whole: its items are matched by id, and a kept

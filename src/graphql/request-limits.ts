@@ -11,9 +11,9 @@ import { NESTED_TOO_DEEP } from './errors.js';
 import { MAX_COST, queryCost } from './query-cost.js';
 
 /** Fields nested deeper than this are refused: no dashboard view needs more, and each level can multiply the work. */
-export const MAX_DEPTH = 15;
+const MAX_DEPTH = 15;
 /** Aliased fields in one request (introspection included). */
-export const MAX_ALIASES = 50;
+const MAX_ALIASES = 50;
 
 /** The key each connection's cursor holds (domain/paging.ts); a keyset list of rows unless named here. */
 const CURSOR_OF: Record<string, readonly CursorKeyType[]> = {

@@ -19,7 +19,7 @@ import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
 import { createChangePubSub, type ChangePubSub } from './subscriptions/topics.js';
 
 /** Every resolver class; the schema is built from these. */
-export const RESOLVERS = [
+const RESOLVERS = [
   TaskResolver, ItemResolver, TaskKnowledgeResolver, ItemKnowledgeResolver, TaskNoteResolver, TaskNoteConnectionResolver,
   BriefResolver, CommentResolver, CommentConnectionResolver, MemoryResolver, ReminderResolver,
   SessionResolver, TaskSessionResolver, PlanResolver,

@@ -16,7 +16,7 @@ import { ToolRegistry, type ToolRegistrar } from './shared/tool-registry.js';
 import type { ToolSelection, ToolSet } from './tool-sets.js';
 import { registerWholeListTools } from './whole-list/whole-list.tools.js';
 
-export interface McpServerOptions {
+interface McpServerOptions {
   selection: ToolSelection;
   session: Omit<SessionOptions, 'preset'>;
   access: Access;
@@ -42,7 +42,7 @@ const REGISTER: Record<ToolSet, (tools: ToolRegistrar) => void> = {
 const registries = new Map<string, ToolRegistry>();
 
 /** The shared tools of a selection, built on first use. */
-export function toolRegistry(selection: ToolSelection): ToolRegistry {
+function toolRegistry(selection: ToolSelection): ToolRegistry {
   const key = selection.sets.join(',');
   let registry = registries.get(key);
   if (!registry) {

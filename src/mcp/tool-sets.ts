@@ -5,7 +5,7 @@ import { ToolRefusal } from './shared/tool-result.js';
 export const TOOL_SETS = ['whole-list', 'step-ops', 'plan-and-finish', 'knowledge-base'] as const;
 export type ToolSet = (typeof TOOL_SETS)[number];
 
-export const DEFAULT_TOOL_SETS: readonly ToolSet[] = ['whole-list', 'knowledge-base'];
+const DEFAULT_TOOL_SETS: readonly ToolSet[] = ['whole-list', 'knowledge-base'];
 
 /** Each plan set and the preset its sessions start from. */
 const PLAN_SET_PRESETS: Partial<Record<ToolSet, PlanPreset>> = {

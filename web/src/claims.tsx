@@ -4,8 +4,6 @@ import { signal, useSignal } from './signal';
 import { STATE_LABEL } from './states';
 import { Refusal, useAction, when } from './widgets';
 
-/** What a row needs to show an item's claim and whether it waits: cheap per row (the lists themselves are read when the row is opened). */
-export const CLAIM_FIELDS = 'claim { claimedAt expiresAt session { id statusLine } } ready blocks { id }';
 export interface Claim { claimedAt: string; expiresAt: string; session: { id: string; statusLine: string } }
 export interface ItemClaim { claim: Claim | null; ready: boolean; blocks: { id: string }[] }
 

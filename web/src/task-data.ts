@@ -1,41 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql, token } from './api';
-import { CLAIM_FIELDS, claimsNow, type ItemClaim } from './claims';
+import { claimsNow, type ItemClaim } from './claims';
 import { onReconnect, useSubscription } from './live';
+import { COMMENT, COMMENT_PAGE, FIRST_PAGE, ITEM, PAGE, TASK_COMMENTS as COMMENTS, TASK_HEAD as HEAD, TASK_ITEMS as ITEMS } from './dashboard-documents.mjs';
 
-const REF = 'id number text deleted';
-export const COMMENT = `id body createdAt refs { ${REF} } item { id }`;
-const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item { ${REF} } reason }`;
-export const ITEM = `id number text state deleted note added related { id title kind domain } ${CLAIM_FIELDS}`;
-/** The task without its items, comments or notes. */
-const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
-  session { id name rules { noteRequiredFor planOnce oneActive minItems maxItems maxTextLength maxNoteLength } }
-  progress { done total blocked failed }`;
-/** Comments (the task's and its items', oldest first) come a page at a time: the first with the task, the rest on demand. */
-const COMMENT_PAGE = 200;
-const COMMENT_PAGE_FIELDS = `totalCount pageInfo { hasNextPage endCursor } nodes { ${COMMENT} }`;
-const COMMENTS = `query($id: ID!, $first: Int!, $after: String) { task(id: $id) { comments(first: $first, after: $after, includeItems: true) { ${COMMENT_PAGE_FIELDS} } } }`;
-const HEAD = `query($id: ID!) { task(id: $id) { ${META}
-  comments(first: ${COMMENT_PAGE}, includeItems: true) { ${COMMENT_PAGE_FIELDS} }
-  notes(first: 100) { totalCount nodes { id title body brief { ${BRIEF} } items { id number text } refs { ${REF} } updatedAt } }
-  history(first: 1, newestFirst: true) { totalCount nodes { id } }
-} }`;
-const ITEMS = `query($id: ID!, $deleted: Boolean!, $first: Int!, $after: String) { task(id: $id) {
-  items(first: $first, after: $after, includeDeleted: $deleted) { totalCount pageInfo { hasNextPage endCursor } nodes { ${ITEM} } } } }`;
 /** What each live change carries: the task's small fields and its newest events' changed item ids (no list snapshots, no goal). */
 const CHANGED = 'version state status updatedAt progress { done total blocked failed }';
 const EVENTS = 'totalCount nodes { action changes { itemId } }';
 const TASK_LIVE = `subscription($id: ID!) { taskChanged(id: $id) { taskId action task { ${CHANGED} history(first: 2, newestFirst: true) { ${EVENTS} } } } }`;
 const RECENT_EVENTS = `query($id: ID!, $first: Int!) { task(id: $id) { history(first: $first, newestFirst: true) { ${EVENTS} } } }`;
-
-/**
- * The first page paints at once, and is small: a screen and a half of rows,
- * so a long task shows its first rows without waiting for hundreds to be read
- * and laid out. The rest come a page at a time, on demand (scrolling near the
- * end, "Show more", a link to an item further down).
- */
-export const FIRST_PAGE = 30;
-const PAGE = 100;
 
 export interface Item extends ItemClaim { id: string; number: number | null; text: string; state: string; deleted: boolean; note: string | null; added: boolean; related: any[] }
 export interface TaskData {

@@ -16,7 +16,7 @@ export class AddCommentInput {
 }
 
 @InputType({ description: 'An item a brief waits for.' })
-export class DependencyInput {
+class DependencyInput {
   @Field(() => ID, { description: 'An item of the same task.' })
   item: string;
 

@@ -11,7 +11,7 @@ import { Item } from '../types/item.type.js';
 import { Session } from '../types/session.type.js';
 import { Dependency } from '../types/task-note.type.js';
 
-export function toClaim(row: ClaimEntity): Claim {
+function toClaim(row: ClaimEntity): Claim {
   return Object.assign(new Claim(), { sessionId: row.sessionId, claimedAt: new Date(row.claimedAt), expiresAt: new Date(row.expiresAt) });
 }
 

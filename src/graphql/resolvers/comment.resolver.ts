@@ -4,7 +4,7 @@ import { AddCommentInput } from '../inputs/knowledge.inputs.js';
 import { refsFor, renderedFor, targetsOf } from '../item-refs.js';
 import { toComment } from '../mappers.js';
 import { ItemRef } from '../types/common.type.js';
-import { Comment, CommentConnection } from '../types/task-note.type.js';
+import { Comment, CommentConnection } from '../types/comment.type.js';
 
 @Resolver(() => Comment)
 export class CommentResolver {

@@ -7,7 +7,7 @@ import { toConnection } from '../types/connection.type.js';
 import { MemoryConnection } from '../types/connections.type.js';
 import { MemoryKindEnum, MemoryStatusEnum } from '../types/enums.js';
 import { Memory, Note, Task } from '../types/memory.type.js';
-import { Domain } from '../types/task-note.type.js';
+import { Domain } from '../types/domain.type.js';
 
 /**
  * A read that names a domain records it on the calling session (for

@@ -10,7 +10,8 @@ import { asksOnlyFor } from '../selection.js';
 import { toConnection } from '../types/connection.type.js';
 import { Item } from '../types/item.type.js';
 import { Memory, Task } from '../types/memory.type.js';
-import { CommentConnection, Dependency, TaskNoteConnection } from '../types/task-note.type.js';
+import { CommentConnection } from '../types/comment.type.js';
+import { Dependency, TaskNoteConnection } from '../types/task-note.type.js';
 
 /** An item filter that names nothing matches nothing (an empty page), rather than everything. */
 function itemFilter(item: string | null | undefined): number | undefined {

@@ -19,7 +19,7 @@ export interface SessionChangeEvent extends ChangeEvent {
  * cannot be published with the wrong payload.
  */
 // A type, not an interface: createPubSub needs its keys indexable, and an index signature would let any topic name through.
-export type ChangeTopics = {
+type ChangeTopics = {
   /** Routed by task id: a subscriber hears only its task. */
   TASK_CHANGED: [taskId: string, change: MemoryChangeEvent];
   MEMORY_CHANGED: [change: MemoryChangeEvent];

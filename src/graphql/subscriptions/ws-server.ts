@@ -26,10 +26,10 @@ const BAD_TOKEN = 'The bearer token is not one this server knows.';
  * variables is a few KB, so a few hundred KB is ample; a bigger message
  * closes the socket with 1009 before it is held in memory.
  */
-export const MAX_MESSAGE_BYTES = 256 * 1024;
+const MAX_MESSAGE_BYTES = 256 * 1024;
 
 /** graphql-ws' close codes are 44xx; this one says a cap is reached. */
-export const TOO_MANY_SOCKETS = 4429;
+const TOO_MANY_SOCKETS = 4429;
 
 /** "::ffff:127.0.0.1" and "127.0.0.1" are one client. */
 function clientOf(request: IncomingMessage): string {

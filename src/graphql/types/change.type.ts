@@ -2,7 +2,7 @@ import { Field, ID, InterfaceType, ObjectType } from 'type-graphql';
 import { MemoryKindEnum } from './enums.js';
 
 @InterfaceType('Change', { description: 'What every subscription payload says about a committed change: enough for a client to refetch, or to patch from the fields it asks for.' })
-export abstract class ChangeBase {
+abstract class ChangeBase {
   @Field({ description: 'What happened, e.g. ITEM_STATE, ITEMS_ADDED, NOTE_EDITED, PLAN_WRITTEN, TURN_STARTED, SETTINGS_CHANGED.' })
   action: string;
 

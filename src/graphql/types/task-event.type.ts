@@ -2,7 +2,7 @@ import { Field, ID, ObjectType } from 'type-graphql';
 import { ItemStateEnum } from './enums.js';
 
 @ObjectType({ simpleResolvers: true, description: 'An item as it stood in a recorded list.' })
-export class ItemSnapshot {
+class ItemSnapshot {
   @Field(() => ID, { description: "The item's id." })
   id: string;
 

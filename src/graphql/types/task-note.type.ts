@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType } from 'type-graphql';
 import { ItemRef } from './common.type.js';
 import { Connection } from './connection.type.js';
 
@@ -64,48 +64,7 @@ export class TaskNote {
   updatedAt: Date;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A comment on a task or one of its items.' })
-export class Comment {
-  taskId: number;
-  itemId: number | null;
-
-  @Field(() => ID, { description: 'The comment id.' })
-  id: string;
-
-  @Field({ description: 'The comment as written, [[#id]] tokens kept.' })
-  body: string;
-
-  @Field({ description: 'When it was written.' })
-  createdAt: Date;
-}
-
 @ObjectType({ simpleResolvers: true, description: 'A page of task notes, oldest first.' })
 export class TaskNoteConnection extends Connection(TaskNote, 'TaskNote') {
   taskId: number;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'A page of comments, oldest first.' })
-export class CommentConnection extends Connection(Comment, 'Comment') {
-  taskId: number;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'A domain path with counts over it and everything below it.' })
-export class Domain {
-  @Field({ description: 'Full path, e.g. "acme/checkout".' })
-  path: string;
-
-  @Field(() => Int, { description: 'Open tasks in this domain and below.' })
-  openTasks: number;
-
-  @Field(() => Int, { description: 'All tasks in this domain and below.' })
-  tasks: number;
-
-  @Field(() => Int, { description: 'Notes in this domain and below.' })
-  notes: number;
-
-  @Field({ description: 'The latest change of a task or note in this domain and below (an addition to the contract): sort by it for recent activity.' })
-  lastActivityAt: Date;
-
-  @Field({ description: 'When the first memory in this domain and below was made (an addition to the contract).' })
-  createdAt: Date;
 }

@@ -3,7 +3,7 @@ import type { ToolContext } from '../shared/tool-context.js';
 
 /** Claims and blockers as the knowledge-base tools show them. */
 
-export interface ClaimView {
+interface ClaimView {
   session: string;
   claimed_at: string;
   expires_at: string;

@@ -11,7 +11,7 @@ import { refTargetsOf, renderRefs, type RefTarget } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
 import { ToolRefusal } from '../shared/tool-result.js';
 
-export const KB_STATES = { todo: 'PENDING', doing: 'IN_PROGRESS', done: 'DONE', dropped: 'DROPPED' } as const satisfies Record<string, ItemState>;
+const KB_STATES = { todo: 'PENDING', doing: 'IN_PROGRESS', done: 'DONE', dropped: 'DROPPED' } as const satisfies Record<string, ItemState>;
 
 /** An item state in the knowledge-base words; BLOCKED and FAILED (set elsewhere) read lower-case. */
 export function kbState(state: ItemState): string {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DomainError } from '../../domain/errors.js';
 import { PRESET_RULES, statusLine } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
-import { NO_LIST_SUMMARY, openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, taskStatus } from '../../domain/plan-render.js';
+import { NO_LIST_SUMMARY, openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, checklistStatus } from '../../domain/plan-render.js';
 import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
 import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
 import type { ToolRegistrar } from '../shared/tool-registry.js';
@@ -23,7 +23,7 @@ function reply(sessionId: string, lead: string | null, plan: PlanView | null) {
   return answer(lead ? `${lead}\n\n${rendered}` : rendered, {
     sessionId,
     statusLine: statusLine(plan ? plan.steps : null),
-    tasks: tasks.map((task) => ({ id: task.taskId, text: task.text, status: taskStatus(task.state), note: task.note, added: task.added })),
+    tasks: tasks.map((task) => ({ id: task.taskId, text: task.text, status: checklistStatus(task.state), note: task.note, added: task.added })),
   });
 }
 
@@ -171,7 +171,7 @@ async function translate(ctx: ToolContext, verb: Verb, error: DomainError): Prom
     case 'EMPTY_TEXT':
       return 'a task needs some text.';
     case 'NOTE_REQUIRED':
-      return `marking a task ${taskStatus((details.state ?? 'BLOCKED') as ItemState)} needs a reason in note: say in one sentence what stopped you. It is what the user reads when the work comes back unfinished.${list}`;
+      return `marking a task ${checklistStatus((details.state ?? 'BLOCKED') as ItemState)} needs a reason in note: say in one sentence what stopped you. It is what the user reads when the work comes back unfinished.${list}`;
     case 'TOO_MANY_IN_PROGRESS': {
       const busy = plan && details.otherStep ? numberedTasks(plan.all)[details.otherStep - 1] : undefined;
       return `one task at a time: ${busy ? `task ${busy.taskId} is` : 'another task is'} already in_progress. Mark it done, blocked or dropped (with the reason) before you start another.${list}`;

@@ -12,7 +12,7 @@ import { refusal } from './tool-result.js';
  * declares all three. Every tool acts on taskbase's own records only, so
  * openWorldHint is false for all of them.
  */
-export interface ToolHints {
+interface ToolHints {
   /** Changes nothing. */
   readOnlyHint: boolean;
   /** May delete or overwrite what is recorded (a list replaced, an item deleted). */
@@ -33,7 +33,7 @@ export interface ToolConfig<Shape extends z.ZodRawShape> {
 }
 
 /** A tool's work: the validated arguments, and the MCP session it runs for. */
-export type ToolHandler<Shape extends z.ZodRawShape> = (args: z.output<z.ZodObject<Shape>>, ctx: ToolContext) => Promise<CallToolResult>;
+type ToolHandler<Shape extends z.ZodRawShape> = (args: z.output<z.ZodObject<Shape>>, ctx: ToolContext) => Promise<CallToolResult>;
 
 /** What each tool set's register function is given: tools are declared once, their handlers take the session's context per call. */
 export interface ToolRegistrar {

@@ -18,7 +18,7 @@ export function refusal(message: string): CallToolResult {
 export class ToolRefusal extends Error {}
 
 /** Turns a domain refusal into the words of a tool set; null keeps the service's message. */
-export type Translate = (error: DomainError) => string | null | Promise<string | null>;
+type Translate = (error: DomainError) => string | null | Promise<string | null>;
 
 /**
  * Runs a tool handler: a domain refusal or a ToolRefusal becomes an "Error: "

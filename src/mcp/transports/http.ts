@@ -24,7 +24,7 @@ interface Connection {
   principal: string | null;
 }
 
-export interface McpHttpOptions {
+interface McpHttpOptions {
   limits: McpSessionLimits;
   /**
    * The server's Host and Origin policy (src/origin-policy.ts), checked here

@@ -19,7 +19,7 @@ export interface McpSessionLimits {
   idleMs: number;
 }
 
-export const MCP_SESSION_DEFAULTS = { maxSessions: 2_000, maxSessionsPerToken: 100, idleMinutes: 10 } as const;
+const MCP_SESSION_DEFAULTS = { maxSessions: 2_000, maxSessionsPerToken: 100, idleMinutes: 10 } as const;
 
 
 export function loadMcpSessionLimits(env: NodeJS.ProcessEnv): McpSessionLimits {

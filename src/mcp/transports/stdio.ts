@@ -7,7 +7,7 @@ import { JsonRpcStdioTransport } from './stdio-transport.js';
 import type { SessionOptions } from '../shared/tool-context.js';
 import type { ToolSelection } from '../tool-sets.js';
 
-export interface StdioOptions {
+interface StdioOptions {
   selection: ToolSelection;
   /** The --tools argument as given, passed on to a running server by the relay. */
   tools: string | null;

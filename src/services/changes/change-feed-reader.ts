@@ -9,7 +9,7 @@ import { plainRows } from '../kernel/plain-rows.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
 import { loggedChangeOf, type LoggedChange } from './logged-change.js';
 
-export interface ChangePage {
+interface ChangePage {
   nodes: LoggedChange[];
   hasNextPage: boolean;
   /** The last change's id; on an empty page the cursor asked from, so a client can always keep endCursor. */

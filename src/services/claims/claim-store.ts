@@ -1,7 +1,7 @@
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { In } from 'typeorm';
 import { dbNowSql, kindOf } from '../../db/db-clock.js';
-import { ClaimEntity, ItemDependencyEntity, ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
+import { ClaimEntity, ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
@@ -110,10 +110,4 @@ export function readyQuery(manager: EntityManager, domain: string): SelectQueryB
       WHERE d."itemId" = i."id" AND x."deleted" = :deleted AND x."state" NOT IN ('DONE', 'DROPPED'))`)
     .orderBy('m."id"', 'ASC')
     .addOrderBy('i."position"', 'ASC');
-}
-
-/** Edges of a task's briefs, for the cycle check: every brief's but `exceptNote`'s. */
-export async function dependencyEdgesOfTask(manager: EntityManager, taskId: number, exceptNote: number | null): Promise<ItemDependencyEntity[]> {
-  const rows = await manager.findBy(ItemDependencyEntity, { taskId });
-  return rows.filter((row) => row.noteId !== exceptNote);
 }

@@ -8,7 +8,7 @@ import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
 import { liveClaimCount, liveClaimsOf, readyQuery, recordClaim, takeClaim } from './claim-store.js';
 
-export interface ClaimInput {
+interface ClaimInput {
   id: string;
   ttlSeconds?: number | null;
 }

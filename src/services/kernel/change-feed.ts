@@ -33,7 +33,7 @@ export const POLL_MS = { sqlite: 250, postgres: 5_000 } as const;
 /** Changes read per statement; a feed that is behind reads batch after batch until it is not. */
 const BATCH = 500;
 
-export interface LogFeedOptions {
+interface LogFeedOptions {
   pollMs: number;
   wakeups?: Wakeups | null;
   /** A read failed (the database is away); the next wake-up or poll tries again from the same id. */

@@ -4,7 +4,7 @@ import { checkCharacters } from '../../domain/text-input.js';
 import { IdempotencyKeyEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
-export interface StoredResult {
+interface StoredResult {
   id: string;
   itemIds?: string[];
 }
@@ -25,7 +25,7 @@ function fingerprint(input: object): string {
 }
 
 /** Longest idempotency key taken (a UUID is 36). */
-export const IDEMPOTENCY_KEY_MAX = 200;
+const IDEMPOTENCY_KEY_MAX = 200;
 
 /** A short digest: the stored key stays bounded and unambiguous whatever header or token was sent. */
 function scope(value: string | null | undefined): string {
@@ -102,7 +102,7 @@ function replayed<T>(row: T | null, operation: string, key: string | null | unde
 }
 
 /** What a creating call made: its answer, and what a retry needs to answer the same. */
-export interface Creation<T> {
+interface Creation<T> {
   result: T;
   stored: StoredResult;
 }

@@ -170,7 +170,7 @@ function isRaceLost(error: unknown): boolean {
   return typeof code === 'string' && RACE_LOST.has(code);
 }
 
-export interface RunOptions {
+interface RunOptions {
   /**
    * The call acts as its calling session and needs one (the plan mutations,
    * the session's own changes, endTurn): an x-session-id naming none gets the

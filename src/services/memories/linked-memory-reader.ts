@@ -5,7 +5,7 @@ import { appendTo } from '../kernel/grouping.js';
 import { entityFromRow } from '../kernel/plain-rows.js';
 
 /** What items link to: the memories for each item asked, and how much text they hold. */
-export interface LinkedMemories {
+interface LinkedMemories {
   /** For each item asked, its linked memories, oldest link first; complete only when `chars` is within the bound asked. */
   memories: MemoryEntity[][];
   /** Characters of text (title, body, goal) the distinct linked memories hold together. */

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { MemoryKind } from '../../domain/memory-kind.js';
 
 /** What one search hit needs to be paged: the memory and its rank (lower is better). */
-export interface SearchHit {
+interface SearchHit {
   memoryId: number;
   rank: number;
 }

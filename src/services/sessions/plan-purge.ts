@@ -6,9 +6,9 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import type { TaskAggregate } from '../task-aggregate/task-store.js';
 
 /** Deleted steps a plan keeps, most recently deleted first. */
-export const PLAN_DELETED_KEPT = 100;
+const PLAN_DELETED_KEPT = 100;
 /** Purging starts once a plan holds more deleted steps than this, so it runs every few rewrites, not on each one. */
-export const PLAN_DELETED_PURGE_AT = 2 * PLAN_DELETED_KEPT;
+const PLAN_DELETED_PURGE_AT = 2 * PLAN_DELETED_KEPT;
 
 /**
  * A plan rewritten whole again and again (writeTodos, setPlan) leaves a

@@ -3,7 +3,7 @@ import { ITEMS_PER_TASK_MAX } from '../../domain/text-rules.js';
 import { appendTo } from '../kernel/grouping.js';
 
 /** What a checklist shows beside one item without listing its rows. */
-export interface ItemFacts {
+interface ItemFacts {
   /** Comments on the item. */
   comments: number;
   /** Briefs on the item. */

@@ -56,7 +56,7 @@ export interface AddItemsInput {
   idempotencyKey?: string | null;
 }
 
-export interface TaskWithItems {
+interface TaskWithItems {
   task: MemoryEntity;
   items: ItemEntity[];
 }

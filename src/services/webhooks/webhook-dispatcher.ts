@@ -19,7 +19,7 @@ const LEASE_MARGIN_MS = 30_000;
 const DELIVERED_KEPT_MS = 7 * 86_400_000;
 const PRUNE_EVERY_MS = 60_000;
 
-export interface DispatcherOptions extends WebhookRetry {
+interface DispatcherOptions extends WebhookRetry {
   timeoutMs: number;
   send: Send;
   clock: Clock;

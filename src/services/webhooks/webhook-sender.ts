@@ -7,7 +7,7 @@ import { checkedAddresses, checkedLookup } from './webhook-target.js';
 /** The most of an answer's body read; the rest is not waited for (the status is all a delivery needs). */
 export const RESPONSE_CAP_BYTES = 64 * 1024;
 
-export interface Attempt {
+interface Attempt {
   url: string;
   secret: string;
   deliveryId: string;
@@ -15,7 +15,7 @@ export interface Attempt {
 }
 
 /** What one attempt got: the HTTP status, or null when there was none (refused target, no connection, timeout). */
-export interface AttemptResult {
+interface AttemptResult {
   status: number | null;
   /** Why there was no status, for the log; never the receiver's body. */
   error?: string;

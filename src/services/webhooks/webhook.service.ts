@@ -10,10 +10,10 @@ import { checkedAddresses } from './webhook-target.js';
 /** Webhooks one knowledge base may have: each is a dispatcher's work on every change. */
 export const WEBHOOKS_MAX = 50;
 /** The latest deliveries `Webhook.deliveries` answers: 1..50, 10 unless asked. */
-export const DELIVERIES_DEFAULT = 10;
+const DELIVERIES_DEFAULT = 10;
 export const DELIVERIES_MAX = 50;
 
-export interface CreateWebhook {
+interface CreateWebhook {
   url: string;
   domain?: string | null;
   secret: string;
