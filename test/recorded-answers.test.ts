@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import { connectMcp, textOf, type McpTestClient } from './fixtures/mcp.js';
 import { documentOf } from './fixtures/recorded-documents.js';
+import { COMMENT, ITEM, TASK_HEAD, TASK_ITEMS, TASK_OPENED } from '../web/src/dashboard-documents.mjs';
 import {
   ITEM_KNOWLEDGE, MEMORIES, READ_HISTORY, READ_SESSION, SEARCH, TASK_COMMENTS, TASK_NOTES,
 } from './fixtures/documents.js';
@@ -236,18 +237,16 @@ describe('recorded answers', () => {
     const taskData = 'web/src/task-data.ts';
     const { billing, billingItems: b } = seeded;
     await read('access', '{ access }');
-    await read('task head', documentOf(taskData, 'HEAD'), { id: billing });
-    await read('task head (checkout)', documentOf(taskData, 'HEAD'), { id: seeded.checkout });
-    await read('task head (closed)', documentOf(taskData, 'HEAD'), { id: seeded.closed });
-    await read('task items', documentOf(taskData, 'ITEMS'), { id: billing, deleted: false, first: 100 });
-    await read('task items with deleted', documentOf(taskData, 'ITEMS'), { id: billing, deleted: true, first: 100 });
-    const first = await read('task items, first page of 2', documentOf(taskData, 'ITEMS'), { id: billing, deleted: false, first: 2 });
-    await read('task items, second page of 2', documentOf(taskData, 'ITEMS'), { id: billing, deleted: false, first: 2, after: first.task.items.pageInfo.endCursor });
+    await read('task head', TASK_HEAD, { id: billing });
+    await read('task head (checkout)', TASK_HEAD, { id: seeded.checkout });
+    await read('task head (closed)', TASK_HEAD, { id: seeded.closed });
+    await read('task items', TASK_ITEMS, { id: billing, deleted: false, first: 100 });
+    await read('task items with deleted', TASK_ITEMS, { id: billing, deleted: true, first: 100 });
+    const first = await read('task items, first page of 2', TASK_ITEMS, { id: billing, deleted: false, first: 2 });
+    await read('task items, second page of 2', TASK_ITEMS, { id: billing, deleted: false, first: 2, after: first.task.items.pageInfo.endCursor });
     await read('recent events', documentOf(taskData, 'RECENT_EVENTS'), { id: billing, first: 5 });
     // The rows a live change touched, as the task view asks for them again.
-    const ITEM = documentOf(taskData, 'ITEM');
-    const COMMENT = documentOf(taskData, 'COMMENT');
-    await read('touched rows', `{ ${[b[1], b[3]].map((id, index) => `i${index}: item(id: "${id}") { ${ITEM} comments(first: 200) { nodes { ${COMMENT} } } }`).join(' ')} }`);
+            await read('touched rows', `{ ${[b[1], b[3]].map((id, index) => `i${index}: item(id: "${id}") { ${ITEM} comments(first: 200) { nodes { ${COMMENT} } } }`).join(' ')} }`);
     await read('task comments again', `query($id: ID!) { task(id: $id) { comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } } } }`, { id: billing });
 
     const task = 'web/src/views/task.tsx';
@@ -290,7 +289,7 @@ describe('recorded answers', () => {
     for (const [index, id] of [...seeded.sessions, seeded.helper].entries()) await read(`session ${index + 1}`, documentOf(sessions, 'SESSION'), { id });
 
     await read('reminder settings', documentOf('web/src/views/reminders.tsx', 'SETTINGS'));
-    await read('bench dashboard read', documentOf('bench/workloads.mjs', 'DASHBOARD'), { id: billing });
+    await read('bench dashboard read', TASK_OPENED, { id: billing, deleted: false, first: 30 });
   });
 
   it('the GraphQL reads the tools and tests make answer as recorded', async () => {
