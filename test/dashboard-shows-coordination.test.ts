@@ -108,6 +108,18 @@ describe('claims on items', () => {
 
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    // The holder's link opens its session, which lists what it still holds, each a link back to the item.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.locator(`#item-${review.id}`).waitFor();
+    const again = await server.ok(CLAIM_ITEM, { input: { id: migrate.id, ttlSeconds: 600 } }, { session: agent });
+    expect(again.claimItem.claim.session.id).toBe(agent);
+    await row.getByRole('link', { name: `session ${agent.slice(0, 8)}` }).click();
+    const held = page.getByRole('region', { name: /Claims held/ });
+    await held.getByRole('link', { name: `#1 ${migrate.text}` }).waitFor();
+    expect(await held.getByRole('link', { name: `#1 ${migrate.text}` }).getAttribute('href')).toBe(`#/task/${task.id}?item=${migrate.id}`);
+    expect(await held.textContent()).toMatch(/expires in 10 min/);
+    await clean(page);
   });
 });
 
