@@ -38,11 +38,12 @@ function useNow(): number {
   return useSignal(clock);
 }
 
-/** "expires in 12 min", to the second in the last minute; "expired" once the lease ran out (an expired claim is no claim). */
+/** "expires in 12 min", to the second in its last ten minutes; "expired" once the lease ran out (an expired claim is no claim). */
 export function timeLeft(ms: number): string {
   if (ms <= 0) return 'expired';
   const seconds = Math.ceil(ms / 1000);
   if (seconds < 60) return `expires in ${seconds} s`;
+  if (seconds < 600) return `expires in ${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
   const minutes = Math.round(seconds / 60);
   if (minutes < 120) return `expires in ${minutes} min`;
   return `expires in ${Math.floor(minutes / 60)} h ${minutes % 60} min`;
