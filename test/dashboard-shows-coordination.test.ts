@@ -71,7 +71,7 @@ describe('claims on items', () => {
     const { task, items: [migrate, review] } = await createTask(server, ['Write the migration', 'Review the schema'], { domain });
     const agent = await startSession(server);
     await server.ok(CLAIM_ITEM, { input: { id: migrate.id, ttlSeconds: 900 } }, { session: agent });
-    await server.ok(CLAIM_ITEM, { input: { id: review.id, ttlSeconds: 10 } }, { session: agent });
+    await server.ok(CLAIM_ITEM, { input: { id: review.id, ttlSeconds: 300 } }, { session: agent });
 
     const page = await openPage(browser, `${base()}/#/task/${task.id}`);
     const row = page.locator(`#item-${migrate.id}`);
@@ -80,14 +80,14 @@ describe('claims on items', () => {
     expect(await holder.getAttribute('href')).toBe(`#/sessions/${agent}`);
     expect(await row.locator('.claim-chip').textContent()).toMatch(/expires in 1[45] min/);
 
-    // The short claim counts down in the page, and no request is sent for it.
+    // The shorter claim counts down to the second in the page, and no request is sent for it.
     await whenLive(page);
     const short = page.locator(`#item-${review.id} .claim-chip time`);
     const first = await short.textContent();
-    expect(first).toMatch(/^expires in \d+ s$/);
+    expect(first).toMatch(/^expires in [1-4] min \d\d s$/);
     const requests = graphqlRequests(page);
     await page.waitForFunction(([selector, before]) => (globalThis as any).document.querySelector(selector)?.textContent !== before, [`#item-${review.id} .claim-chip time`, first] as const);
-    expect(await short.textContent()).toMatch(/^(expires in \d+ s|expired)$/);
+    expect(await short.textContent()).toMatch(/^expires in [0-4] min \d\d s$/);
     expect(requests()).toBe(0);
     await clean(page);
 
@@ -108,6 +108,19 @@ describe('claims on items', () => {
 
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    // The holder's link opens its session, which lists what it still holds, each a link back to the item.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.locator(`#item-${review.id}`).waitFor();
+    const again = await server.ok(CLAIM_ITEM, { input: { id: migrate.id, ttlSeconds: 1800 } }, { session: agent });
+    expect(again.claimItem.claim.session.id).toBe(agent);
+    await row.getByRole('link', { name: `session ${agent.slice(0, 8)}` }).click();
+    const held = page.getByRole('region', { name: /Claims held/ });
+    await held.getByRole('link', { name: `#1 ${migrate.text}` }).waitFor();
+    expect(await held.textContent()).toContain(review.text);
+    expect(await held.getByRole('link', { name: `#1 ${migrate.text}` }).getAttribute('href')).toBe(`#/task/${task.id}?item=${migrate.id}`);
+    expect(await held.textContent()).toMatch(/expires in (30|29|28) min/);
+    await clean(page);
   });
 });
 

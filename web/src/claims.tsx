@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { canWrite, gql } from './api';
+import { useQuery } from './live';
 import { signal, useSignal } from './signal';
 import { STATE_LABEL } from './states';
 import { Refusal, useAction, when } from './widgets';
@@ -35,11 +36,12 @@ function useNow(): number {
   return useSignal(clock);
 }
 
-/** "expires in 12 min", to the second in the last minute; "expired" once the lease ran out (an expired claim is no claim). */
+/** "expires in 12 min", to the second in its last ten minutes; "expired" once the lease ran out (an expired claim is no claim). */
 export function timeLeft(ms: number): string {
   if (ms <= 0) return 'expired';
   const seconds = Math.ceil(ms / 1000);
   if (seconds < 60) return `expires in ${seconds} s`;
+  if (seconds < 600) return `expires in ${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
   const minutes = Math.round(seconds / 60);
   if (minutes < 120) return `expires in ${minutes} min`;
   return `expires in ${Math.floor(minutes / 60)} h ${minutes % 60} min`;
@@ -134,5 +136,30 @@ export function Dependencies({ item, taskId }: { item: object & { id: string }; 
       )}
       <Refusal error={error} />
     </div>
+  );
+}
+
+const SESSION_CLAIMS = 'query($id: ID!) { session(id: $id) { claims { id number text task { id title domain } claim { expiresAt } } } }';
+// Claims are changes of the claimed items' tasks, which are in domains: this hears them all.
+const CLAIMS_LIVE = 'subscription { domainChanged { memoryId action } }';
+
+/** A session's page: the items it holds now, each a link, with the time left on its claim. */
+export function SessionClaims({ id }: { id: string }) {
+  const held = useQuery(SESSION_CLAIMS, { id }, { query: CLAIMS_LIVE, variables: {} });
+  const now = useNow();
+  const claims: any[] = held.data?.session?.claims ?? [];
+  if (claims.length === 0) return <Refusal error={held.error} />;
+  return (
+    <section aria-labelledby="claims-heading">
+      <h3 id="claims-heading">Claims held <span class="muted">({claims.length})</span></h3>
+      <ul>
+        {claims.map((item) => (
+          <li>
+            <a href={`#/task/${item.task.id}?item=${item.id}`}>#{item.number} {item.text}</a>{' '}
+            <span class="muted">· {item.task.title}{item.task.domain ? ` · ${item.task.domain}` : ''} · {timeLeft(Date.parse(item.claim.expiresAt) - now)}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
