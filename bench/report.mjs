@@ -125,7 +125,7 @@ export function targets(root) {
   const largeVsSmall = mrLarge && mrSmall ? compare(mrLarge, mrSmall) : null;
   add('mustRead at 100,000 tasks ≤ 1.5 × at 1,000 (p50)', largeVsSmall ? largeVsSmall.text : '–', largeVsSmall ? largeVsSmall.ratio <= 1.5 : null);
   const dash = find(large, 'dashboard read');
-  add('≤ 8 SQL statements per dashboard read (the head and first page the page reads)', dash ? `${dash.statementsPerRequest}` : '–', dash ? dash.statementsPerRequest <= 8 : null);
+  add('≤ 11 SQL statements per dashboard read (the head and first page the page reads, claims and waits included)', dash ? `${dash.statementsPerRequest}` : '–', dash ? dash.statementsPerRequest <= 11 : null);
   const rss = large ? Math.max(...large.results.filter((r) => r.kind === 'server').map((r) => r.peakRssMb)) : null;
   add('server RSS under load ≤ 300 MB', rss === null ? '–' : `${rss} MB`, rss === null ? null : rss <= 300);
   add('large bench under 15 minutes', large ? `${(large.totalSeconds / 60).toFixed(1)} min (database build ${(large.buildSeconds / 60).toFixed(1)} min)` : '–', large ? large.totalSeconds < 900 : null);

@@ -59,10 +59,13 @@ async function buildTask(shape: Shape, tag: string) {
   return { task, items: all };
 }
 
-/** A dashboard's view of one task, in the two queries it sends: a page of 200 items (the list), then the head (notes, comments). */
+/**
+ * A dashboard's view of one task, in the two queries it sends: a page of items (the list; 200 here, two of the
+ * page's own pages, so the whole list of the big task comes in one read), then the head (notes, comments).
+ */
 async function dashboard(taskId: string) {
   statements = [];
-  const items = await server.ok(TASK_ITEMS, { id: taskId, deleted: false, first: PAGE, after: null });
+  const items = await server.ok(TASK_ITEMS, { id: taskId, deleted: false, first: 2 * PAGE, after: null });
   const forItems = statements;
   statements = [];
   const knowledge = await server.ok(TASK_HEAD, { id: taskId });
@@ -127,13 +130,14 @@ describe('dashboard query cost', () => {
       shapes(large.statements).map(([sql, n]) => `${n} × ${sql}`).join('\n');
     expect(large.statements.length, report).toBe(little.statements.length);
     // A handful of statements, not one per row: at most one per kind of row the query shows. The page of items: the
-    // task, its live items, their links. The head: the task, its items (what [[#id]] tokens read as), the deleted ones
-    // cited (by id), a page of comments, a page of notes with their items, the history's count and its newest event.
-    expect(large.perQuery[0], report).toBeLessThanOrEqual(3);
+    // task, its live items, their links, their claims, what they wait for (ready) and what they block. The head: the
+    // task, its items (what [[#id]] tokens read as), the deleted ones cited (by id), a page of comments, a page of
+    // notes with their items, the history's count and its newest event.
+    expect(large.perQuery[0], report).toBeLessThanOrEqual(6);
     expect(large.perQuery[1], report).toBeLessThanOrEqual(7);
 
-    // Opening a task in one query, as the bench does: at most 8 statements, the head's 7 and the page's links (the
-    // task and its live items are read once for both), the same for either task.
+    // Opening a task in one query, as the bench does: at most 11 statements, the head's 7 and the page's links, claims,
+    // waits and blocks (the task and its live items are read once for both), the same for either task.
     const bigRead = await benchDashboard(big.task.id);
     const smallRead = await benchDashboard(small.task.id);
     const benchReport = shapes(bigRead.statements).map(([sql, n]) => `${n} × ${sql}`).join('\n');
@@ -141,7 +145,7 @@ describe('dashboard query cost', () => {
     expect(bigRead.task.items.nodes[0]).toEqual(first);
     expect(bigRead.task.notes.totalCount).toBe(50);
     expect(bigRead.task.comments.totalCount).toBe(100);
-    expect(bigRead.statements.length, benchReport).toBeLessThanOrEqual(8);
+    expect(bigRead.statements.length, benchReport).toBeLessThanOrEqual(11);
     expect(bigRead.statements.length, benchReport).toBe(smallRead.statements.length);
     // Building the two tasks takes some 170 calls: on a busy machine, more than the default 30 s.
   }, 120_000);

@@ -37,7 +37,9 @@ function graphqlWords(): string[] {
   // A GraphQL word is one the knowledge-base tools do not share (title, goal, body, domain, items, item, text, state, comment, related, query, after are theirs too).
   const shared = new Set(['title', 'goal', 'body', 'domain', 'items', 'item', 'text', 'state', 'comment', 'related', 'query', 'after', 'context', 'steps', 'pitfalls', 'status', 'type', 'delete', 'search', 'id', 'first', 'reason', 'kind', 'note', 'task', 'tasks', 'brief', 'memory', 'memories',
     // English words that are also names of the change feed, webhooks, the ready queue and the sessions list.
-    'changes', 'webhooks', 'finished', 'ready', 'url', 'secret']);
+    'changes', 'webhooks', 'finished', 'ready', 'url', 'secret',
+    // …and of a session's name (startSession's input): the verb in "name each item once".
+    'name']);
   return [...new Set(names)].filter((name) => !shared.has(name));
 }
 
