@@ -195,7 +195,7 @@ program
   .action(async (options: { tools?: string; session?: string; sessionKey?: string; parent?: string; url?: string; oneActive?: boolean }) => {
     // Loaded here, not at the top: the other commands (a stop hook's remind) should not pay for the MCP SDK on every run.
     const [{ relayStdio, serveStdio }, { ToolRefusal }, { parseToolSets }] = await Promise.all([
-      import('./mcp/transports/stdio.js'), import('./mcp/shared/tool-result.js'), import('./mcp/tool-sets.js'),
+      import('./mcp/transports/stdio.js'), import('./mcp/common/tool-result.js'), import('./mcp/tool-sets.js'),
     ]);
     const config = loadConfig();
     const logger = createLogger(config.logLevel, 'stderr');

@@ -11,8 +11,8 @@ import { registerKbTaskTools } from './knowledge-base/kb-tasks.tools.js';
 import { registerPlanAndFinishTools } from './plan-and-finish/plan-and-finish.tools.js';
 import { registerStepOpsTools } from './step-ops/step-ops.tools.js';
 import { clientSessionName } from '../domain/session-names.js';
-import { SessionBinding, type SessionOptions, type ToolContext } from './shared/tool-context.js';
-import { ToolRegistry, type ToolRegistrar } from './shared/tool-registry.js';
+import { SessionBinding, type SessionOptions, type ToolContext } from './common/tool-context.js';
+import { ToolRegistry, type ToolRegistrar } from './common/tool-registry.js';
 import type { ToolSelection, ToolSet } from './tool-sets.js';
 import { registerWholeListTools } from './whole-list/whole-list.tools.js';
 

@@ -1,5 +1,5 @@
 import type { PlanPreset } from '../domain/plan-rules.js';
-import { ToolRefusal } from './shared/tool-result.js';
+import { ToolRefusal } from './common/tool-result.js';
 
 /** The four tool sets of api/mcp.md. */
 export const TOOL_SETS = ['whole-list', 'step-ops', 'plan-and-finish', 'knowledge-base'] as const;

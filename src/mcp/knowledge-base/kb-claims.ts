@@ -1,5 +1,5 @@
 import type { ClaimEntity, ItemEntity } from '../../db/entities/index.js';
-import type { ToolContext } from '../shared/tool-context.js';
+import type { ToolContext } from '../common/tool-context.js';
 
 /** Claims and blockers as the knowledge-base tools show them. */
 

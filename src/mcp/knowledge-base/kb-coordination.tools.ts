@@ -4,9 +4,9 @@ import type { ClaimResult } from '../../services/claims/claim.service.js';
 import { claimPhrase, claimView } from './kb-claims.js';
 import { itemLine, itemView, loadTask, summaryText, taskSummary } from './kb-read.js';
 import { noteViews } from './kb-tasks.tools.js';
-import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
-import type { ToolRegistrar } from '../shared/tool-registry.js';
-import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
+import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
+import type { ToolRegistrar } from '../common/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
 
 const CLAIM = z.object({ session: z.string(), claimed_at: z.string(), expires_at: z.string() });
 const ITEM = z.object({ id: z.string(), number: z.number().int().nullable(), text: z.string(), state: z.string(), note: z.string().nullable(), deleted: z.boolean() });

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { MemoryKind } from '../../domain/memory-kind.js';
 import { detailedItemLine, detailedItemViews, itemLine, listedSummaries, loadMemory, loadTask, memoryEntries, summaryText, taskSummary } from './kb-read.js';
 import { kbRefusal } from './kb-text.js';
-import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
-import type { ToolRegistrar } from '../shared/tool-registry.js';
-import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
+import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
+import type { ToolRegistrar } from '../common/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
 
 const ENTRY = z.object({
   uid: z.string(), type: z.string(), title: z.string(), domain: z.string(), status: z.string(), progress: z.string().optional(),

@@ -3,9 +3,9 @@ import { oneLine } from '../../domain/one-line.js';
 import type { Page } from '../../domain/paging.js';
 import { deriveTaskState, progressOf, taskStatus } from '../../domain/states.js';
 import type { TaskView } from '../../services/task-views/task-view-reader.js';
-import type { ToolContext } from '../shared/tool-context.js';
+import type { ToolContext } from '../common/tool-context.js';
 import { kbState, rendered, targetsOf } from './kb-text.js';
-import { ToolRefusal } from '../shared/tool-result.js';
+import { ToolRefusal } from '../common/tool-result.js';
 import { claimView } from './kb-claims.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolRegistrar } from '../shared/tool-registry.js';
+import type { ToolRegistrar } from '../common/tool-registry.js';
 
 /**
  * The knowledge-base tools as a stop hook needs them: every answer made

@@ -6,9 +6,9 @@ import { taskNoteTexts } from '../../domain/briefs.js';
 import { detailedItemLine, detailedItemViews, itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, kbRefusal, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
 import { claimPhrase, heldByAnotherLine } from './kb-claims.js';
-import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
-import type { ToolRegistrar } from '../shared/tool-registry.js';
-import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
+import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
+import type { ToolRegistrar } from '../common/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
 
 const PAGE = 20;
 const ITEM = z.object({ id: z.string(), number: z.number().int().nullable(), text: z.string(), state: z.string(), note: z.string().nullable(), deleted: z.boolean() });

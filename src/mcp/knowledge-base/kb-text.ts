@@ -9,7 +9,7 @@ import type { DomainError } from '../../domain/errors.js';
 import type { Remedy } from '../../domain/remedies.js';
 import { refTargetsOf, renderRefs, type RefTarget } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
-import { ToolRefusal } from '../shared/tool-result.js';
+import { ToolRefusal } from '../common/tool-result.js';
 
 const KB_STATES = { todo: 'PENDING', doing: 'IN_PROGRESS', done: 'DONE', dropped: 'DROPPED' } as const satisfies Record<string, ItemState>;
 

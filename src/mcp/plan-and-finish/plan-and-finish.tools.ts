@@ -3,10 +3,10 @@ import type { DomainError } from '../../domain/errors.js';
 import { PRESET_RULES, statusLine } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
 import { NO_LIST_SUMMARY, openTasksText, numberedTasks, renderChecklist, summaryLine, TASK_STATUSES, checklistStatus } from '../../domain/plan-render.js';
-import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
-import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
-import type { ToolRegistrar } from '../shared/tool-registry.js';
-import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
+import { planAfter, readPlan, requireSessionId, type PlanView } from '../common/plan-view.js';
+import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
+import type { ToolRegistrar } from '../common/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
 
 const TASK = z.object({ id: z.number().int(), text: z.string(), status: z.string(), note: z.string().nullable(), added: z.boolean() });
 const OUTPUT = {

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { DomainError } from '../../domain/errors.js';
 import type { ItemState } from '../../domain/states.js';
 import type { PlanResult } from '../../services/sessions/plan.service.js';
-import { planAfter, readPlan, requireSessionId, type PlanView } from '../shared/plan-view.js';
-import { callerOf, requireWrite, type ToolContext } from '../shared/tool-context.js';
-import type { ToolRegistrar } from '../shared/tool-registry.js';
-import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
+import { planAfter, readPlan, requireSessionId, type PlanView } from '../common/plan-view.js';
+import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
+import type { ToolRegistrar } from '../common/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
 import { NO_PLAN_TEXT, renderSteps, stepCounts, stepOpsStatus, stepsCount, STEP_STATUSES } from '../../domain/plan-render.js';
 
 const OPS = ['set', 'add', 'update', 'view', 'clear'] as const;

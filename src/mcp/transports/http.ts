@@ -13,7 +13,7 @@ import { idleText, type McpSessionLimits } from './session-limits.js';
 import { isRefusal, McpSessionTable, type SessionOwner } from './session-table.js';
 import { isDomainError } from '../../domain/errors.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
-import { ToolRefusal } from '../shared/tool-result.js';
+import { ToolRefusal } from '../common/tool-result.js';
 import { parseToolSets } from '../tool-sets.js';
 
 interface Connection {

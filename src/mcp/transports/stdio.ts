@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../../services/index.js';
 import { createMcpServer } from '../mcp-server.js';
 import { JsonRpcStdioTransport } from './stdio-transport.js';
-import type { SessionOptions } from '../shared/tool-context.js';
+import type { SessionOptions } from '../common/tool-context.js';
 import type { ToolSelection } from '../tool-sets.js';
 
 interface StdioOptions {

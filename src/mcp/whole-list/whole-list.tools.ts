@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { DomainError } from '../../domain/errors.js';
 import type { ItemState } from '../../domain/states.js';
 import { WHOLE_LIST_STATUSES as STATUS_STATES, wholeListStatus } from '../../domain/plan-render.js';
-import { callerOf, requireWrite } from '../shared/tool-context.js';
-import type { ArgumentSlip } from '../shared/tool-arguments.js';
-import type { ToolRegistrar } from '../shared/tool-registry.js';
-import { answer, guarded, ToolRefusal } from '../shared/tool-result.js';
+import { callerOf, requireWrite } from '../common/tool-context.js';
+import type { ArgumentSlip } from '../common/tool-arguments.js';
+import type { ToolRegistrar } from '../common/tool-registry.js';
+import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
 
 type Status = keyof typeof STATUS_STATES;
 
