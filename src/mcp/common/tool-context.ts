@@ -76,8 +76,9 @@ export class SessionBinding {
     if (this.key !== null) {
       if (key === this.key) return;
       throw new ToolRefusal(
-        `this connection works for the chat whose session key is "${this.key}", so session_key "${key}" (another chat's) was not used and nothing was recorded. ` +
-          `Send session_key "${this.key}", or leave it out; another chat connects on its own, with its own key.`,
+        `this connection works for the chat whose key is "${this.key}", so session_key "${key}" (another chat's) was not used and nothing was recorded. ` +
+          `Send session_key "${this.key}", or leave it out. For the other chat (a client whose chat changed under this connection, such as Claude Code after /clear or /resume), ` +
+          'connect again (in Claude Code: /mcp, then Reconnect) and send its key from the first call on.',
       );
     }
     if (!this.started && !this.options.sessionId) {
@@ -101,7 +102,7 @@ export class SessionBinding {
       return;
     }
     throw new ToolRefusal(
-      `session_key "${key}" names another chat's session, and this connection already works for session ${current}${this.options.sessionId ? ' (the one it connected to)' : ' (started by an earlier call without a key)'}, so nothing was recorded. ` +
+      `session_key "${key}" names another chat, and this connection already works for ${this.options.sessionId ? 'the one it connected to' : 'its own (started by an earlier call without a key)'}, so nothing was recorded. ` +
         'Leave session_key out on this connection, or connect again and send the key from the first call on.',
     );
   }
