@@ -64,26 +64,22 @@ export class SessionBinding {
 
   /**
    * A tool call's session_key (tool-registry.ts): the connection's session
-   * is the one this key names. The first key a connection sees binds it:
-   * before any session, to the key's (found or started, as x-session-key
-   * does); after one (named by id, or started by a call without a key), the
-   * key is given to that session when it names none yet. The same key again
-   * costs nothing; another key, or a key that names another session, is
-   * refused, and nothing is recorded.
+   * is the one this key names, found or started as x-session-key does. The
+   * key is the chat's name, so it wins: before any session it chooses the
+   * connection's; a new key moves the connection to that chat (Claude Code
+   * keeps its MCP connection across /clear and /resume, which change the
+   * chat's session_id); after a session started by a call without a key, a
+   * key that names none yet is given to that session. Only a connection
+   * joined by id (--session, x-session-id) refuses a key naming another
+   * session, and then nothing is recorded. The same key again costs nothing.
    */
   async useKey(raw: string): Promise<void> {
     const key = cleanSessionKey(raw, 'argument');
-    if (this.key !== null) {
-      if (key === this.key) return;
-      throw new ToolRefusal(
-        `this connection works for the chat whose key is "${this.key}", so session_key "${key}" (another chat's) was not used and nothing was recorded. ` +
-          `Send session_key "${this.key}", or leave it out. For the other chat (a client whose chat changed under this connection, such as Claude Code after /clear or /resume), ` +
-          'connect again (in Claude Code: /mcp, then Reconnect) and send its key from the first call on.',
-      );
-    }
-    if (!this.started && !this.options.sessionId) {
+    if (key === this.key) return;
+    if (this.key !== null || (!this.started && !this.options.sessionId)) {
       // Set before any await: a call that arrives meanwhile, with or without the key, finds the same session.
       this.key = key;
+      this.started = undefined;
       return;
     }
     const current = await this.id();
@@ -97,13 +93,14 @@ export class SessionBinding {
     const named = this.access === 'read'
       ? await this.services.sessionReader.sessionIdForKey(this.principal, key)
       : await this.services.sessions.nameSessionByKey(caller, key);
-    if (named === current) {
+    if (named === current || (named !== null && !this.options.sessionId)) {
       this.key = key;
+      if (named !== current) this.started = undefined;
       return;
     }
     throw new ToolRefusal(
-      `session_key "${key}" names another chat, and this connection already works for ${this.options.sessionId ? 'the one it connected to' : 'its own (started by an earlier call without a key)'}, so nothing was recorded. ` +
-        'Leave session_key out on this connection, or connect again and send the key from the first call on.',
+      `session_key "${key}" names another chat, and this connection works for the one it connected to by id, so nothing was recorded. ` +
+        'Leave session_key out on this connection, or connect again without the id and send the key from the first call on.',
     );
   }
 
