@@ -19,7 +19,7 @@ import { createLogger } from './logger.js';
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-/** Operator and agent commands: serve, migrate, seed, schema, remind, mcp. */
+/** Operator and agent commands: serve, migrate, seed, schema, remind, turn, claude-hook, mcp. */
 const program = new Command('taskbase')
   .description('A knowledge base of tasks and AI agents\' plans: GraphQL, MCP tools and a live dashboard over SQLite or PostgreSQL.')
   .version(version, '-V, --version', 'print the version')
@@ -114,11 +114,14 @@ async function onSession<T>(
     }
   } catch (error) {
     if (isDomainError(error) && error.code === 'NO_SESSION') {
-      throw new Error(`no started session has ${named} (a session starts when an MCP client connects: taskbase mcp, or /mcp)`);
+      throw new NoSuchSession(`no started session has ${named} (a session starts at an MCP client's first tool call: taskbase mcp, or /mcp)`);
     }
     throw error;
   }
 }
+
+/** The session a hook named is not started (yet): an error for `remind` and `turn start`, nothing to do for claude-hook. */
+class NoSuchSession extends Error {}
 
 async function graphqlMutation<T>(url: string, choice: { sessionId: string } | { sessionKey: string }, { mutation, field }: { mutation: string; field: string }): Promise<T> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -139,6 +142,27 @@ const SESSION_OPTION = ['--session <id>', 'the agent session (as sent in x-sessi
 const SESSION_KEY_OPTION = ['--session-key <key>', "or the chat's key (as given to taskbase mcp --session-key, or sent in x-session-key)"] as const;
 const URL_OPTION = ['--url <graphql-url>', "ask this server (e.g. http://127.0.0.1:4000/graphql); without it, the server running on DATABASE_URL's SQLite file, else the database itself"] as const;
 
+/** Ends a session's turn: its reminder when one is due, else null (remind, and claude-hook's Stop). */
+function endTurn(options: SessionChoice): Promise<PrintedReminder | null> {
+  return onSession<PrintedReminder | null>(
+    options,
+    { mutation: 'mutation { endTurn { text domains tasks { id title domain } } }', field: 'endTurn' },
+    async (services, sessionId) => {
+      const found = await services.reminders.endTurn({ sessionId });
+      return found && { text: found.text, tasks: found.tasks.map((t) => ({ id: String(t.id), title: t.title, domain: t.domain })), domains: found.domains };
+    },
+  );
+}
+
+/** Starts a session's next turn (turn start, and claude-hook's UserPromptSubmit). */
+function startTurn(options: SessionChoice): Promise<{ turn: number }> {
+  return onSession<{ turn: number }>(
+    options,
+    { mutation: 'mutation { startTurn { turn } }', field: 'startTurn' },
+    async (services, sessionId) => services.sessions.startTurn({ sessionId }),
+  );
+}
+
 program
   .command('remind')
   .description("end a session's turn: print its reminder when one is due, else nothing (for stop hooks and cron)")
@@ -147,14 +171,7 @@ program
   .option('--json', 'print the reminder as JSON ({"text", "tasks", "domains"}), or null')
   .option(...URL_OPTION)
   .action(async (options: SessionChoice & { json?: boolean }) => {
-    const reminder = await onSession<PrintedReminder | null>(
-      options,
-      { mutation: 'mutation { endTurn { text domains tasks { id title domain } } }', field: 'endTurn' },
-      async (services, sessionId) => {
-        const found = await services.reminders.endTurn({ sessionId });
-        return found && { text: found.text, tasks: found.tasks.map((t) => ({ id: String(t.id), title: t.title, domain: t.domain })), domains: found.domains };
-      },
-    );
+    const reminder = await endTurn(options);
     if (options.json) console.log(JSON.stringify(reminder));
     else if (reminder) console.log(reminder.text);
   });
@@ -175,13 +192,73 @@ program
   .option('--json', 'print the turn started as JSON: {"turn": <number>}')
   .option(...URL_OPTION)
   .action(async (options: SessionChoice & { json?: boolean }) => {
-    const turn = await onSession<{ turn: number }>(
-      options,
-      { mutation: 'mutation { startTurn { turn } }', field: 'startTurn' },
-      async (services, sessionId) => services.sessions.startTurn({ sessionId }),
-    );
+    const turn = await startTurn(options);
     if (options.json) console.log(JSON.stringify({ turn: turn.turn }));
   });
+
+program
+  .command('claude-hook')
+  .description("Claude Code's hook for a chat that keeps its list: reads the hook's JSON on stdin and uses its session_id as the chat's key (SessionStart, UserPromptSubmit, Stop)")
+  .option(...URL_OPTION)
+  .addHelpText('after', `
+What it does for each hook_event_name (TASKBASE_TOKEN is the bearer token, as for remind):
+  SessionStart      prints one line telling the agent its key, to pass as session_key in its tool calls (starts nothing)
+  UserPromptSubmit  starts the chat's next turn, as taskbase turn start; prints nothing (no session yet: nothing)
+  Stop              ends the turn, as taskbase remind: a reminder due is printed on stderr with exit status 2, so
+                    Claude Code hands it to the agent; else exit 0, silently
+A hook must never block the chat: any other event, input that is not the hook's JSON, a server that cannot be
+reached or a refusal is one line on stderr and exit status 0.
+The lines for .claude/settings.json: docs/mcp.md, "Claude Code".`)
+  .action(async (options: { url?: string }) => {
+    try {
+      process.exitCode = await claudeHook(await readStdin(), options.url);
+    } catch (error) {
+      process.stderr.write(`taskbase claude-hook: ${(error as Error).message}\n`);
+      process.exitCode = 0;
+    }
+  });
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** One Claude Code hook event, answered as Claude Code reads a hook: stdout for SessionStart's context, stderr with 2 for Stop. */
+async function claudeHook(input: string, url: string | undefined): Promise<number> {
+  let event: { hook_event_name?: unknown; session_id?: unknown };
+  try {
+    event = JSON.parse(input) as typeof event;
+  } catch {
+    throw new Error("stdin is not JSON; Claude Code sends each hook its event as JSON (hook_event_name, session_id)");
+  }
+  const name = event?.hook_event_name;
+  if (typeof event?.session_id !== 'string') throw new Error(`the hook's JSON has no session_id (hook_event_name ${JSON.stringify(name ?? null)})`);
+  const sessionKey = (await import('./domain/session-keys.js')).cleanSessionKey(event.session_id);
+  const chat = { sessionKey, url };
+  switch (name) {
+    case 'SessionStart':
+      console.log(`taskbase: this chat's session key is "${sessionKey}". Pass session_key "${sessionKey}" in every taskbase tool call, so the chat's list continues across reconnects.`);
+      return 0;
+    case 'UserPromptSubmit':
+      await startTurn(chat).catch(nothingWithoutSession);
+      return 0;
+    case 'Stop': {
+      const reminder = await endTurn(chat).catch(nothingWithoutSession);
+      if (!reminder) return 0;
+      process.stderr.write(`${reminder.text}\n`);
+      return 2;
+    }
+    default:
+      throw new Error(`${JSON.stringify(name ?? null)} is not an event it takes; run it for SessionStart, UserPromptSubmit and Stop`);
+  }
+}
+
+/** A chat whose agent has made no taskbase call yet has no session: its hook has nothing to do. */
+function nothingWithoutSession(error: unknown): null {
+  if (error instanceof NoSuchSession) return null;
+  throw error;
+}
 
 program
   .command('mcp')

@@ -202,6 +202,8 @@ describe('sessions by name', () => {
     const client = new Client({ name: 'refund-agent', title: 'Refund fixer', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base())));
     try {
+      // The session starts at the connection's first tool call.
+      await client.callTool({ name: 'must_read', arguments: { domain: 'refunds/agent' } });
       const found = await eventually(
         async () => (await server.ok('{ sessions(first: 20) { nodes { id name } } }')).sessions.nodes as { id: string; name: string | null }[],
         (nodes) => nodes.some((node) => node.name === 'Refund fixer'),

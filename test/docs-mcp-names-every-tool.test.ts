@@ -27,6 +27,9 @@ function sections(level: '##' | '###'): Map<string, string> {
   return found;
 }
 
+/** What the registry adds to every tool of every set, described once for all of them. */
+const EVERY_TOOLS_ARGUMENTS = ['session_key'] as const;
+
 const SETS = sections('##');
 const TOOLS = sections('###');
 const listed = new Map<ToolSet, Tool[]>();
@@ -51,7 +54,7 @@ describe('docs/mcp.md', () => {
     for (const tool of tools) {
       expect(underSet, `"### \`${tool.name}\`" is under "## \`${set}\`"`).toMatch(new RegExp(`^### \`${tool.name}\``, 'm'));
       const section = TOOLS.get(tool.name)!;
-      for (const argument of Object.keys(tool.inputSchema.properties ?? {})) {
+      for (const argument of Object.keys(tool.inputSchema.properties ?? {}).filter((name) => !(EVERY_TOOLS_ARGUMENTS as readonly string[]).includes(name))) {
         expect(section, `${tool.name}'s section names its argument \`${argument}\``).toContain(`\`${argument}\``);
       }
       for (const field of Object.keys(tool.outputSchema?.properties ?? {})) {
@@ -59,6 +62,15 @@ describe('docs/mcp.md', () => {
         expect(set === 'plan-and-finish' ? underSet : section, `${tool.name}'s answer field \`${field}\` is named`).toContain(`\`${field}\``);
       }
     }
+  });
+
+  it('describes the argument every tool takes once, under "Sessions and answers"', () => {
+    const tools = [...listed.values()].flat();
+    const everywhere = Object.keys(tools[0]!.inputSchema.properties ?? {}).filter((name) => tools.every((tool) => name in (tool.inputSchema.properties ?? {})));
+    expect(everywhere).toEqual([...EVERY_TOOLS_ARGUMENTS]);
+    const from = DOC.indexOf('### Sessions and answers');
+    const shared = DOC.slice(from, DOC.indexOf('\n## ', from));
+    for (const argument of EVERY_TOOLS_ARGUMENTS) expect(shared).toContain(`**\`${argument}\`**`);
   });
 
   it('names no tool that does not exist', () => {

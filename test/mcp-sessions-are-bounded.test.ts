@@ -95,7 +95,7 @@ describe('the session caps', () => {
       jsonrpc: '2.0', id: 1,
       error: { code: -32000, message: expect.stringContaining('This bearer token has 2 MCP sessions open'), data: { open: 2, limit: 2 } },
     });
-    // A write token's initialize starts a taskbase session; a refused one started none.
+    // A refused initialize recorded nothing (a taskbase session starts at a connection's first tool call).
     expect(await databaseState(server)).toEqual(before);
 
     // Another token has its own cap; a read-only one is held to it too.

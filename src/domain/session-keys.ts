@@ -8,20 +8,32 @@ export const SESSION_KEY_MAX = 128;
 const NOT_IN_KEY = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 /**
- * A chat key as sent (--session-key, x-session-key), trimmed: the stable
- * name a client gives one chat, so a reconnect finds the chat's session and
- * its plan. Refused with BAD_USER_INPUT when it is empty, longer than
- * SESSION_KEY_MAX characters, or holds a character no reader can check (the
- * refusal never quotes the key: it may be 10,000 characters, or hold NUL).
+ * How a key came, as its refusal names it and the example it gives: the
+ * connection's header or flag, or a tool call's argument (in the tools' own
+ * words, which name no GraphQL field such as "session").
  */
-export function cleanSessionKey(raw: string): string {
+const SENT_AS = {
+  connection: { what: 'The session key sent (x-session-key, or --session-key)', example: "the client's own session id" },
+  argument: { what: '`session_key`', example: "the client's own id for this chat" },
+} as const;
+
+/**
+ * A chat key as sent (--session-key, x-session-key, or a tool's
+ * session_key), trimmed: the stable name a client gives one chat, so a
+ * reconnect finds the chat's session and its plan. Refused with
+ * BAD_USER_INPUT when it is empty, longer than SESSION_KEY_MAX characters,
+ * or holds a character no reader can check (the refusal never quotes the
+ * key: it may be 10,000 characters, or hold NUL); the same words whichever
+ * way it came, naming that way.
+ */
+export function cleanSessionKey(raw: string, sentAs: keyof typeof SENT_AS = 'connection'): string {
   const key = raw.trim();
   const length = textLength(key);
   if (length === 0 || length > SESSION_KEY_MAX || NOT_IN_KEY.test(key)) {
     throw new DomainError(
       'BAD_USER_INPUT',
-      `The session key sent (x-session-key, or --session-key) is ${length === 0 ? 'empty' : `${length} characters${length > SESSION_KEY_MAX ? '' : ' with a control or invisible character in it'}`}; ` +
-        `send 1 to ${SESSION_KEY_MAX} visible characters that name this chat, such as the client's own session id.`,
+      `${SENT_AS[sentAs].what} is ${length === 0 ? 'empty' : `${length} characters${length > SESSION_KEY_MAX ? '' : ' with a control or invisible character in it'}`}; ` +
+        `send 1 to ${SESSION_KEY_MAX} visible characters that name this chat, such as ${SENT_AS[sentAs].example}.`,
     );
   }
   return key;

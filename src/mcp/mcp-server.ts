@@ -62,7 +62,8 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /**
  * One MCP server for one MCP session (one agent session), bound to one
- * taskbase session (started when the MCP session initializes, or joined).
+ * taskbase session (joined when named, else found or started by its first
+ * tool call).
  * It is the SDK's low-level Server with two handlers over the selection's
  * shared registry: all a session holds is its protocol state and its
  * ToolContext (the SessionBinding, access, principal).
@@ -77,10 +78,8 @@ export function createMcpServer(services: Services, logger: Logger, options: Mcp
   const ctx: ToolContext = { services, session, access: options.access, logger };
   const registry = toolRegistry(options.selection);
   server.setRequestHandler(ListToolsRequestSchema, () => registry.list());
+  // The agent session is found or started by the first tool call, not at initialize, so that call's session_key can
+  // still name the chat; a failure (an unknown --parent) is answered by the first tool that needs it.
   server.setRequestHandler(CallToolRequestSchema, (request) => registry.call(request, ctx));
-  // The agent session starts with the MCP session; a failure (an unknown --parent) is answered by the first tool that needs it.
-  server.oninitialized = () => {
-    session.id().catch((error: unknown) => logger.warn({ err: error }, 'MCP session could not start its taskbase session'));
-  };
   return { server, session };
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { PlanPreset } from '../../domain/plan-rules.js';
 import type { Services } from '../../services/index.js';
 import type { Access, Caller } from '../../services/kernel/unit-of-work.js';
+import { cleanSessionKey } from '../../domain/session-keys.js';
 import { ToolRefusal } from './tool-result.js';
 
 /** How an MCP session finds its taskbase session (api/mcp.md "Transports and the session"). */
@@ -34,17 +35,22 @@ export interface SessionOptions {
 
 /**
  * The taskbase session behind one MCP session: joined when named, else
- * started once (when the MCP session initializes, or at the first tool call,
- * whichever is first). A read-only connection starts none.
+ * found or started at the first tool call (a connection that only
+ * initialized has committed to nothing, so the first call's session_key
+ * can still choose the chat). A read-only connection starts none.
  */
 export class SessionBinding {
   private started?: Promise<string | null>;
+  /** The chat key this connection answers to: the one it connected with, or the first a tool call sent. */
+  private key: string | null;
 
   constructor(
     private readonly services: Services,
     private readonly options: SessionOptions,
     private readonly access: Access,
-  ) {}
+  ) {
+    this.key = options.sessionKey ?? null;
+  }
 
   /** Who the calling token is (null with auth off): what every service call acts as, beside the session. */
   get principal(): string | null {
@@ -57,11 +63,53 @@ export class SessionBinding {
   }
 
   /**
+   * A tool call's session_key (tool-registry.ts): the connection's session
+   * is the one this key names, found or started as x-session-key does. The
+   * key is the chat's name, so it wins: before any session it chooses the
+   * connection's; a new key moves the connection to that chat (Claude Code
+   * keeps its MCP connection across /clear and /resume, which change the
+   * chat's session_id); after a session started by a call without a key, a
+   * key that names none yet is given to that session. Only a connection
+   * joined by id (--session, x-session-id) refuses a key naming another
+   * session, and then nothing is recorded. The same key again costs nothing.
+   */
+  async useKey(raw: string): Promise<void> {
+    const key = cleanSessionKey(raw, 'argument');
+    if (key === this.key) return;
+    if (this.key !== null || (!this.started && !this.options.sessionId)) {
+      // Set before any await: a call that arrives meanwhile, with or without the key, finds the same session.
+      this.key = key;
+      this.started = undefined;
+      return;
+    }
+    const current = await this.id();
+    if (current === null) {
+      // A read-only or stateless connection holds no session yet: the key's, when it has one, is used from now on.
+      this.key = key;
+      this.started = undefined;
+      return;
+    }
+    const caller = { sessionId: current, principal: this.principal };
+    const named = this.access === 'read'
+      ? await this.services.sessionReader.sessionIdForKey(this.principal, key)
+      : await this.services.sessions.nameSessionByKey(caller, key);
+    if (named === current || (named !== null && !this.options.sessionId)) {
+      this.key = key;
+      if (named !== current) this.started = undefined;
+      return;
+    }
+    throw new ToolRefusal(
+      `session_key "${key}" names another chat, and this connection works for the one it connected to by id, so nothing was recorded. ` +
+        'Leave session_key out on this connection, or connect again without the id and send the key from the first call on.',
+    );
+  }
+
+  /**
    * True when no hook can know the session but from an answer: this
    * connection started it, neither named by id nor found by a chat key.
    */
   get unnamed(): boolean {
-    return !this.options.sessionId && !this.options.sessionKey;
+    return !this.options.sessionId && this.key === null;
   }
 
   private answered = false;
@@ -74,7 +122,8 @@ export class SessionBinding {
   }
 
   private async resolve(): Promise<string | null> {
-    const { sessionId, sessionKey, parentId, oneActive, preset, stateless } = this.options;
+    const { sessionId, parentId, oneActive, preset, stateless } = this.options;
+    const sessionKey = this.key;
     if (sessionId) return sessionId;
     const caller = { sessionId: null, principal: this.principal };
     // A read-only token may use the session its key names, and starts none.

@@ -1,10 +1,21 @@
 import { getParseErrorMessage, normalizeObjectSchema, objectFromShape, safeParseAsync, type AnyObjectSchema } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { coerceArguments, slipText, type ArgumentSlip } from './tool-arguments.js';
 import type { ToolContext } from './tool-context.js';
-import { refusal } from './tool-result.js';
+import { answer, guarded, refusal } from './tool-result.js';
+
+/**
+ * The argument every tool of every set takes beside its own: the chat's
+ * stable key, for a client that can say it only in a tool call (Claude
+ * Code's MCP config is static; its hooks learn the chat's id). The registry
+ * reads it and hands the tool the rest (SessionBinding.useKey binds it).
+ */
+const SESSION_KEY_SHAPE = {
+  session_key: z.string().optional()
+    .describe("This chat's stable key (for Claude Code, the session key its SessionStart hook gave you): the list continues across reconnects."),
+};
 
 /**
  * What a client may assume about a tool (MCP tool annotations), so it can
@@ -63,6 +74,8 @@ interface RegisteredTool {
  * MCP Inspector send them so), and any other slip, or an unknown tool, is an
  * "Error: ..." tool result that names the argument and what to send, as
  * every other refusal of the sets reads, never the SDK's -32602 zod text.
+ * Every tool also takes session_key (SESSION_KEY_SHAPE), read here once for
+ * all of them.
  */
 export class ToolRegistry implements ToolRegistrar {
   private readonly tools = new Map<string, RegisteredTool>();
@@ -70,7 +83,7 @@ export class ToolRegistry implements ToolRegistrar {
 
   registerTool<Shape extends z.ZodRawShape>(name: string, config: ToolConfig<Shape>, handler: ToolHandler<Shape>): void {
     if (this.tools.has(name)) throw new Error(`Tool ${name} is already registered`);
-    const input = objectFromShape(config.inputSchema);
+    const input = objectFromShape({ ...config.inputSchema, ...SESSION_KEY_SHAPE });
     const output = config.outputSchema ? objectFromShape(config.outputSchema) : undefined;
     const example = /^Example: .*$/m.exec(config.description)?.[0] ?? null;
     this.tools.set(name, { input, output, handler: handler as unknown as ToolHandler<z.ZodRawShape>, example, slip: config.slip });
@@ -102,7 +115,15 @@ export class ToolRegistry implements ToolRegistrar {
       const sent = coerceArguments(tool.input, args ?? {});
       const parsed = await safeParseAsync(tool.input, sent);
       if (!parsed.success) return refusal(slipText(tool.input, parsed.error, sent, tool.example, tool.slip));
-      const result = await tool.handler(parsed.data as never, ctx);
+      const { session_key: key, ...own } = parsed.data as { session_key?: string };
+      if (key !== undefined) {
+        const bound = await guarded(ctx.logger, async () => {
+          await ctx.session.useKey(key);
+          return answer('bound');
+        });
+        if (bound.isError) return bound;
+      }
+      const result = await tool.handler(own as never, ctx);
       // A task-augmented call is answered as it came back (the SDK's Server checks it), as McpServer does.
       if (!request.params.task) await checkOutput(tool, result, name);
       return result;

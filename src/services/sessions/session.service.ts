@@ -64,6 +64,28 @@ export class SessionService {
     });
   }
 
+  /**
+   * Gives the calling session (caller.sessionId, which must be the
+   * caller's) a chat key, when the key names no session yet for this token
+   * (or names one that is gone): a chat whose first calls came without its
+   * key keeps its list under the key from then on. Answers the id of the
+   * session the key names afterwards: the caller's, or another session's
+   * when the key was already taken (nothing is changed then).
+   */
+  async nameSessionByKey(caller: Caller, rawKey: string): Promise<string> {
+    const key = cleanSessionKey(rawKey, 'argument');
+    const principal = caller.principal ?? '';
+    return this.writer.run(caller, async (uow) => {
+      const own = (await loadCallingSession(uow)).id;
+      await uow.manager.createQueryBuilder().insert().into(SessionKeyEntity)
+        .values({ principal, key, sessionId: own, createdAt: uow.now }).orIgnore().execute();
+      const row = await uow.manager.findOneByOrFail(SessionKeyEntity, { principal, key });
+      if (row.sessionId === own || (await uow.manager.existsBy(SessionEntity, { id: row.sessionId }))) return row.sessionId;
+      await uow.manager.update(SessionKeyEntity, { principal, key }, { sessionId: own });
+      return own;
+    }, { asSession: true });
+  }
+
   /** A new session with this id, in the caller's unit of work. */
   private async start(uow: UnitOfWork, id: string, input: StartSessionInput): Promise<SessionEntity> {
     let parentId: string | null = null;
