@@ -10,6 +10,7 @@ import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { plainRows } from '../kernel/plain-rows.js';
+import { num, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from './session-lock.js';
@@ -103,24 +104,31 @@ export function liveItem(aggregate: TaskAggregate, id: string, hint = "Read the 
   return item;
 }
 
-/** Inserts new items (in order) at the given positions; returns them with their ids. */
+/**
+ * Inserts new items (in order) at the given positions in one statement,
+ * whatever their number (at most ITEMS_PER_CALL_MAX a call); returns them
+ * with their ids. RETURNING gives each row's id beside its position, which
+ * tells the rows apart whatever order the database answers them in.
+ */
 export async function insertItems(
   uow: UnitOfWork,
   taskId: number,
   rows: readonly { text: string; state?: ItemState; position: number; added: boolean; note?: string | null }[],
 ): Promise<ItemEntity[]> {
-  const created: ItemEntity[] = [];
-  for (const row of rows) {
-    const item = uow.manager.create(ItemEntity, {
-      taskId, text: row.text, state: row.state ?? 'PENDING', position: row.position, deleted: false,
-      added: row.added, note: row.note ?? null, createdAt: uow.now, updatedAt: uow.now,
-    });
-    const result = await uow.manager.insert(ItemEntity, item);
-    item.id = Number(result.identifiers[0].id);
-    created.push(item);
-  }
+  if (rows.length === 0) return [];
+  const created = rows.map((row): ItemEntity => ({
+    id: 0, taskId, text: row.text, state: row.state ?? 'PENDING', position: row.position, deleted: false,
+    added: row.added, note: row.note ?? null, createdAt: uow.now, updatedAt: uow.now,
+  }));
+  const values = created.flatMap((item) => [item.taskId, item.text, item.state, item.position, item.deleted, item.added, item.note, item.createdAt, item.updatedAt]);
+  const tuples = Array.from({ length: created.length }, () => `(${placeholders(INSERTED_COLUMNS.length)})`).join(', ');
+  const sql = `INSERT INTO "items" (${INSERTED_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${tuples} RETURNING "id", "position"`;
+  const byPosition = new Map(created.map((item) => [item.position, item]));
+  for (const [id, position] of await selectRows(uow.manager, sql, values)) byPosition.get(num(position))!.id = num(id);
   return created;
 }
+
+const INSERTED_COLUMNS = ['taskId', 'text', 'state', 'position', 'deleted', 'added', 'note', 'createdAt', 'updatedAt'] as const;
 
 /**
  * Inserts new items marked added, after the item `afterId` (at the end when
