@@ -10,8 +10,9 @@ import { claimView } from './kb-claims.js';
 
 /**
  * A knowledge-base task as the services' one batched read gives it
- * (services.taskViews): read alone, with all its items, deleted ones too; in
- * a listing, the live ones and the deleted ones its goal cites.
+ * (services.taskViews), or as a write answers with it: read alone or
+ * written, with all its items, deleted ones too; in a listing, the live ones
+ * and the deleted ones its goal cites.
  */
 export type LoadedTask = TaskView;
 

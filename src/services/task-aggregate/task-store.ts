@@ -74,10 +74,6 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
 }
 
 /**
- * A live item of the aggregate by id: NOT_FOUND when it is not this task's
- * (`hint` says what to send instead), DELETED_ITEM when deleted.
- */
-/**
  * An item and its task, loaded for a change like loadTaskForChange: NOT_FOUND
  * when no item has the id (or, with `taskId`, when the item is not that
  * task's), DELETED_ITEM when it is deleted. The one lookup for every mutation
@@ -96,6 +92,10 @@ export async function loadItemForChange(
   return { aggregate, item: liveItem(aggregate, id) };
 }
 
+/**
+ * A live item of the aggregate by id: NOT_FOUND when it is not this task's
+ * (`hint` says what to send instead), DELETED_ITEM when deleted.
+ */
 export function liveItem(aggregate: TaskAggregate, id: string, hint = "Read the task's items for their ids."): ItemEntity {
   const itemId = parseId(id);
   const item = aggregate.items.find((candidate) => candidate.id === itemId);
@@ -208,8 +208,8 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   await uow.manager.insert(TaskEventEntity, {
     taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: after, changes,
   });
-  // A state or note change leaves the document as it was: rewriting it cost two statements (an FTS5 delete
-  // and insert) on every updateItem.
+  // A state or note change leaves the document as it is, so it is not rewritten: a rewrite costs two
+  // statements (an FTS5 delete and insert), which would land on every updateItem.
   if (!task.sessionId && aggregate.searchedAs !== searchDocument(task, items)) {
     await search.index(uow.manager, { id: task.id, title: task.title, text: searchText(task, items) });
   }
