@@ -73,11 +73,16 @@ export async function testDatabase(file?: string): Promise<{ file: string; datab
 
 /** Starts the real server on a free port over a fresh database (or the one named by `file`). */
 export async function startTestServer(
-  options: { file?: string; clock?: Clock; env?: Record<string, string>; onReadQuery?: (sql: string, parameters?: readonly unknown[]) => void } = {},
+  options: {
+    file?: string; clock?: Clock; env?: Record<string, string>;
+    /** Sees every statement of the read connection; onQuery sees those of both connections, writes too. */
+    onReadQuery?: (sql: string, parameters?: readonly unknown[]) => void;
+    onQuery?: (sql: string, parameters?: readonly unknown[]) => void;
+  } = {},
 ): Promise<TestServer> {
   const { file, databaseUrl } = await testDatabase(options.file);
   const config = { ...loadConfig({ NODE_ENV: 'test', ...options.env }), port: 0, databaseUrl };
-  const app = await startApp(config, { clock: options.clock, onReadQuery: options.onReadQuery });
+  const app = await startApp(config, { clock: options.clock, onReadQuery: options.onReadQuery, onQuery: options.onQuery });
   const url = `${app.server.url}/graphql`;
   const gql: TestServer['gql'] = async (query, variables, opts) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...(opts?.headers ?? {}) };

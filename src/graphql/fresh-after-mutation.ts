@@ -8,8 +8,8 @@ import { clearLoaders } from './loaders.js';
  * its result (and the next mutation's) is read as it now stands.
  *
  * Wraps only the root Mutation fields: a type-graphql global middleware would
- * wrap every field of every answer, and made each of them a promise (measured:
- * a 75,000-field history page took 7 s, most of it in promise bookkeeping and GC).
+ * wrap every field of every answer and make each of them a promise (measured:
+ * a 75,000-field history page takes 7 s that way, most of it in promise bookkeeping and GC).
  */
 export function freshAfterMutation(schema: GraphQLSchema): void {
   const mutation = schema.getMutationType();

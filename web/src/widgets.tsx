@@ -59,7 +59,7 @@ export function useTitle(title: string): void {
 
 /**
  * Long free text (a goal, a comment, a note) keeps its line breaks and shows
- * its first lines, with "more" to read the rest: a long goal no longer fills
+ * its first lines, with "more" to read the rest, so a long goal never fills
  * the first screen.
  */
 export function MoreText({ children }: { children: ComponentChildren }) {

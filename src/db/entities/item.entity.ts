@@ -5,7 +5,7 @@ import type { ItemState } from '../../domain/states.js';
  * A checklist item of a task or plan. Ids come from an AUTOINCREMENT key and
  * delete only marks a row, so an id is never reused and [[#id]] stays
  * citable; the one exception is a plan's old deleted steps that nothing
- * points at, purged beyond a cap (services/tasks/plan-purge.ts).
+ * points at, purged beyond a cap (services/sessions/plan-purge.ts).
  */
 @Entity('items')
 @Index('idx_items_task_position', ['taskId', 'position'])

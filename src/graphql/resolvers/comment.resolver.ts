@@ -10,7 +10,7 @@ import { Comment, CommentConnection } from '../types/comment.type.js';
 export class CommentResolver {
   @Mutation(() => Comment, { nullable: true, description: 'Comments on a task, or on one of its items (item).' })
   async addComment(@Arg('input') input: AddCommentInput, @Ctx() ctx: Context): Promise<Comment> {
-    return toComment(await ctx.services.comments.addComment(ctx.caller, input));
+    return toComment((await ctx.services.comments.addComment(ctx.caller, input)).comment);
   }
 
   @FieldResolver(() => String, { description: 'The body with [[#id]] tokens rendered.' })

@@ -18,7 +18,7 @@ function noteTexts(note: TaskNote): string[] {
 export class TaskNoteResolver {
   @Mutation(() => TaskNote, { nullable: true, description: 'Adds a brief on items (items + brief) or a note on the whole task (body).' })
   async addTaskNote(@Arg('input') input: AddTaskNoteInput, @Ctx() ctx: Context): Promise<TaskNote> {
-    return toTaskNote(await ctx.services.taskNotes.addTaskNote(ctx.caller, input));
+    return toTaskNote((await ctx.services.taskNotes.addTaskNote(ctx.caller, input)).note);
   }
 
   @Mutation(() => TaskNote, { nullable: true, description: "Changes a task note's title, body (whole-task note) or brief (note on items)." })

@@ -44,17 +44,17 @@ export class TaskResolver {
 
   @Mutation(() => Task, { nullable: true, description: 'Corrects a task in place: title, goal or domain.' })
   async editTask(@Arg('input') input: EditTaskInput, @Ctx() ctx: Context): Promise<Task> {
-    return toTask(await ctx.services.tasks.editTask(ctx.caller, input));
+    return toTask((await ctx.services.tasks.editTask(ctx.caller, input)).task);
   }
 
   @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, or links memories to it." })
   async updateItem(@Arg('input') input: UpdateItemInput, @Ctx() ctx: Context): Promise<Item> {
-    return toItem(await ctx.services.tasks.updateItem(ctx.caller, input));
+    return toItem((await ctx.services.tasks.updateItem(ctx.caller, input)).item);
   }
 
   @Mutation(() => Task, { nullable: true, description: 'A delete stands alone: no other change in the same call. No other item\'s id or number is reused.' })
   async deleteItem(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Task> {
-    return toTask(await ctx.services.tasks.deleteItem(ctx.caller, id));
+    return toTask((await ctx.services.tasks.deleteItem(ctx.caller, id)).task);
   }
 
   @Mutation(() => Item, {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from '../../domain/memory-kind.js';
-import { detailedItemLine, detailedItemViews, itemLine, listedSummaries, loadMemory, loadTask, memoryEntries, summaryText, taskSummary } from './kb-read.js';
+import { detailedItemLine, detailedItemViews, itemLine, listedSummaries, loadMemory, loadTask, memoryEntries, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { kbRefusal } from './kb-text.js';
 import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
 import type { ToolRegistrar } from '../common/tool-registry.js';
@@ -35,15 +36,19 @@ function entries<T extends { line: string }>(list: T[]) {
 export function registerKbMemoryTools(tools: ToolRegistrar): void {
   const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, kbRefusal);
 
-  /** A memory as get_memory and edit_memory answer: a task's goal, state, status and counts; a note's body. */
+  /** A memory as get_memory answers: a task's goal, state, status and counts; a note's body. */
   async function describe(ctx: ToolContext, uid: string) {
     const memory = await loadMemory(ctx, uid);
-    if (memory.kind === 'NOTE') {
-      const status = memory.archived ? 'archived' : 'active';
-      const data = { uid: String(memory.id), type: 'note', title: memory.title, domain: memory.domain ?? '', status, body: memory.body };
-      return answer(`Note ${memory.id} "${memory.title}" (${memory.domain}, ${status}):\n${memory.body}`, data);
-    }
-    const loaded = await loadTask(ctx, uid);
+    return memory.kind === 'NOTE' ? describeNote(memory) : describeTask(ctx, await loadTask(ctx, uid));
+  }
+
+  function describeNote(memory: MemoryEntity) {
+    const status = memory.archived ? 'archived' : 'active';
+    const data = { uid: String(memory.id), type: 'note', title: memory.title, domain: memory.domain ?? '', status, body: memory.body };
+    return answer(`Note ${memory.id} "${memory.title}" (${memory.domain}, ${status}):\n${memory.body}`, data);
+  }
+
+  async function describeTask(ctx: ToolContext, loaded: LoadedTask) {
     const summary = taskSummary(loaded);
     const doing = summary.in_progress.length ? `\nIn progress:\n${summary.in_progress.map((item) => `  ${itemLine(item)}`).join('\n')}` : '';
     const { progress } = summary;
@@ -92,9 +97,9 @@ export function registerKbMemoryTools(tools: ToolRegistrar): void {
         }
         requireWrite(ctx);
         const caller = await callerOf(ctx);
-        if (memory.kind === 'TASK') await ctx.services.tasks.editTask(caller, { id: uid, title: title ?? null, goal: goal ?? null, domain: domain ?? null });
-        else await ctx.services.notes.editNote(caller, { id: uid, title: title ?? null, body: body ?? null, domain: domain ?? null });
-        return describe(ctx, uid);
+        // Answered from what the edit wrote: the service returns the memory (a task with its items), so nothing is read again.
+        if (memory.kind === 'TASK') return describeTask(ctx, await ctx.services.tasks.editTask(caller, { id: uid, title: title ?? null, goal: goal ?? null, domain: domain ?? null }));
+        return describeNote(await ctx.services.notes.editNote(caller, { id: uid, title: title ?? null, body: body ?? null, domain: domain ?? null }));
       }),
   );
 

@@ -2,7 +2,7 @@ import type { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { oneLine } from '../../domain/one-line.js';
 import type { Page } from '../../domain/paging.js';
 import { deriveTaskState, progressOf, taskStatus } from '../../domain/states.js';
-import type { TaskView } from '../../services/task-views/task-view-reader.js';
+import type { TaskView } from '../../services/task-aggregate/task-view.js';
 import type { ToolContext } from '../common/tool-context.js';
 import { kbState, rendered, targetsOf } from './kb-text.js';
 import { ToolRefusal } from '../common/tool-result.js';
@@ -10,8 +10,9 @@ import { claimView } from './kb-claims.js';
 
 /**
  * A knowledge-base task as the services' one batched read gives it
- * (services.taskViews): read alone, with all its items, deleted ones too; in
- * a listing, the live ones and the deleted ones its goal cites.
+ * (services.taskViews), or as a write answers with it: read alone or
+ * written, with all its items, deleted ones too; in a listing, the live ones
+ * and the deleted ones its goal cites.
  */
 export type LoadedTask = TaskView;
 

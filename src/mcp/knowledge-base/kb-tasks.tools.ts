@@ -41,10 +41,9 @@ Example: {"title": "Move billing webhooks to the idempotent handler", "goal": "E
       run(ctx, async () => {
         requireWrite(ctx);
         const made = await ctx.services.tasks.createTask(await callerOf(ctx), { title, goal, itemsText: items, domain });
-        const loaded = await loadTask(ctx, String(made.task.id));
-        const lines = loaded.live.map((item) => `  ${itemLine(itemView(loaded, item))}`).join('\n');
+        const lines = made.view.live.map((item) => `  ${itemLine(itemView(made.view, item))}`).join('\n');
         return answer(`Created task ${made.task.id} "${made.task.title}" in ${made.task.domain} with ${made.items.length} items:\n${lines}`, {
-          uid: String(made.task.id), items: made.items.map((item) => String(item.id)), task: taskSummary(loaded),
+          uid: String(made.task.id), items: made.items.map((item) => String(item.id)), task: taskSummary(made.view),
         });
       }),
   );
@@ -70,19 +69,20 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
         const item = itemOf(loaded, args.item);
         const others = (['state', 'comment', 'related', 'text'] as const).filter((name) => args[name] !== undefined);
         const caller = await callerOf(ctx);
+        let after: LoadedTask;
         if (args.delete) {
           if (others.length) throw new ToolRefusal(`a delete stands alone: send delete with uid and item only (not ${others.join(', ')}).`);
           requireWrite(ctx);
-          await ctx.services.tasks.deleteItem(caller, String(item.id));
+          after = await ctx.services.tasks.deleteItem(caller, String(item.id));
         } else {
           if (others.length === 0) throw new ToolRefusal('say what to change: state, comment, related, text, or delete: true.');
           const state = args.state === undefined ? null : parseKbState(args.state);
           requireWrite(ctx);
-          await ctx.services.tasks.updateItem(caller, {
+          ({ view: after } = await ctx.services.tasks.updateItem(caller, {
             id: String(item.id), state, comment: args.comment ?? null, text: args.text ?? null, related: args.related ? [args.related] : null,
-          });
+          }));
         }
-        const after = await loadTask(ctx, args.uid);
+        // The task as the write left it: the service answers with it, so nothing is read again.
         const view = itemView(after, after.all.find((candidate) => candidate.id === item.id)!);
         const summary = taskSummary(after);
         const lead = args.delete ? `Deleted item ${view.id} "${view.text}"; no other item moved.` : itemLine(view);
@@ -109,7 +109,7 @@ Example: {"uid": "12", "items": "Document the replay queue", "after": "58"}`,
         if (labels.length === 0) throw new ToolRefusal('items holds no label: send one label per line.');
         requireWrite(ctx);
         const added = await ctx.services.tasks.addItems(await callerOf(ctx), { taskId: String(loaded.task.id), items: labels, after: after ?? null });
-        const now = await loadTask(ctx, uid);
+        const now = added.view;
         const lines = added.items.map((item) => `  ${itemLine(itemView(now, now.all.find((c) => c.id === item.id)!))}`).join('\n');
         return answer(`Added ${added.items.length} item${added.items.length === 1 ? '' : 's'}:\n${lines}\n${summaryText(taskSummary(now))}`, {
           items: added.items.map((item) => String(item.id)), task: taskSummary(now),
@@ -133,8 +133,8 @@ Example: {"uid": "12", "body": "Disputes need their own queue, like [[#58]]?"}`,
         const on = item === undefined ? null : itemOf(loaded, item);
         requireWrite(ctx);
         const caller = await callerOf(ctx);
-        const comment = await ctx.services.comments.addComment(caller, { taskId: String(loaded.task.id), body, item: item ?? null });
-        const text = rendered(comment.body, targetsOf((await loadTask(ctx, uid)).all));
+        const { comment, view } = await ctx.services.comments.addComment(caller, { taskId: String(loaded.task.id), body, item: item ?? null });
+        const text = rendered(comment.body, targetsOf(view.all));
         const held = on ? await heldByAnotherLine(ctx, on, caller.sessionId) : null;
         return answer(`Comment ${comment.id} on ${item ? `item ${item}` : `task ${uid}`}: ${text}${held ? `\n${held}` : ''}`, {
           id: String(comment.id), body: comment.body, text, item: comment.itemId === null ? null : String(comment.itemId),
@@ -176,10 +176,10 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
             }
           : null;
         requireWrite(ctx);
-        const note = await ctx.services.taskNotes.addTaskNote(await callerOf(ctx), {
+        const added = await ctx.services.taskNotes.addTaskNote(await callerOf(ctx), {
           taskId: String(loaded.task.id), title: args.title, items: briefing ? parseIds(args.items!) : null, brief, body: args.body ?? null,
         });
-        const view = (await noteViews(ctx, await loadTask(ctx, args.uid), [note]))[0]!;
+        const view = (await noteViews(ctx, added.view, [added.note], [added.items]))[0]!;
         return answer(view.text, view.data);
       }),
   );
@@ -256,10 +256,14 @@ const NOTE_SCHEMA = {
   }).nullable(),
 };
 
-/** Task notes as the tools show them: the body or each brief field rendered, depends_on as the items now read. */
-export async function noteViews(ctx: ToolContext, loaded: LoadedTask, notes: readonly TaskNoteEntity[]) {
+/**
+ * Task notes as the tools show them: the body or each brief field rendered,
+ * depends_on as the items now read. `itemIds`, the items each note is on,
+ * when the caller has them (a write's answer); read otherwise.
+ */
+export async function noteViews(ctx: ToolContext, loaded: LoadedTask, notes: readonly TaskNoteEntity[], itemIds?: readonly (readonly number[])[]) {
   const targets = targetsOf(loaded.all);
-  const itemIds = await ctx.services.taskNoteReader.itemsOfNotes(notes.map((note) => note.id));
+  itemIds ??= await ctx.services.taskNoteReader.itemsOfNotes(notes.map((note) => note.id));
   return notes.map((note, index) => {
     const items = (itemIds[index] ?? []).map(String);
     const brief = note.brief;

@@ -3,6 +3,7 @@ import { checkedComment, insertComment } from './comment-store.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { liveItem, loadTaskForChange, recordTaskChange } from '../task-aggregate/task-store.js';
+import { taskViewIn, taskViewOf, type TaskView } from '../task-aggregate/task-view.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 
 export interface AddCommentInput {
@@ -12,6 +13,12 @@ export interface AddCommentInput {
   idempotencyKey?: string | null;
 }
 
+/** A comment just added, and its task with every item as the tools show it (what its [[#id]] tokens render against), from the same transaction. */
+export interface CommentAdded {
+  comment: CommentEntity;
+  view: TaskView;
+}
+
 /** Comments on a task or one of its items. */
 export class CommentService {
   constructor(
@@ -19,9 +26,13 @@ export class CommentService {
     private readonly search: SearchIndex,
   ) {}
 
-  async addComment(caller: Caller, input: AddCommentInput): Promise<CommentEntity> {
+  async addComment(caller: Caller, input: AddCommentInput): Promise<CommentAdded> {
     return this.writer.run(caller, (uow) => createOnce(uow, 'addComment', input,
-      (stored) => uow.manager.findOneBy(CommentEntity, { id: Number(stored.id) }),
+      async (stored) => {
+        const comment = await uow.manager.findOneBy(CommentEntity, { id: Number(stored.id) });
+        const view = comment && await taskViewIn(uow.manager, comment.taskId);
+        return comment && view && { comment, view };
+      },
       async () => {
         const aggregate = await loadTaskForChange(uow, input.taskId);
         let itemId: number | null = null;
@@ -30,7 +41,7 @@ export class CommentService {
         }
         const comment = await insertComment(uow, aggregate, checkedComment(aggregate, input.body), itemId);
         await recordTaskChange(uow, this.search, aggregate, 'COMMENT_ADDED');
-        return { result: comment, stored: { id: String(comment.id) } };
+        return { result: { comment, view: taskViewOf(aggregate.task, aggregate.items) }, stored: { id: String(comment.id) } };
       }));
   }
 }

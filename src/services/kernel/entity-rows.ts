@@ -4,7 +4,7 @@ import { bool, json, num } from './statements.js';
 /**
  * The columns a hot read selects of each table, in a fixed order, and the
  * small typed function that maps one row (an array, statements.ts) to the
- * row type the services hand on: what TypeORM's hydration did, without it.
+ * row type the services hand on: what TypeORM's hydration gives, without it.
  * `columns(alias)` is the select list; a mapper reads from `at` on, so one
  * statement can carry another table's columns, or values of its own, after.
  */

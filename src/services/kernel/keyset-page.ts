@@ -63,8 +63,8 @@ export interface PageJoin {
  * counts in a statement of its own, since an owner past its last row has no
  * row to carry it. `only` narrows the rows (a SQL condition on an alias,
  * given). The keyset bound is written `+r."id"` so no planner reads it as a
- * range of the whole table's ids (SQLite did, without statistics: a scan of
- * every comment to page one task's); the owner's index answers instead.
+ * range of the whole table's ids (SQLite, without statistics, would: a scan
+ * of every comment to page one task's); the owner's index answers instead.
  * Fixed SQL text (statements.ts), rows mapped by `rowsOf.rowOf`.
  */
 export async function keysetPagesByOwner<T extends { id: number }>(

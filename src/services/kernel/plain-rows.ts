@@ -32,7 +32,7 @@ function converterFor(column: ColumnMetadata): Convert | null {
  * The rows of an entity query (built with TypeORM's query builder, one
  * alias, its own columns only), read without TypeORM's hydration: on SQLite
  * straight from the prepared statement as arrays (better-sqlite3 builds a
- * JS object per row and per column otherwise: 200 memories took 7 ms as
+ * JS object per row and per column otherwise: 200 memories take 7 ms as
  * objects and 2.3 ms as arrays), on PostgreSQL through the query runner;
  * then each becomes an instance of the entity, with booleans and JSON
  * columns converted as TypeORM would. The statement is logged once like

@@ -27,7 +27,7 @@ export function tsQuery(words: readonly string[], joiner: '&' | '|' = '&'): stri
  * come from the GIN index on the vector (never fastupdate's pending list:
  * db/migrations/1764575000000-search-index.ts), each is checked against
  * its memory by primary key (a subquery per hit, so no planner joins every
- * memory to a few hits, as a hash join with a scan of memories did), and
+ * memory to a few hits, as a hash join with a scan of memories would), and
  * the total and the page are read from those hits, materialized once.
  */
 export class PostgresSearchIndex implements SearchIndex {

@@ -10,6 +10,7 @@ import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { plainRows } from '../kernel/plain-rows.js';
+import { num, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from './session-lock.js';
@@ -73,10 +74,6 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
 }
 
 /**
- * A live item of the aggregate by id: NOT_FOUND when it is not this task's
- * (`hint` says what to send instead), DELETED_ITEM when deleted.
- */
-/**
  * An item and its task, loaded for a change like loadTaskForChange: NOT_FOUND
  * when no item has the id (or, with `taskId`, when the item is not that
  * task's), DELETED_ITEM when it is deleted. The one lookup for every mutation
@@ -95,6 +92,10 @@ export async function loadItemForChange(
   return { aggregate, item: liveItem(aggregate, id) };
 }
 
+/**
+ * A live item of the aggregate by id: NOT_FOUND when it is not this task's
+ * (`hint` says what to send instead), DELETED_ITEM when deleted.
+ */
 export function liveItem(aggregate: TaskAggregate, id: string, hint = "Read the task's items for their ids."): ItemEntity {
   const itemId = parseId(id);
   const item = aggregate.items.find((candidate) => candidate.id === itemId);
@@ -103,24 +104,31 @@ export function liveItem(aggregate: TaskAggregate, id: string, hint = "Read the 
   return item;
 }
 
-/** Inserts new items (in order) at the given positions; returns them with their ids. */
+/**
+ * Inserts new items (in order) at the given positions in one statement,
+ * whatever their number (at most ITEMS_PER_CALL_MAX a call); returns them
+ * with their ids. RETURNING gives each row's id beside its position, which
+ * tells the rows apart whatever order the database answers them in.
+ */
 export async function insertItems(
   uow: UnitOfWork,
   taskId: number,
   rows: readonly { text: string; state?: ItemState; position: number; added: boolean; note?: string | null }[],
 ): Promise<ItemEntity[]> {
-  const created: ItemEntity[] = [];
-  for (const row of rows) {
-    const item = uow.manager.create(ItemEntity, {
-      taskId, text: row.text, state: row.state ?? 'PENDING', position: row.position, deleted: false,
-      added: row.added, note: row.note ?? null, createdAt: uow.now, updatedAt: uow.now,
-    });
-    const result = await uow.manager.insert(ItemEntity, item);
-    item.id = Number(result.identifiers[0].id);
-    created.push(item);
-  }
+  if (rows.length === 0) return [];
+  const created = rows.map((row): ItemEntity => ({
+    id: 0, taskId, text: row.text, state: row.state ?? 'PENDING', position: row.position, deleted: false,
+    added: row.added, note: row.note ?? null, createdAt: uow.now, updatedAt: uow.now,
+  }));
+  const values = created.flatMap((item) => [item.taskId, item.text, item.state, item.position, item.deleted, item.added, item.note, item.createdAt, item.updatedAt]);
+  const tuples = Array.from({ length: created.length }, () => `(${placeholders(INSERTED_COLUMNS.length)})`).join(', ');
+  const sql = `INSERT INTO "items" (${INSERTED_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${tuples} RETURNING "id", "position"`;
+  const byPosition = new Map(created.map((item) => [item.position, item]));
+  for (const [id, position] of await selectRows(uow.manager, sql, values)) byPosition.get(num(position))!.id = num(id);
   return created;
 }
+
+const INSERTED_COLUMNS = ['taskId', 'text', 'state', 'position', 'deleted', 'added', 'note', 'createdAt', 'updatedAt'] as const;
 
 /**
  * Inserts new items marked added, after the item `afterId` (at the end when
@@ -200,8 +208,8 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   await uow.manager.insert(TaskEventEntity, {
     taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: after, changes,
   });
-  // A state or note change leaves the document as it was: rewriting it cost two statements (an FTS5 delete
-  // and insert) on every updateItem.
+  // A state or note change leaves the document as it is, so it is not rewritten: a rewrite costs two
+  // statements (an FTS5 delete and insert), which would land on every updateItem.
   if (!task.sessionId && aggregate.searchedAs !== searchDocument(task, items)) {
     await search.index(uow.manager, { id: task.id, title: task.title, text: searchText(task, items) });
   }

@@ -7,6 +7,7 @@ import { MemoryEntity, TaskNoteEntity, TaskNoteItemEntity } from '../../db/entit
 import { createOnce } from '../kernel/idempotency.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { liveItem, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../task-aggregate/task-store.js';
+import { taskViewIn, taskViewOf, type TaskView } from '../task-aggregate/task-view.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { deleteBriefEdges, writeBriefEdges } from './dependency-store.js';
 
@@ -42,6 +43,17 @@ function cleanBody(raw: string, aggregate: TaskAggregate): string {
   return body;
 }
 
+/** A task note just added: the items it is on (by id, as TaskNoteReader.itemsOfNotes gives them) and its task as the tools show it, from the same transaction. */
+export interface TaskNoteAdded {
+  note: TaskNoteEntity;
+  items: number[];
+  view: TaskView;
+}
+
+function byId(ids: readonly number[]): number[] {
+  return [...ids].sort((a, b) => a - b);
+}
+
 /** Briefs on items and notes on the whole task. They belong to their task: never memories, never in search. */
 export class TaskNoteService {
   constructor(
@@ -49,9 +61,15 @@ export class TaskNoteService {
     private readonly search: SearchIndex,
   ) {}
 
-  async addTaskNote(caller: Caller, input: AddTaskNoteInput): Promise<TaskNoteEntity> {
+  async addTaskNote(caller: Caller, input: AddTaskNoteInput): Promise<TaskNoteAdded> {
     return this.writer.run(caller, (uow) => createOnce(uow, 'addTaskNote', input,
-      (stored) => uow.manager.findOneBy(TaskNoteEntity, { id: Number(stored.id) }),
+      async (stored) => {
+        const note = await uow.manager.findOneBy(TaskNoteEntity, { id: Number(stored.id) });
+        const view = note && await taskViewIn(uow.manager, note.taskId);
+        if (!note || !view) return null;
+        const items = (await uow.manager.findBy(TaskNoteItemEntity, { noteId: note.id })).map((link) => link.itemId);
+        return { note, items: byId(items), view };
+      },
       async () => {
         const aggregate = await loadTaskForChange(uow, input.taskId);
         const title = cleanLabel(input.title, 'title', TITLE_MAX);
@@ -70,7 +88,7 @@ export class TaskNoteService {
         if (itemIds.length) await uow.manager.insert(TaskNoteItemEntity, itemIds.map((itemId) => ({ noteId: note.id, itemId })));
         if (note.brief) await writeBriefEdges(uow, aggregate, note.id, itemIds, note.brief);
         await recordTaskChange(uow, this.search, aggregate, 'NOTE_ADDED');
-        return { result: note, stored: { id: String(note.id) } };
+        return { result: { note, items: byId(itemIds), view: taskViewOf(aggregate.task, aggregate.items) }, stored: { id: String(note.id) } };
       }));
   }
 

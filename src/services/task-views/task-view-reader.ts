@@ -6,20 +6,9 @@ import { memoriesWithIds } from '../memories/memory-reader.js';
 import type { SessionReader } from '../sessions/session-reader.js';
 import type { ItemDetails, ItemDetailsReader } from '../tasks/item-details-reader.js';
 import { itemsOfTaskIds, itemsWithIds } from '../task-aggregate/item-rows.js';
+import { taskViewOf, type TaskView } from '../task-aggregate/task-view.js';
 import { liveItemsOfTaskIds } from '../tasks/task-reader.js';
 import { parseId } from '../../domain/task-rules.js';
-
-/**
- * A task as an agent's tool shows it: its row (the counts it keeps give the
- * state and progress) and its items in list order. `all` holds every item,
- * deleted ones too, when one task is read whole; in a listing, the live items
- * and only those deleted ones the goal cites (what rendering it needs).
- */
-export interface TaskView {
-  task: MemoryEntity;
-  all: ItemEntity[];
-  live: ItemEntity[];
-}
 
 /** What an item shows beside its own row: its related memories and counts, who claims it, and what it waits for. */
 export interface ShownItem extends ItemDetails {
@@ -58,8 +47,7 @@ export class TaskViewReader {
     const [memory] = id === null ? [] : await memoriesWithIds(this.reader(), [id]);
     if (!memory) return { memory: null, task: null };
     if (memory.kind !== 'TASK') return { memory, task: null };
-    const all = await itemsOfTaskIds(this.reader(), [memory.id]);
-    return { memory, task: { task: memory, all, live: all.filter((item) => !item.deleted) } };
+    return { memory, task: taskViewOf(memory, await itemsOfTaskIds(this.reader(), [memory.id])) };
   }
 
   /** Tasks already read (a listing's rows), each with its live items and the deleted ones its goal cites. */

@@ -17,6 +17,7 @@ import { purgeDeletedSteps } from '../sessions/plan-purge.js';
 import { isSettled } from '../../domain/claims.js';
 import { endClaimsOnItems } from '../claims/claim-store.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
+import { taskViewIn, taskViewOf, type TaskView } from '../task-aggregate/task-view.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -58,7 +59,16 @@ export interface AddItemsInput {
 
 interface TaskWithItems {
   task: MemoryEntity;
+  /** The items this call made, in list order. */
   items: ItemEntity[];
+  /** The task after the call, every item in list order, as the tools show it: read in the same transaction, so no adapter reads it back. */
+  view: TaskView;
+}
+
+/** An item after updateItem, and its task with every item as the tools show it, from the same transaction. */
+export interface ItemChanged {
+  item: ItemEntity;
+  view: TaskView;
 }
 
 /** Knowledge-base tasks and their checklists: every change is one transaction and one history row. */
@@ -84,11 +94,12 @@ export class TaskService {
         const task = await insertTask(uow, { title, domain, goal, sessionId: null });
         const items = await insertItems(uow, task.id, labels.map((text, position) => ({ text, position, added: false })));
         await recordTaskChange(uow, this.search, { task, items, labelLimit: 0, before: [] }, 'TASK_CREATED');
-        return { result: { task, items }, stored: { id: String(task.id), itemIds: items.map((item) => String(item.id)) } };
+        return { result: { task, items, view: taskViewOf(task, [...items]) }, stored: { id: String(task.id), itemIds: items.map((item) => String(item.id)) } };
       }));
   }
 
-  async editTask(caller: Caller, input: EditTaskInput): Promise<MemoryEntity> {
+  /** Answers with the task after the edit and every item, as the tools show it. */
+  async editTask(caller: Caller, input: EditTaskInput): Promise<TaskView> {
     return this.writer.run(caller, async (uow) => {
       const aggregate = await loadTaskForChange(uow, input.id, input.expectedVersion);
       const { task } = aggregate;
@@ -110,15 +121,15 @@ export class TaskService {
       }
       // Sending what the task already says (a retried edit) is accepted and records nothing.
       for (const key of Object.keys(changes) as (keyof MemoryEntity)[]) if (changes[key] === task[key]) delete changes[key];
-      if (Object.keys(changes).length === 0) return task;
+      if (Object.keys(changes).length === 0) return taskViewOf(task, aggregate.items);
       await uow.manager.update(MemoryEntity, { id: task.id }, changes);
       Object.assign(task, changes);
       await recordTaskChange(uow, this.search, aggregate, 'TASK_EDITED');
-      return task;
+      return taskViewOf(task, aggregate.items);
     });
   }
 
-  async updateItem(caller: Caller, input: UpdateItemInput): Promise<ItemEntity> {
+  async updateItem(caller: Caller, input: UpdateItemInput): Promise<ItemChanged> {
     const asked = [input.state, input.text, input.comment].some((value) => value !== null && value !== undefined) || !!input.related?.length;
     if (!asked) throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
     return this.writer.run(caller, async (uow) => {
@@ -172,11 +183,12 @@ export class TaskService {
         if (changesTheList(actions[0])) await this.recorded(uow, aggregate, actions[0]);
         else await recordTaskChange(uow, this.search, aggregate, actions[0]);
       }
-      return item;
+      return { item, view: taskViewOf(aggregate.task, aggregate.items) };
     });
   }
 
-  async deleteItem(caller: Caller, id: string): Promise<MemoryEntity> {
+  /** Answers with the task after the delete and every item, the deleted one too, as the tools show it. */
+  async deleteItem(caller: Caller, id: string): Promise<TaskView> {
     return this.writer.run(caller, async (uow) => {
       const { aggregate, item } = await loadItemForChange(uow, id);
       if (aggregate.rules) {
@@ -188,7 +200,7 @@ export class TaskService {
       await endClaimsOnItems(uow.manager, [item.id]);
       await purgeDeletedSteps(uow, aggregate);
       await this.recorded(uow, aggregate, 'ITEM_DELETED');
-      return aggregate.task;
+      return taskViewOf(aggregate.task, aggregate.items);
     });
   }
 
@@ -237,7 +249,7 @@ export class TaskService {
         const after = input.after === null || input.after === undefined ? null : String(liveItem(aggregate, input.after).id);
         const created = await insertItemsAfter(uow, aggregate, labels, after);
         await this.recorded(uow, aggregate, 'ITEMS_ADDED');
-        return { result: { task: aggregate.task, items: created }, stored: { id: String(aggregate.task.id), itemIds: created.map((item) => String(item.id)) } };
+        return { result: { task: aggregate.task, items: created, view: taskViewOf(aggregate.task, aggregate.items) }, stored: { id: String(aggregate.task.id), itemIds: created.map((item) => String(item.id)) } };
       }));
   }
 
@@ -288,11 +300,11 @@ export class TaskService {
     return fresh;
   }
 
-  /** The first call's result, for an idempotent retry. */
-  private async reload(manager: import('typeorm').EntityManager, taskId: string, itemIds: string[]): Promise<TaskWithItems> {
-    const task = await manager.findOneByOrFail(MemoryEntity, { id: Number(taskId) });
-    const items = itemIds.length ? await manager.findBy(ItemEntity, { id: In(itemIds.map(Number)) }) : [];
-    items.sort((a, b) => itemIds.indexOf(String(a.id)) - itemIds.indexOf(String(b.id)));
-    return { task, items };
+  /** The first call's result, for an idempotent retry: the items it made, and the task as it stands. */
+  private async reload(manager: import('typeorm').EntityManager, taskId: string, itemIds: string[]): Promise<TaskWithItems | null> {
+    const view = await taskViewIn(manager, Number(taskId));
+    if (!view) return null;
+    const items = itemIds.map((id) => view.all.find((item) => String(item.id) === id)).filter((item): item is ItemEntity => item !== undefined);
+    return { task: view.task, items, view };
   }
 }
