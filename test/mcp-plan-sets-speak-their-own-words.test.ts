@@ -174,6 +174,13 @@ describe.each([
     expect(await agent.refused('todo', { index: 1, status: 'finished' })).toContain('Use one of: pending, in_progress, done, failed, dropped.');
     expect(await agent.refused('todo', { op: 'redo' })).toContain('Valid ops: set, add, update, view, clear.');
     expect(await agent.refused('plan_tasks', { tasks: [] })).toBe('Error: there is no tool "plan_tasks" on this connection. Its tools are: todo.');
+    // A misspelt argument is named, never dropped (dropped, it would write a plan of 0 steps), and a set needs its list.
+    expect(await agent.refused('todo', { op: 'set', steps: ['Reproduce the bug', 'Fix it'] })).toMatch(
+      /^Error: `steps` is not an argument of todo: its arguments are op, index, status, validation, tasks, session_key\. Nothing was recorded\. Example: /,
+    );
+    expect(await agent.refused('todo', { op: 'set' })).toBe(
+      'Error: set needs tasks: the whole list of steps, e.g. {"op": "set", "tasks": ["Reproduce the bug", "Fix it"]}. To empty the plan, send {"op": "clear"}.',
+    );
     const cleared = await agent.ok('todo', { op: 'clear' });
     expect(cleared.text).toMatch(/^Cleared the plan \(5 steps\)\. There is no plan until \{"op": "set", "tasks": \[\.\.\.\]\} writes one\./);
     speaksOnlyItsOwnWords('step-ops', [...agent.refusals, cleared.text, failed.text, added.text]);

@@ -53,6 +53,8 @@ export interface ToolRegistrar {
 
 interface RegisteredTool {
   input: AnyObjectSchema;
+  /** The argument names the tool declares, session_key included. */
+  names: string[];
   output?: AnyObjectSchema;
   handler: ToolHandler<z.ZodRawShape>;
   /** The "Example: ..." line of the description, repeated when an argument slips. */
@@ -86,7 +88,8 @@ export class ToolRegistry implements ToolRegistrar {
     const input = objectFromShape({ ...config.inputSchema, ...SESSION_KEY_SHAPE });
     const output = config.outputSchema ? objectFromShape(config.outputSchema) : undefined;
     const example = /^Example: .*$/m.exec(config.description)?.[0] ?? null;
-    this.tools.set(name, { input, output, handler: handler as unknown as ToolHandler<z.ZodRawShape>, example, slip: config.slip });
+    const names = [...Object.keys(config.inputSchema), ...Object.keys(SESSION_KEY_SHAPE)];
+    this.tools.set(name, { input, names, output, handler: handler as unknown as ToolHandler<z.ZodRawShape>, example, slip: config.slip });
     this.listed.push({
       name,
       title: config.title,
@@ -111,6 +114,12 @@ export class ToolRegistry implements ToolRegistrar {
       if (!tool) {
         const names = [...this.tools.keys()].join(', ');
         return refusal(`there is no tool "${name}" on this connection. Its tools are: ${names}.`);
+      }
+      // An argument the tool does not declare is a slip (a misspelt name), never silently dropped.
+      const unknown = Object.keys(args ?? {}).filter((key) => !tool.names.includes(key));
+      if (unknown.length) {
+        const them = unknown.map((key) => `\`${key}\``).join(', ');
+        return refusal(`${them} ${unknown.length === 1 ? 'is not an argument' : 'are not arguments'} of ${name}: its arguments are ${tool.names.join(', ')}. Nothing was recorded.${tool.example ? ` ${tool.example}` : ''}`);
       }
       const sent = coerceArguments(tool.input, args ?? {});
       const parsed = await safeParseAsync(tool.input, sent);

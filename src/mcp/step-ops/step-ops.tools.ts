@@ -88,8 +88,10 @@ async function runTodo(ctx: ToolContext, args: TodoArgs) {
   let tip = '';
   switch (op) {
     case 'set':
-      result = await plans.setPlan(caller, args.tasks ?? []);
-      lead = `New plan of ${stepsCount((args.tasks ?? []).length)}, all pending.`;
+      // set takes the whole list; an empty one is what clear is for, and is most often a misspelt tasks.
+      if (!args.tasks?.length) throw new ToolRefusal('set needs tasks: the whole list of steps, e.g. {"op": "set", "tasks": ["Reproduce the bug", "Fix it"]}. To empty the plan, send {"op": "clear"}.');
+      result = await plans.setPlan(caller, args.tasks);
+      lead = `New plan of ${stepsCount(args.tasks.length)}, all pending.`;
       break;
     case 'add': {
       if (!args.tasks?.length) throw new ToolRefusal('add needs tasks: the steps to append, e.g. {"op": "add", "tasks": ["Update the changelog"]}.');
