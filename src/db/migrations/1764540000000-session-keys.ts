@@ -4,7 +4,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Chat keys (x-session-key, --session-key): one row per bearer token's
  * principal ('' with auth off) and key, naming the session the key found or
  * started. No foreign key on sessionId: the row is written before the
- * session it names (services/sessions/session-keys.ts), so two connections
+ * session it names (SessionService.sessionForKey), so two connections
  * with one key agree on one session. The same DDL on SQLite and PostgreSQL.
  */
 export class SessionKeys1764540000000 implements MigrationInterface {
