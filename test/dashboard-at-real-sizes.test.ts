@@ -4,29 +4,18 @@
  * replaces an agent's; live changes patch rows instead of refetching the
  * task; rule-bound plans steerable; stuck work named; every view passes axe.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from './harness.js';
 import { CREATE_TASK, START_SESSION, WRITE_TODOS, SET_PLAN, UPDATE_ITEM, EDIT_TASK, CREATE_NOTE, FINISH_SESSION } from './fixtures/documents.js';
-import { axeFindings, countDownloads, launchBrowser, openPage, whenLive } from './fixtures/browser.js';
+import { axeFindings, countDownloads, dashboardSuite, openPage, whenLive } from './fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
 declare const document: { querySelectorAll(selector: string): { length: number }; documentElement: { scrollWidth: number }; title: string; activeElement: { id?: string; tagName: string } | null; body: unknown };
 declare const window: { innerWidth: number };
 declare function getComputedStyle(element: unknown): { backgroundColor: string };
 
-let server: TestServer;
-let browser: Browser;
-const base = () => server.url.replace(/\/graphql$/, '');
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startTestServer();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser, base } = dashboardSuite();
 
 /** Runs `count` copies of a mutation field in requests of `batch` aliased fields each. */
 async function inBatches(count: number, batch: number, field: (index: number) => string, options: { session?: string } = {}) {

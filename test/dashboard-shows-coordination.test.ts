@@ -14,33 +14,20 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ADD_TASK_NOTE, CLAIM_ITEM, CLAIM_NEXT, CREATE_NOTE, UPDATE_ITEM } from './fixtures/documents.js';
 import { CREATE_WEBHOOK, WEBHOOKS, startReceiver, type Receiver } from './fixtures/change-feed.js';
 import { brief, freshDomain } from './fixtures/knowledge.js';
 import { startSession } from './fixtures/sessions.js';
 import { createTask } from './fixtures/tasks.js';
-import { axeFindings, launchBrowser, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
+import { axeFindings, dashboardSuite, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
 
 const SECRET = 'a-shared-secret-of-32-characters';
-let server: TestServer;
-let browser: Browser;
+const { server, browser, base } = dashboardSuite({ env: { TASKBASE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', TASKBASE_WEBHOOK_BACKOFF_MS: '50', TASKBASE_WEBHOOK_MAX_ATTEMPTS: '2', TASKBASE_WEBHOOK_TIMEOUT_MS: '5000' } });
 const receivers: Receiver[] = [];
 const shots = process.env.DASHBOARD_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-shots-'));
-const base = () => server.url.replace(/\/graphql$/, '');
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startTestServer({
-    env: { TASKBASE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', TASKBASE_WEBHOOK_BACKOFF_MS: '50', TASKBASE_WEBHOOK_MAX_ATTEMPTS: '2', TASKBASE_WEBHOOK_TIMEOUT_MS: '5000' },
-  });
-}, 60_000);
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await browser?.close();
-  await server?.close();
   if (!process.env.DASHBOARD_SCREENSHOTS) fs.rmSync(shots, { recursive: true, force: true });
 });
 
