@@ -56,14 +56,15 @@ describe('claims on items', () => {
   it('shows the holder and the time left, counts down without asking the server, and lets a person release it', async () => {
     const domain = freshDomain('dash-claims');
     const { task, items: [migrate, review] } = await createTask(server, ['Write the migration', 'Review the schema'], { domain });
-    const agent = await startSession(server);
+    const agent = await startSession(server, { name: 'Migration agent' });
     await server.ok(CLAIM_ITEM, { input: { id: migrate.id, ttlSeconds: 900 } }, { session: agent });
     await server.ok(CLAIM_ITEM, { input: { id: review.id, ttlSeconds: 300 } }, { session: agent });
 
     const page = await openPage(browser, `${base()}/#/task/${task.id}`);
     const row = page.locator(`#item-${migrate.id}`);
     await row.getByText(/Claimed by/).waitFor();
-    const holder = row.getByRole('link', { name: `session ${agent.slice(0, 8)}` });
+    // The holder by the name it gave, linked to its session.
+    const holder = row.getByRole('link', { name: 'Migration agent', exact: true });
     expect(await holder.getAttribute('href')).toBe(`#/sessions/${agent}`);
     expect(await row.locator('.claim-chip').textContent()).toMatch(/expires in 1[45] min/);
 
@@ -101,7 +102,7 @@ describe('claims on items', () => {
     await page.locator(`#item-${review.id}`).waitFor();
     const again = await server.ok(CLAIM_ITEM, { input: { id: migrate.id, ttlSeconds: 1800 } }, { session: agent });
     expect(again.claimItem.claim.session.id).toBe(agent);
-    await row.getByRole('link', { name: `session ${agent.slice(0, 8)}` }).click();
+    await row.getByRole('link', { name: 'Migration agent', exact: true }).click();
     const held = page.getByRole('region', { name: /Claims held/ });
     await held.getByRole('link', { name: `#1 ${migrate.text}` }).waitFor();
     expect(await held.textContent()).toContain(review.text);
