@@ -4,7 +4,8 @@
 // with a stuck item and an item claimed by a named agent; sessions named by their MCP clients, by
 // startSession and by their plan's first step, one finished, one with a helper), then opens the views
 // in Debian's chromium and saves docs/dashboard-task.png, docs/dashboard-sessions.png (a search by
-// name) and docs/dashboard-session.png (a step-ops session with its claim).
+// name), docs/dashboard-session.png (a step-ops session with its claim) and
+// docs/dashboard-plan-session.png (a plan-and-finish session's table).
 // Usage: node scripts/dashboard-screenshots.mjs [http://127.0.0.1:4000] [docs]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -69,8 +70,11 @@ await gql('mutation { finishSession { id } }', {}, sweep);
 
 // A plan-and-finish agent, and one with no name but its plan's first step.
 const checkout = await agent('plan-and-finish', 'Checkout refactor');
-await checkout.call('plan_tasks', { tasks: ['Read the checkout flow', 'Split the payment step', 'Run the e2e tests'] });
+const checkoutId = (await checkout.call('plan_tasks', { tasks: ['Read the checkout flow', 'Split the payment step', 'Run the e2e tests'] })).sessionId;
 await checkout.call('update_task', { task_id: 1, status: 'done' });
+await checkout.call('add_task', { text: 'Keep the old step behind a flag', after_id: 2 });
+await checkout.call('update_task', { task_id: 2, status: 'in_progress' });
+await checkout.call('update_task', { task_id: 3, status: 'blocked', note: 'the e2e runner is down' });
 const anonymous = (await gql(START, { input: null })).startSession.id;
 await gql('mutation($steps: [String!]!) { setPlan(steps: $steps) { message } }', { steps: ['Triage the refund alerts', 'Page the on-call'] }, anonymous);
 
@@ -99,6 +103,12 @@ try {
   await page.getByLabel('Find a session by id or name').fill('refund');
   await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 2);
   await shot('dashboard-session.png');
+
+  await page.goto(`${origin}/#/sessions/${checkoutId}`);
+  await page.getByLabel('Find a session by id or name').fill('');
+  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 4);
+  await page.locator('.agent-view .agent-text').waitFor();
+  await shot('dashboard-plan-session.png');
 } finally {
   await browser.close();
   await worker.close();
