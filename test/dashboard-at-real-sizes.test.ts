@@ -4,29 +4,18 @@
  * replaces an agent's; live changes patch rows instead of refetching the
  * task; rule-bound plans steerable; stuck work named; every view passes axe.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from './harness.js';
 import { CREATE_TASK, START_SESSION, WRITE_TODOS, SET_PLAN, UPDATE_ITEM, EDIT_TASK, CREATE_NOTE, FINISH_SESSION } from './fixtures/documents.js';
-import { axeFindings, countDownloads, launchBrowser, openPage, whenLive } from './fixtures/browser.js';
+import { axeFindings, countDownloads, dashboardSuite, openPage, whenLive } from './fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
 declare const document: { querySelectorAll(selector: string): { length: number }; documentElement: { scrollWidth: number }; title: string; activeElement: { id?: string; tagName: string } | null; body: unknown };
 declare const window: { innerWidth: number };
 declare function getComputedStyle(element: unknown): { backgroundColor: string };
 
-let server: TestServer;
-let browser: Browser;
-const base = () => server.url.replace(/\/graphql$/, '');
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startTestServer();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser, base } = dashboardSuite();
 
 /** Runs `count` copies of a mutation field in requests of `batch` aliased fields each. */
 async function inBatches(count: number, batch: number, field: (index: number) => string, options: { session?: string } = {}) {
@@ -144,7 +133,9 @@ describe('200 sessions with helpers', () => {
   const ids: string[] = [];
   beforeAll(async () => {
     for (let batch = 0; batch < 4; batch += 1) {
-      const made = await server.ok(`mutation { ${Array.from({ length: 50 }, (_, i) => `s${i}: startSession { id }`).join(' ')} }`);
+      // Ten of them named, to be found by the words of their names.
+      const start = (n: number) => (n >= 100 && n < 110 ? `startSession(input: { name: "Refund worker ${n}" })` : 'startSession');
+      const made = await server.ok(`mutation { ${Array.from({ length: 50 }, (_, i) => `s${i}: ${start(batch * 50 + i)} { id }`).join(' ')} }`);
       ids.push(...Object.values(made).map((s: any) => s.id));
     }
     for (const id of ids.slice(0, 20)) {
@@ -177,6 +168,23 @@ describe('200 sessions with helpers', () => {
     await page.getByRole('heading', { level: 2, name: 'Only step' }).waitFor();
     await page.getByText(/started .* · last active/).waitFor();
     expect(await page.title()).toBe(`Session ${ids[7].slice(0, 8)} · taskbase`);
+  }, 120_000);
+
+  it('finds sessions by the words of their names, in any case, with the same search box', async () => {
+    const page = await openPage(browser, `${base()}/#/sessions`);
+    await page.locator('.session-list > li').first().waitFor();
+    const search = page.getByLabel('Find a session by id or name');
+    await search.fill('refund');
+    await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 10);
+    expect(await page.locator('.tree h2 .count').textContent()).toBe('(10)');
+    await search.fill('WORKER 105');
+    await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 1);
+    await page.locator(`.session-list a[title="${ids[105]}"]`).click();
+    await page.getByRole('heading', { level: 2, name: 'Refund worker 105' }).waitFor();
+    await search.fill('refund 999');
+    await page.getByText('No session’s id or name matches “refund 999”.').waitFor();
+    const axe = await axeFindings(page);
+    expect(axe.rules, 'axe on the sessions list with a search').toEqual([]);
   }, 120_000);
 });
 

@@ -6,28 +6,16 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { CREATE_TASK, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from './fixtures/documents.js';
-import { axeFindings, launchBrowser, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
+import { axeFindings, dashboardSuite, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
 declare const document: { activeElement: { id?: string } | null; title: string; documentElement: { scrollWidth: number } };
 declare const window: { innerWidth: number };
 
-let server: TestServer;
-let browser: Browser;
-const base = () => server.url.replace(/\/graphql$/, '');
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startTestServer();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser, base } = dashboardSuite();
 
 const TASKS_IN = 'query($domain: String!) { memories(domain: $domain, kind: TASK, first: 50) { totalCount nodes { id title domain status } } }';
 const NOTES_IN = 'query($domain: String!) { memories(domain: $domain, kind: NOTE, first: 50) { nodes { id title ... on Note { body } } } }';

@@ -2,13 +2,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import { startBuiltServer, type BuiltServer } from './built-server.js';
 import { CREATE_TASK, ADD_TASK_NOTE, START_SESSION, WRITE_TODOS, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from './fixtures/documents.js';
 import { brief } from './fixtures/knowledge.js';
-import { launchBrowser, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
+import { dashboardSuite, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
 declare const document: {
@@ -20,18 +19,7 @@ declare const document: {
 declare const localStorage: unknown;
 
 const onPostgres = Boolean(process.env.TEST_POSTGRES_URL);
-let server: TestServer;
-let browser: Browser;
-const base = () => server.url.replace(/\/graphql$/, '');
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startTestServer();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser, base } = dashboardSuite();
 
 let seq = 0;
 async function newTask(items = ['Key charge.succeeded by event id', 'Cover refunds and disputes', 'Remove the charge-id lookup']) {

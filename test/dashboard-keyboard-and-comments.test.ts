@@ -4,28 +4,17 @@
  * kept inside dialogs and given back after, moves announced; and a task with
  * more comments than a page reaches its last one.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
-import { axeFindings, launchBrowser, openPage } from './fixtures/browser.js';
+import { axeFindings, dashboardSuite, openPage } from './fixtures/browser.js';
 import { CREATE_TASK } from './fixtures/documents.js';
 
 // Evaluated in the page, not in Node.
 declare const document: { activeElement: { id?: string; tagName: string; closest(selector: string): unknown; textContent: string | null } | null; getElementById(id: string): { textContent: string | null } | null };
 declare const location: { hash: string };
 
-let server: TestServer;
-let browser: Browser;
-const base = () => server.url.replace(/\/graphql$/, '');
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startTestServer();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser, base } = dashboardSuite({ timeout: 180_000 });
 
 const announced = (page: Page) => page.evaluate(() => document.getElementById('announcer')?.textContent ?? '');
 const focusInDialog = (page: Page) => page.evaluate(() => Boolean(document.activeElement?.closest('[role="dialog"]')));

@@ -9,24 +9,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
-import { axeFindings, launchBrowser, openPage } from './fixtures/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { axeFindings, dashboardSuite, openPage } from './fixtures/browser.js';
 import { textOf } from './fixtures/mcp.js';
 
-let server: TestServer;
-let browser: Browser;
-const base = () => server.url.replace(/\/graphql$/, '');
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startTestServer();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser, base } = dashboardSuite({ timeout: 180_000 });
 
 interface Agent {
   ok(name: string, args?: Record<string, unknown>): Promise<{ text: string; data: any }>;
@@ -166,6 +154,32 @@ describe('a whole-list session', () => {
       await newest.locator('.diff').getByText('Read the failing test: In progress → Completed').waitFor();
       expect(await page.locator('.history').textContent()).not.toMatch(/Doing|To do/);
       expect(await page.locator('details.todos summary').textContent()).toContain('In progress 1');
+    } finally {
+      await mcp.close();
+    }
+  }, 180_000);
+});
+
+describe('a session whose rules moved after it started', () => {
+  it('is still shown in the words of the tool set it started with, not the set its rules now match', async () => {
+    const mcp = await agent('step-ops');
+    try {
+      const set = await mcp.ok('todo', { op: 'set', tasks: ['Read the code', 'Fix the bug'] });
+      const sessionId = set.data.sessionId as string;
+      // Without a note needed for done, its rules are whole-list's field for field.
+      await server.ok('mutation($rules: PlanRulesInput!) { setPlanRules(rules: $rules) { id } }', { rules: { noteRequiredFor: [] } }, { session: sessionId });
+      const view = await mcp.ok('todo', { op: 'view' });
+
+      const page = await openPage(browser, `${base()}/#/sessions/${sessionId}`);
+      await agentText(page, `2 steps: 2 pending, 0 in_progress, 0 done, 0 failed, 0 dropped.\n\n${view.text.split('\n\n').slice(1).join('\n\n')}`);
+      expect(await page.locator('.agent-view h3').textContent()).toContain('step-ops');
+      expect(await page.locator('details.todos').count(), "never whole-list's To-dos panel").toBe(0);
+
+      await page.getByRole('link', { name: 'Open the plan as a checklist' }).click();
+      const select = page.getByRole('combobox', { name: 'Fix the bug' });
+      await select.waitFor();
+      expect(await page.locator('.agent-view h3').textContent()).toContain('step-ops');
+      expect(await select.locator('option').allTextContents()).toEqual(['pending', 'in_progress', 'done', 'dropped', 'blocked', 'failed']);
     } finally {
       await mcp.close();
     }

@@ -14,33 +14,20 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ADD_TASK_NOTE, CLAIM_ITEM, CLAIM_NEXT, CREATE_NOTE, UPDATE_ITEM } from './fixtures/documents.js';
 import { CREATE_WEBHOOK, WEBHOOKS, startReceiver, type Receiver } from './fixtures/change-feed.js';
 import { brief, freshDomain } from './fixtures/knowledge.js';
 import { startSession } from './fixtures/sessions.js';
 import { createTask } from './fixtures/tasks.js';
-import { axeFindings, launchBrowser, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
+import { axeFindings, dashboardSuite, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
 
 const SECRET = 'a-shared-secret-of-32-characters';
-let server: TestServer;
-let browser: Browser;
+const { server, browser, base } = dashboardSuite({ env: { TASKBASE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', TASKBASE_WEBHOOK_BACKOFF_MS: '50', TASKBASE_WEBHOOK_MAX_ATTEMPTS: '2', TASKBASE_WEBHOOK_TIMEOUT_MS: '5000' } });
 const receivers: Receiver[] = [];
 const shots = process.env.DASHBOARD_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-shots-'));
-const base = () => server.url.replace(/\/graphql$/, '');
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startTestServer({
-    env: { TASKBASE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', TASKBASE_WEBHOOK_BACKOFF_MS: '50', TASKBASE_WEBHOOK_MAX_ATTEMPTS: '2', TASKBASE_WEBHOOK_TIMEOUT_MS: '5000' },
-  });
-}, 60_000);
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await browser?.close();
-  await server?.close();
   if (!process.env.DASHBOARD_SCREENSHOTS) fs.rmSync(shots, { recursive: true, force: true });
 });
 
@@ -69,14 +56,15 @@ describe('claims on items', () => {
   it('shows the holder and the time left, counts down without asking the server, and lets a person release it', async () => {
     const domain = freshDomain('dash-claims');
     const { task, items: [migrate, review] } = await createTask(server, ['Write the migration', 'Review the schema'], { domain });
-    const agent = await startSession(server);
+    const agent = await startSession(server, { name: 'Migration agent' });
     await server.ok(CLAIM_ITEM, { input: { id: migrate.id, ttlSeconds: 900 } }, { session: agent });
     await server.ok(CLAIM_ITEM, { input: { id: review.id, ttlSeconds: 300 } }, { session: agent });
 
     const page = await openPage(browser, `${base()}/#/task/${task.id}`);
     const row = page.locator(`#item-${migrate.id}`);
     await row.getByText(/Claimed by/).waitFor();
-    const holder = row.getByRole('link', { name: `session ${agent.slice(0, 8)}` });
+    // The holder by the name it gave, linked to its session.
+    const holder = row.getByRole('link', { name: 'Migration agent', exact: true });
     expect(await holder.getAttribute('href')).toBe(`#/sessions/${agent}`);
     expect(await row.locator('.claim-chip').textContent()).toMatch(/expires in 1[45] min/);
 
@@ -114,7 +102,7 @@ describe('claims on items', () => {
     await page.locator(`#item-${review.id}`).waitFor();
     const again = await server.ok(CLAIM_ITEM, { input: { id: migrate.id, ttlSeconds: 1800 } }, { session: agent });
     expect(again.claimItem.claim.session.id).toBe(agent);
-    await row.getByRole('link', { name: `session ${agent.slice(0, 8)}` }).click();
+    await row.getByRole('link', { name: 'Migration agent', exact: true }).click();
     const held = page.getByRole('region', { name: /Claims held/ });
     await held.getByRole('link', { name: `#1 ${migrate.text}` }).waitFor();
     expect(await held.textContent()).toContain(review.text);

@@ -158,10 +158,10 @@ export function wholeListStatus(state: ItemState): string {
 // ---- which set, in which words -------------------------------------------------
 
 /**
- * The preset a session's rules come from. A session keeps its rules, not the
- * set that started it, so this is the preset whose rules its own match best
- * (ties go to WHOLE_LIST, the default): rules changed a field or two still
- * read as the set they started from.
+ * The preset whose rules these match best (ties go to WHOLE_LIST, the
+ * default): rules changed a field or two still read as the set they started
+ * from. startSession records it for rules sent without a preset, and
+ * Session.preset reads it for a session stored before its preset was kept.
  */
 export function presetOfRules(rules: Partial<PlanRules>): PlanPreset {
   const score = (preset: PlanPreset) => {

@@ -21,3 +21,13 @@ export function clientSessionName(info: { name?: unknown; title?: unknown } | nu
   }
   return null;
 }
+
+/**
+ * The words a session is found by (its name's letters and digits, lower-cased
+ * and NFKC-normalised, each once): what the session_name_words table keeps
+ * and what a search's words are matched against, so both sides read a name
+ * the same way. "Refund-worker #7" gives ["refund", "worker", "7"].
+ */
+export function nameWords(text: string): string[] {
+  return [...new Set(text.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))];
+}

@@ -1,7 +1,8 @@
 import type { SessionEntity } from '../db/entities/index.js';
 import type { PlanResult } from '../services/sessions/plan.service.js';
 import { toTask } from './mappers.js';
-import type { ItemStateEnum } from './types/enums.js';
+import { presetOfRules } from '../domain/plan-render.js';
+import type { ItemStateEnum, PlanPresetEnum } from './types/enums.js';
 import { PlanPayload, PlanRules, Session } from './types/session.type.js';
 
 /** A session row to its API type; parent, children, plan and the other derived fields are field resolvers. */
@@ -13,6 +14,8 @@ export function toSession(row: SessionEntity): Session {
     givenName: row.name ?? null,
     id: row.id,
     rules: Object.assign(new PlanRules(), { ...row.rules, noteRequiredFor: [...row.rules.noteRequiredFor] as ItemStateEnum[] }),
+    // Sessions stored before the preset was kept read as the set their rules match best.
+    preset: (row.preset ?? presetOfRules(row.rules)) as PlanPresetEnum,
     turn: row.turn,
     finishedAt: row.finishedAt ? new Date(row.finishedAt) : null,
     createdAt: new Date(row.createdAt),

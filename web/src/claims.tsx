@@ -2,10 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { canWrite, gql } from './api';
 import { useQuery } from './live';
 import { signal, useSignal } from './signal';
+import { sessionLabel } from './session-name';
 import { STATE_LABEL } from './states';
 import { Refusal, useAction, when } from './widgets';
 
-export interface Claim { claimedAt: string; expiresAt: string; session: { id: string; statusLine: string } }
+export interface Claim { claimedAt: string; expiresAt: string; session: { id: string; name: string | null; statusLine: string } }
 export interface ItemClaim { claim: Claim | null; ready: boolean; blocks: { id: string }[] }
 
 const RELEASE = 'mutation($id: ID!) { releaseClaim(id: $id) { id claim { expiresAt } } }';
@@ -15,7 +16,7 @@ const DEPENDENCIES = `query($id: ID!) { item(id: $id) { blockedBy { item { ${REF
 /** The claims of these items as they hold now, in one request (after a renewal, which records no history). */
 export async function claimsNow(ids: readonly string[]): Promise<Map<string, Claim | null>> {
   if (ids.length === 0) return new Map();
-  const fields = ids.map((id, index) => `c${index}: item(id: "${id.replace(/\D/g, '')}") { claim { claimedAt expiresAt session { id statusLine } } }`);
+  const fields = ids.map((id, index) => `c${index}: item(id: "${id.replace(/\D/g, '')}") { claim { claimedAt expiresAt session { id name statusLine } } }`);
   const data = await gql(`{ ${fields.join(' ')} }`);
   return new Map(ids.map((id, index) => [id, data[`c${index}`]?.claim ?? null]));
 }
@@ -47,8 +48,9 @@ export function timeLeft(ms: number): string {
   return `expires in ${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-function SessionLink({ id }: { id: string }) {
-  return <a href={`#/sessions/${id}`}>session {id.slice(0, 8)}</a>;
+/** The holder as people know it (its name, else its short id), linked to its session. */
+function SessionLink({ session }: { session: { id: string; name: string | null } }) {
+  return <a href={`#/sessions/${session.id}`} title={session.id}>{sessionLabel(session)}</a>;
 }
 
 /**
@@ -87,7 +89,7 @@ function ClaimChip({ itemId, text, claim }: { itemId: string; text: string; clai
   return (
     <span class={`claim ${left > 0 ? '' : 'expired'}`}>
       <span class="claim-chip" title={`Claimed ${when(claim.claimedAt)}; holds until ${when(claim.expiresAt)} unless renewed`}>
-        Claimed by <SessionLink id={claim.session.id} /> · <time dateTime={claim.expiresAt}>{timeLeft(left)}</time>
+        Claimed by <SessionLink session={claim.session} /> · <time dateTime={claim.expiresAt}>{timeLeft(left)}</time>
       </span>
       {writable && left > 0 && (
         <button type="button" class="small" disabled={busy} onClick={release} aria-label={`Release the claim on “${text}”`}>Release</button>

@@ -11,11 +11,11 @@ export const REF = 'id number text deleted';
 export const COMMENT = `id body createdAt refs { ${REF} } item { id }`;
 export const BRIEF = `goal context steps pitfalls doneWhen extraInfo dependsOn { item { ${REF} } reason }`;
 /** What a row needs to show an item's claim and whether it waits (web/src/claims.tsx): cheap per row; the blocker lists are read when the row is opened. */
-export const CLAIM_FIELDS = 'claim { claimedAt expiresAt session { id statusLine } } ready blocks { id }';
+export const CLAIM_FIELDS = 'claim { claimedAt expiresAt session { id name statusLine } } ready blocks { id }';
 export const ITEM = `id number text state deleted note added related { id title kind domain } ${CLAIM_FIELDS}`;
 /** The task without its items, comments or notes. */
 export const META = `id title goal goalRefs { ${REF} } domain state status version updatedAt
-  session { id name rules { noteRequiredFor planOnce oneActive minItems maxItems maxTextLength maxNoteLength } }
+  session { id name preset rules { noteRequiredFor planOnce oneActive minItems maxItems maxTextLength maxNoteLength } }
   progress { done total blocked failed }`;
 
 /** Comments (the task's and its items', oldest first) come a page at a time: the first with the task, the rest on demand. */

@@ -1,7 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { PLAN_STATE_WORDS, presetOfRules } from '../../src/domain/plan-render';
-import type { PlanPreset, PlanRules } from '../../src/domain/plan-rules';
+import { PLAN_STATE_WORDS } from '../../src/domain/plan-render';
+import type { PlanPreset } from '../../src/domain/plan-rules';
 import { STATE_LABEL } from './states';
 
 /**
@@ -16,9 +16,9 @@ export function useStateWords(): Readonly<Record<string, string>> {
   return useContext(StateWords);
 }
 
-/** The set a session's plan follows, from its rules; null for a task in a domain. */
-export function presetOf(rules: Partial<PlanRules> | null | undefined): PlanPreset | null {
-  return rules ? presetOfRules(rules) : null;
+/** The set a session's plan follows, the one it started with (Session.preset); null for a task in a domain. */
+export function presetOf(session: { preset: PlanPreset } | null | undefined): PlanPreset | null {
+  return session?.preset ?? null;
 }
 
 export function wordsFor(preset: PlanPreset | null): Readonly<Record<string, string>> {

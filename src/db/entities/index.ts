@@ -4,7 +4,7 @@ import { ItemLinkEntity } from './item-link.entity.js';
 import { ItemEntity } from './item.entity.js';
 import { LoggedChangeEntity } from './logged-change.entity.js';
 import { MemoryEntity } from './memory.entity.js';
-import { SessionDomainEntity, SessionEntity, SessionKeyEntity } from './session.entity.js';
+import { SessionDomainEntity, SessionEntity, SessionKeyEntity, SessionNameWordEntity } from './session.entity.js';
 import { IdempotencyKeyEntity } from './idempotency-key.entity.js';
 import { SettingEntity } from './setting.entity.js';
 import { TaskEventEntity } from './task-event.entity.js';
@@ -13,11 +13,11 @@ import { WebhookDeliveryEntity, WebhookEntity } from './webhook.entity.js';
 
 export {
   ClaimEntity, CommentEntity, IdempotencyKeyEntity, ItemDependencyEntity, ItemEntity, ItemLinkEntity, LoggedChangeEntity, MemoryEntity, SessionDomainEntity,
-  SessionEntity, SessionKeyEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity, WebhookDeliveryEntity, WebhookEntity,
+  SessionEntity, SessionKeyEntity, SessionNameWordEntity, SettingEntity, TaskEventEntity, TaskNoteEntity, TaskNoteItemEntity, WebhookDeliveryEntity, WebhookEntity,
 };
 
 export const ENTITIES = [
   MemoryEntity, ItemEntity, TaskEventEntity, CommentEntity, TaskNoteEntity, TaskNoteItemEntity,
   ItemLinkEntity, SessionEntity, SessionDomainEntity, SessionKeyEntity, SettingEntity, IdempotencyKeyEntity,
-  LoggedChangeEntity, WebhookEntity, WebhookDeliveryEntity, ClaimEntity, ItemDependencyEntity,
+  LoggedChangeEntity, WebhookEntity, WebhookDeliveryEntity, ClaimEntity, ItemDependencyEntity, SessionNameWordEntity,
 ];

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { withRuleDefaults, type PlanRules } from '../../domain/plan-rules.js';
+import { withRuleDefaults, type PlanPreset, type PlanRules } from '../../domain/plan-rules.js';
 
 /** An agent's chat. Its plan is a task row (planTaskId) with no domain. */
 @Entity('sessions')
@@ -38,6 +38,10 @@ export class SessionEntity {
   @Column({ type: 'varchar', length: 120, nullable: true })
   name: string | null;
 
+  /** The tool set it started with (startSession's preset, the MCP connection's plan set); null for sessions stored before it was kept. */
+  @Column({ type: 'varchar', length: 20, nullable: true })
+  preset: PlanPreset | null;
+
   /**
    * The principal (a digest of the bearer token, src/auth.ts) that started the
    * session; only it may change the session. Null when started without auth.
@@ -45,6 +49,16 @@ export class SessionEntity {
    */
   @Column({ type: 'varchar', length: 64, nullable: true })
   owner: string | null;
+}
+
+/** A word of a session's name (domain/session-names.ts nameWords): what a search of the sessions list by name reads, a range of this key per word. */
+@Entity('session_name_words')
+export class SessionNameWordEntity {
+  @PrimaryColumn({ type: 'varchar', length: 120 })
+  word: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  sessionId: string;
 }
 
 /** A domain a session named in its calls, for reminders. */

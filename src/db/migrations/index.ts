@@ -10,6 +10,7 @@ import { WebhookLastError1764550000000 } from './1764550000000-webhook-last-erro
 import { SessionNames1764560000000 } from './1764560000000-session-names.js';
 import { DomainCounts1764570000000 } from './1764570000000-domain-counts.js';
 import { SearchIndex1764575000000 } from './1764575000000-search-index.js';
+import { SessionPresetsAndNameWords1764580000000 } from './1764580000000-session-presets-and-name-words.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   SessionNames1764560000000,
   DomainCounts1764570000000,
   SearchIndex1764575000000,
+  SessionPresetsAndNameWords1764580000000,
 ];

@@ -4,6 +4,7 @@ import { SessionConnection } from '../types/connections.type.js';
 import { PageArgs } from '../inputs/page.args.js';
 import { RECENT_SESSIONS_MAX } from '../../domain/session-limits.js';
 import { DomainError } from '../../domain/errors.js';
+import { readSessionSearch } from '../../domain/session-search.js';
 import { statusLine } from '../../domain/plan-rules.js';
 import type { Context } from '../context.js';
 import { PlanRulesInput, StartSessionInput } from '../inputs/session.inputs.js';
@@ -43,15 +44,25 @@ export class SessionResolver {
   }
 
   @Query(() => SessionConnection, {
-    description: 'Every top-level session (helpers are under their parent\'s children), newest first, page by page: working or finished ones only, or those whose id starts with idPrefix.',
+    description:
+      'Every top-level session (helpers are under their parent\'s children), newest first, page by page: working or finished ones only, ' +
+      'those whose id starts with idPrefix, or those search finds.',
   })
   async sessions(
     @Ctx() ctx: Context,
     @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('finished', () => Boolean, { nullable: true, description: 'True: only finished sessions; false: only working ones; null: both.' }) finished?: boolean | null,
     @Arg('idPrefix', () => String, { nullable: true, description: 'Only sessions whose id starts with this (letters, digits, - and _; other characters are ignored).' }) idPrefix?: string | null,
+    @Arg('search', () => String, {
+      nullable: true,
+      description:
+        'Only sessions whose id starts with this, or whose name (the one given to startSession or taken from the MCP client\'s clientInfo) has, ' +
+        'for each word of the search, a word starting with it: "refund work" finds "Refund worker 7". Case-insensitive; words are letters and digits, ' +
+        'anything else only separates them. A name taken from the plan\'s first step is not searched. Blank: no filter. At most 120 characters ' +
+        'and 8 words (TOO_LARGE). Each word is one range of an index of the names\' words.',
+    }) search?: string | null,
   ): Promise<SessionConnection> {
-    return toConnection(await ctx.services.sessionReader.page({ finished, idPrefix }, first, after), toSession);
+    return toConnection(await ctx.services.sessionReader.page({ finished, idPrefix, search: readSessionSearch(search) }, first, after), toSession);
   }
 
   @Mutation(() => Session, {

@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { ItemStateEnum } from './enums.js';
+import { ItemStateEnum, PlanPresetEnum } from './enums.js';
 import { Task } from './memory.type.js';
 
 @ObjectType({ simpleResolvers: true,
@@ -60,6 +60,14 @@ export class Session {
 
   @Field(() => PlanRules, { description: 'The rules this session\'s plan updates are checked against.' })
   rules: PlanRules;
+
+  @Field(() => PlanPresetEnum, {
+    description:
+      'The tool set the session started with (an addition to the contract): startSession\'s preset (else the preset its rules match best), or the ' +
+      'plan tool set of its MCP connection (WHOLE_LIST with none). It stays when setPlanRules changes a rule; the dashboard shows the plan in its ' +
+      'words. For a session stored before this was kept, the preset its rules match best.',
+  })
+  preset: PlanPresetEnum;
 
   @Field(() => Int, { description: 'Turns started so far (startTurn); 0 for a new session.' })
   turn: number;

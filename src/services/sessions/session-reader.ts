@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import { Brackets, type EntityManager } from 'typeorm';
 import { SESSION_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { SessionDomainEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/index.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
@@ -7,6 +7,34 @@ import { DOMAINS_PER_SESSION_MAX, HELPERS_PER_SESSION_MAX } from '../../domain/s
 import { appendTo } from '../kernel/grouping.js';
 import { plainRows } from '../kernel/plain-rows.js';
 import { currentPlanIds } from './session-store.js';
+import type { SessionSearch } from '../../domain/session-search.js';
+
+/** Above every character a word can hold, in UTF-8's byte order (SQLite's, and PostgreSQL's under COLLATE "C"): a word's start W covers W .. W + this. */
+const WORD_END = '\u{10FFFF}';
+
+/**
+ * A search as a condition on sessions "s": its id starts with the search,
+ * or, for each word, the session's name has a word starting with it. Each
+ * word is one range of session_name_words' primary key (word, sessionId),
+ * read once per statement, so a search never reads names it cannot match.
+ */
+function searchCondition(search: SessionSearch): Brackets {
+  return new Brackets((where) => {
+    // A search of neither (punctuation only) finds nothing, as no id or word holds it.
+    where.where('1 = 0');
+    // idPrefix holds only [a-z0-9-]: none of LIKE's wildcards.
+    if (search.idPrefix) where.orWhere('s."id" LIKE :searchId', { searchId: `${search.idPrefix}%` });
+    if (search.words.length === 0) return;
+    where.orWhere(new Brackets((all) => {
+      search.words.forEach((word, index) => {
+        all.andWhere(
+          `s."id" IN (SELECT w${index}."sessionId" FROM "session_name_words" w${index} WHERE w${index}."word" >= :from${index} AND w${index}."word" <= :to${index})`,
+          { [`from${index}`]: word, [`to${index}`]: word + WORD_END },
+        );
+      });
+    }));
+  });
+}
 
 /**
  * The domains each session named, sorted, at most DOMAINS_PER_SESSION_MAX
@@ -113,9 +141,11 @@ export class SessionReader {
   /**
    * Every top-level session, newest first, keyset-paged by (createdAt, id):
    * `finished` keeps only finished (true) or working (false) ones, and
-   * `idPrefix` only ids that start with it. Page 1,000 costs what page 1 costs.
+   * `idPrefix` only ids that start with it, and `search` (readSessionSearch)
+   * those whose id starts with it or whose name has a word starting with
+   * each of its words. Page 1,000 costs what page 1 costs.
    */
-  async page(filter: { finished?: boolean | null; idPrefix?: string | null }, first: number | null | undefined, after: string | null | undefined): Promise<Page<SessionEntity>> {
+  async page(filter: { finished?: boolean | null; idPrefix?: string | null; search?: SessionSearch | null }, first: number | null | undefined, after: string | null | undefined): Promise<Page<SessionEntity>> {
     const size = pageSize(first);
     const key = decodeCursor(after, SESSION_CURSOR);
     const manager = this.reader();
@@ -124,6 +154,7 @@ export class SessionReader {
     if (filter.finished === false) query.andWhere('s."finishedAt" IS NULL');
     // Ids are server-made ([\w-]); anything else in the prefix cannot match, and LIKE's own wildcards are escaped away by refusing them.
     if (filter.idPrefix) query.andWhere('s."id" LIKE :prefix', { prefix: `${filter.idPrefix.replace(/[^\w-]/g, '').replace(/_/g, '')}%` });
+    if (filter.search) query.andWhere(searchCondition(filter.search));
     const totalCount = await query.clone().getCount();
     if (key) query.andWhere('(s."createdAt" < :at OR (s."createdAt" = :at AND s."id" < :id))', { at: key[0], id: key[1] });
     const rows = await plainRows(manager, query.orderBy('s."createdAt"', 'DESC').addOrderBy('s."id"', 'DESC').limit(size + 1));

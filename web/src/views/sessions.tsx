@@ -12,10 +12,10 @@ import { PLAN_STATE_WORDS } from '../../../src/domain/plan-render';
 const PLAN = `id version progress { pending inProgress done dropped blocked failed total }
   items(first: 200) { nodes { id number text state note added } }`;
 const SESSION_ROW = 'id name createdAt lastActiveAt finishedAt statusLine turn children { id name statusLine finishedAt lastActiveAt }';
-const SESSIONS = `query($first: Int!, $after: String, $finished: Boolean, $idPrefix: String) {
-  sessions(first: $first, after: $after, finished: $finished, idPrefix: $idPrefix) { totalCount pageInfo { hasNextPage endCursor } nodes { ${SESSION_ROW} } } }`;
+const SESSIONS = `query($first: Int!, $after: String, $finished: Boolean, $search: String) {
+  sessions(first: $first, after: $after, finished: $finished, search: $search) { totalCount pageInfo { hasNextPage endCursor } nodes { ${SESSION_ROW} } } }`;
 const SESSION = `query($id: ID!) { session(id: $id) {
-  id name createdAt lastActiveAt finishedAt statusLine turn domains parent { id name statusLine }
+  id name preset createdAt lastActiveAt finishedAt statusLine turn domains parent { id name statusLine }
   rules { planOnce noteRequiredFor oneActive minItems maxItems maxTextLength maxNoteLength }
   standingPlan { id }
   plan { ${PLAN} history(first: 1) { totalCount } }
@@ -35,11 +35,11 @@ function rowTitle(event: { action: string }): string {
   return event.action.toLowerCase().replace(/_/g, ' ');
 }
 
-/** Every session, newest first, a page at a time, filtered by state or found by id; when one is chosen, its plan as the chat shows it. */
+/** Every session, newest first, a page at a time, filtered by state or found by id or name; when one is chosen, its plan as the chat shows it. */
 export function SessionsView({ id, params }: { id: string | null; params: URLSearchParams }) {
   const show = params.get('show') === 'finished' ? 'finished' : params.get('show') === 'working' ? 'working' : 'all';
   const [find, setFind] = useState(params.get('find') ?? '');
-  const variables = { first: PAGE, finished: show === 'all' ? null : show === 'finished', idPrefix: find.trim() || null };
+  const variables = { first: PAGE, finished: show === 'all' ? null : show === 'finished', search: find.trim() || null };
   const list = useQuery(SESSIONS, variables, { query: SESSIONS_LIVE, variables: {} });
   const [more, setMore] = useState<{ key: string; nodes: any[]; after: string | null }>({ key: '', nodes: [], after: null });
   const key = JSON.stringify(variables);
@@ -64,10 +64,10 @@ export function SessionsView({ id, params }: { id: string | null; params: URLSea
           ))}
         </div>
         <form role="search" class="search" onSubmit={(event) => event.preventDefault()}>
-          <label><span>Find a session by id</span>
-            <input type="search" value={find} placeholder="e.g. 3f2a" onInput={(event) => setFind(event.currentTarget.value)} /></label>
+          <label><span>Find a session by id or name</span>
+            <input type="search" value={find} placeholder="e.g. 3f2a or refund" onInput={(event) => setFind(event.currentTarget.value)} /></label>
         </form>
-        {!page ? <Loading error={list.error} /> : rows.length === 0 ? <p class="muted">{find ? `No session id starts with “${find}”.` : 'No sessions yet.'}</p> : (
+        {!page ? <Loading error={list.error} /> : rows.length === 0 ? <p class="muted">{find ? `No session’s id or name matches “${find}”.` : 'No sessions yet.'}</p> : (
           <ul class="session-list">
             {rows.map((session: any) => (
               <li>
@@ -99,7 +99,7 @@ function SessionDetail({ id }: { id: string }) {
   const s = session.data.session;
   if (!s) return <p role="alert">There is no session {id}. Check the id, or find the session in the list.</p>;
   // The plan in its tool set's words: whole-list's To-dos panel, or the table or list step-ops and plan-and-finish answer their agent.
-  const preset = presetOf(s.rules)!;
+  const preset = presetOf(s)!;
   const words = wordsFor(preset);
   return (
     <StateWords.Provider value={words}>

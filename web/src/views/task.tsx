@@ -87,7 +87,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   if (data.missing) return <p role="alert">There is no task {id}. It may have been deleted, or the link is mistyped: open its domain to find it.</p>;
   if (!t) return <Loading error={data.error} />;
   const stuck = stuckCount(t.progress);
-  const preset = presetOf(rules);
+  const preset = presetOf(t.session);
   return (
     <StateWords.Provider value={wordsFor(preset)}>
     <article class="task" aria-labelledby="task-title">
