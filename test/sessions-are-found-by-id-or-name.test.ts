@@ -1,7 +1,7 @@
 /**
  * Query.sessions(search): the sessions list's one search box finds a session
- * by the start of its id or by words of its name (given to startSession, or
- * the MCP client's clientInfo), case-insensitively, page by page, beside the
+ * by the start of its id or by words of its name (given to startSession,
+ * the MCP client's clientInfo, or its first plan's first step), case-insensitively, page by page, beside the
  * finished filter; a search no name is that long is refused; and a database
  * whose sessions were named before the words were kept finds them once
  * migrated.
@@ -87,6 +87,17 @@ describe('Query.sessions(search)', () => {
     expect(await names('refund', { finished: false })).toEqual(['Refund Bot', 'Refund worker 7', 'refund-auditor']);
     for (const wildcard of ['%', '_', '-', '%_%']) expect(await names(wildcard), wildcard).toEqual([]);
     expect((await found('   ')).names, 'a blank search filters nothing').toHaveLength(7);
+  });
+
+  it('names a session started without a name by the first step of its first plan, keeps that name, and finds it by it', async () => {
+    const id = await named(null);
+    await server.ok(WRITE_TODOS, { todos: [{ content: 'Triage the chargeback alerts', status: 'IN_PROGRESS' }, { content: 'Write it up', status: 'PENDING' }] }, { session: id });
+    // A later list with another first step does not rename it: the list and the search go on calling it what it set out to do.
+    await server.ok(WRITE_TODOS, { todos: [{ content: 'Write it up', status: 'IN_PROGRESS' }] }, { session: id });
+    expect((await found('chargeback alerts')).names).toEqual(['Triage the chargeback alerts']);
+    expect((await found('write it')).names).not.toContain('Write it up');
+    const read: any = await server.ok('query($id: ID!) { session(id: $id) { name } }', { id });
+    expect(read.session.name).toBe('Triage the chargeback alerts');
   });
 
   it('refuses a search longer than any name, or of more words than it looks up, with what to send, recording nothing', async () => {

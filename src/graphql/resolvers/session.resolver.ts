@@ -56,9 +56,9 @@ export class SessionResolver {
     @Arg('search', () => String, {
       nullable: true,
       description:
-        'Only sessions whose id starts with this, or whose name (the one given to startSession or taken from the MCP client\'s clientInfo) has, ' +
+        'Only sessions whose id starts with this, or whose name (Session.name) has, ' +
         'for each word of the search, a word starting with it: "refund work" finds "Refund worker 7". Case-insensitive; words are letters and digits, ' +
-        'anything else only separates them. A name taken from the plan\'s first step is not searched. Blank: no filter. At most 120 characters ' +
+        'anything else only separates them. Blank: no filter. At most 120 characters ' +
         'and 8 words (TOO_LARGE). Each word is one range of an index of the names\' words.',
     }) search?: string | null,
   ): Promise<SessionConnection> {
@@ -139,7 +139,7 @@ export class SessionResolver {
     nullable: true,
     description:
       'What to call the session (an addition to the contract): the name given to startSession, else the MCP client\'s clientInfo title or name ' +
-      'from initialize, else the text of its plan\'s first step; null before any of them.',
+      'from initialize, else the first step of its first plan (kept from then on, whatever later plans hold); null before any of them.',
   })
   async name(@Root() session: Session, @Ctx() ctx: Context): Promise<string | null> {
     if (session.givenName) return session.givenName;

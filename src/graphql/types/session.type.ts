@@ -52,7 +52,7 @@ export class Session {
   parentId: string | null;
   planTaskId: number | null;
   planStanding: boolean;
-  /** The name stored at the start; Session.name falls back to the plan's first step. */
+  /** The stored name: given or the client's at the start, else the first plan's first step (sessions stored before that rule: Session.name reads the plan's first step). */
   givenName: string | null;
 
   @Field(() => ID, { description: 'Made by the server in startSession; send it as the x-session-id header.' })

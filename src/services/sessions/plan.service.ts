@@ -15,7 +15,7 @@ import type { ItemState } from '../../domain/states.js';
 import { deletedItem, parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { currentPlanIds, loadCallingSession } from './session-store.js';
+import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
 import { purgeDeletedSteps } from './plan-purge.js';
 import { applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
@@ -285,6 +285,9 @@ export class PlanService {
   ): Promise<PlanResult> {
     await recordTaskChange(uow, this.search, aggregate, action);
     await this.saveSession(uow, session, { planTaskId: aggregate.task.id, planStanding: true, finishedAt: null });
+    // A session with no name is named once, by the first step of its first plan (storeSessionName).
+    const first = session.name === null ? liveSteps(aggregate)[0] : undefined;
+    if (first) await storeSessionName(uow, session, first.text);
     uow.emit({ entity: 'SESSION', id: session.id, action });
     return answer(session, aggregate, message, change);
   }

@@ -2,10 +2,25 @@ import { LIST_ACTIONS, type HistoryAction } from '../../domain/history.js';
 import type { EntityManager } from 'typeorm';
 import { noSession } from '../../domain/plan-steps.js';
 import { sessionIdOf } from '../../domain/session-ids.js';
-import { SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
+import { SessionEntity, SessionNameWordEntity, TaskEventEntity } from '../../db/entities/index.js';
+import { nameWords, SESSION_NAME_MAX } from '../../domain/session-names.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from '../task-aggregate/session-lock.js';
 
+/**
+ * Gives a session its name and the words a search finds it by
+ * (session_name_words), in the caller's unit of work. A name is written
+ * once: when the session starts (given, or its client's), else from the
+ * first step of its first plan, so what the list shows is what it finds.
+ */
+export async function storeSessionName(uow: UnitOfWork, session: SessionEntity, name: string): Promise<void> {
+  const cut = [...name.replace(/\s+/g, ' ').trim()].slice(0, SESSION_NAME_MAX).join('');
+  if (!cut) return;
+  session.name = cut;
+  await uow.manager.update(SessionEntity, { id: session.id }, { name: cut });
+  const words = nameWords(cut);
+  if (words.length) await uow.manager.insert(SessionNameWordEntity, words.map((word) => ({ word, sessionId: session.id })));
+}
 
 /**
  * Loads the calling session (x-session-id) for change, locked (lockSession),

@@ -5,11 +5,11 @@ import { parentNotFound, sessionIdOf } from '../../domain/session-ids.js';
 import { checkHelperCount } from '../../domain/session-limits.js';
 import { checkRulesChange, mergePlanRules, startingRules, whyNotFinished, type PlanPreset, type PlanRulesChange } from '../../domain/plan-rules.js';
 import { noPlan } from '../../domain/plan-steps.js';
-import { ItemEntity, SessionEntity, SessionKeyEntity, SessionNameWordEntity } from '../../db/entities/index.js';
+import { ItemEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/index.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
-import { cleanSessionName, nameWords } from '../../domain/session-names.js';
+import { cleanSessionName } from '../../domain/session-names.js';
 import { presetOfRules } from '../../domain/plan-render.js';
-import { currentPlanIds, loadCallingSession } from './session-store.js';
+import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
 import { endClaimsOfSession } from '../claims/claim-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -102,14 +102,13 @@ export class SessionService {
       id, parentId, rules, planTaskId: null,
       planStanding: false, turn: 0, finishedAt: null, lastRemindedAt: null, createdAt: uow.now,
       owner: uow.caller.principal ?? null,
-      name: input.name !== null && input.name !== undefined ? cleanSessionName(input.name) : input.clientName ?? null,
+      name: null,
       // The set it starts with stays its set when setPlanRules later moves a rule; rules sent without a preset name the set they match best.
       preset: input.preset ?? presetOfRules(rules),
     });
     await uow.manager.insert(SessionEntity, session);
-    // A name is set only here, so its words are written once, with the session.
-    const words = session.name ? nameWords(session.name) : [];
-    if (words.length) await uow.manager.insert(SessionNameWordEntity, words.map((word) => ({ word, sessionId: id })));
+    const name = input.name !== null && input.name !== undefined ? cleanSessionName(input.name) : input.clientName ?? null;
+    if (name) await storeSessionName(uow, session, name);
     uow.emit({ entity: 'SESSION', id: session.id, action: 'SESSION_STARTED' });
     return session;
   }
