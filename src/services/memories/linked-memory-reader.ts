@@ -60,7 +60,7 @@ export class LinkedMemoryReader {
 function relatedSql(count: number): string {
   const columns = MEMORY_COLUMN_NAMES.map((name) => {
     const shown = name === 'title' || name === 'body' || name === 'goal' ? 's."copy" = 1 AND s."running" <= ?' : 's."copy" = 1';
-    return `CASE WHEN ${shown} THEN m."${name}" END`;
+    return `CASE WHEN ${shown} THEN m."${name}" END AS "m_${name}"`;
   }).join(', ');
   const ranked = 'SELECT l."itemId", l."memoryId", ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."createdAt", l."memoryId") AS "rn" ' +
     `FROM "item_links" l WHERE l."itemId" IN (${placeholders(count)})`;
