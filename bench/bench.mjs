@@ -95,7 +95,7 @@ function start(script, scriptArgs, env) {
     profileStart: () => ask({ type: 'profile-start' }, 'profile-started'),
     recordStart: () => ask({ type: 'record-start' }, 'record-started'),
     recordStop: async () => (await ask({ type: 'record-stop' }, 'record-stopped')).statements,
-    setReplay: (name, statements) => ask({ type: 'replay', name, statements }, 'replay-set'),
+    setReplay: (name, statements, { write = false } = {}) => ask({ type: 'replay', name, statements, write }, 'replay-set'),
     setPayload: (name, answer) => ask({ type: 'payload', name, answer }, 'payload-set'),
     profileStop: (file) => ask({ type: 'profile-stop', file }, 'profile-stopped'),
     stop: () => new Promise((resolve) => {
@@ -187,7 +187,7 @@ try {
         workload.payload = payload.name;
       }
       if (statements) {
-        await raw.setReplay(workload.name, statements);
+        await raw.setReplay(workload.name, statements, { write: workload.replay === 'write' });
         const replayed = { name: `raw ${workload.name} (its SQL replayed)`, kind: 'raw', path: `/replay/${encodeURIComponent(workload.name)}`, next: workload.next };
         results.push(await measure(replayed));
         workload.raw = replayed.name;

@@ -2,7 +2,8 @@
 /**
  * What a V8 CPU profile (.cpuprofile) spent its time on, by where the code
  * lives: each npm package, each folder of the server's own code, Node's
- * internals, garbage collection. Idle time is left out of the shares.
+ * internals, garbage collection. Idle time, and the profiler's own stop (its
+ * samples while it serializes the profile), are left out of the shares.
  *
  *   node bench/profile-summary.mjs <file.cpuprofile> [--functions 15]
  *
@@ -32,13 +33,34 @@ function placeOf(frame) {
   return url.replace(/^file:\/\//, '');
 }
 
-/** Self time by place and by function, in ms, idle left out. */
+/**
+ * The nodes under the profiler's own stop (src/bench-probe.ts answering
+ * `profile-stop` through the inspector): the samples taken while it
+ * serializes the profile are the measuring, not the server's work.
+ */
+function profilerNodes(profile, byId) {
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const own = new Map();
+  const isOwn = (id) => {
+    if (own.has(id)) return own.get(id);
+    const node = byId.get(id);
+    const result = node.callFrame.url.endsWith('/bench-probe.js') || (parent.has(id) && isOwn(parent.get(id)));
+    own.set(id, result);
+    return result;
+  };
+  return new Set(profile.nodes.filter((node) => isOwn(node.id)).map((node) => node.id));
+}
+
+/** Self time by place and by function, in ms, idle and the profiler's own work left out. */
 export function summarize(profile, { functions = 15 } = {}) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const profiler = profilerNodes(profile, byId);
   const self = new Map();
   const deltas = profile.timeDeltas;
   for (let i = 0; i < profile.samples.length; i += 1) {
     const id = profile.samples[i];
+    if (profiler.has(id)) continue;
     self.set(id, (self.get(id) ?? 0) + (deltas[i] ?? 0));
   }
   const places = new Map();

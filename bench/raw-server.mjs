@@ -11,6 +11,8 @@
  *     one of the server's own requests (src/bench-probe.ts), run again with
  *     the driver, in order, the rows answered as JSON: the raw handler of a
  *     read whose SQL is the server's, whatever the server's readers become.
+ *     A write's (writeTodos) run in one transaction on the writer, as the
+ *     server runs them behind its write lock, and rolled back.
  *   POST /payload/<name>  (any JSON body): the payload floor, taskbase's own
  *     answer for a workload, JSON.stringify'd again for every request: what
  *     serving those bytes costs in Node, with no database and no GraphQL.
@@ -28,6 +30,9 @@ async function openDriver() {
   if (!postgres) {
     const { default: Sqlite } = await import('better-sqlite3');
     const writer = new Sqlite(databaseUrl.slice('sqlite:'.length));
+    // As the server's writer (src/db/data-source.ts): commits synced at WAL checkpoints, foreign keys checked.
+    writer.pragma('synchronous = NORMAL');
+    writer.pragma('foreign_keys = ON');
     writer.pragma('busy_timeout = 5000');
     const reader = new Sqlite(databaseUrl.slice('sqlite:'.length), { readonly: true });
     const cache = new Map();
@@ -44,12 +49,12 @@ async function openDriver() {
     return {
       read: async (sql, params) => read(sql, params),
       // One writer connection: transactions take turns, as behind the server's write lock.
-      tx: (work) => {
+      tx: (work, { rollback = false } = {}) => {
         const run = queue.then(async () => {
           write('BEGIN IMMEDIATE');
           try {
             const result = await work(write);
-            write('COMMIT');
+            write(rollback ? 'ROLLBACK' : 'COMMIT');
             return result;
           } catch (error) {
             write('ROLLBACK');
@@ -64,17 +69,21 @@ async function openDriver() {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const numbered = (sql) => { let n = 0; return sql.replace(/\?/g, () => `$${++n}`); };
-  const on = (client) => async (sql, params = []) => { statements += 1; return (await client.query(numbered(sql), params)).rows; };
+  // SQL recorded from the server is numbered already ($1, $2, …): { numbered: true } sends it as it is.
+  const on = (client) => async (sql, params = [], { numbered: ready = false } = {}) => {
+    statements += 1;
+    return (await client.query(ready ? sql : numbered(sql), params)).rows;
+  };
   return {
     read: on(pool),
     // SQL recorded from the server is numbered already ($1, $2, …).
     readNumbered: async (sql, params = []) => { statements += 1; return (await pool.query(sql, params)).rows; },
-    tx: async (work) => {
+    tx: async (work, { rollback = false } = {}) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         const result = await work(on(client));
-        await client.query('COMMIT');
+        await client.query(rollback ? 'ROLLBACK' : 'COMMIT');
         return result;
       } catch (error) {
         await client.query('ROLLBACK');
@@ -94,12 +103,26 @@ const BRACKET = /^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOINT|RELEASE|
 const sqliteValue = (value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
 async function replay(name) {
-  const statements = replays.get(name);
-  if (!statements) throw new Error(`no statements recorded for ${name}`);
+  const recorded = replays.get(name);
+  if (!recorded) throw new Error(`no statements recorded for ${name}`);
+  // Rolled back: every replay does the same work on the same rows (committed, each would add the plan's new steps
+  // again and the next would read a longer list). It skips the commit's own write, so it is if anything the faster.
+  if (recorded.write) return driver.tx(async (run) => runAll(recorded.statements, run), { rollback: true });
+  return runAll(recorded.statements, null);
+}
+
+/**
+ * The recorded statements in order, brackets left out: a read's on the read
+ * side (the pool, or the read-only SQLite connection), a write's with `run`,
+ * inside the one transaction `tx` opened for it on the writer.
+ */
+async function runAll(statements, run) {
   const results = [];
   for (const { sql, parameters } of statements) {
     if (BRACKET.test(sql)) continue;
-    if (postgres) {
+    if (run) {
+      results.push(await run(sql, postgres ? parameters : parameters.map(sqliteValue), { numbered: true }));
+    } else if (postgres) {
       results.push(await driver.readNumbered(sql, parameters));
     } else {
       results.push(await driver.read(sql, parameters.map(sqliteValue)));
@@ -230,7 +253,7 @@ const server = http.createServer((req, res) => {
 process.on('message', (message) => {
   if (message?.type === 'probe') process.send({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
   if (message?.type === 'replay') {
-    replays.set(message.name, message.statements);
+    replays.set(message.name, { statements: message.statements, write: message.write === true });
     process.send({ type: 'replay-set' });
   }
   if (message?.type === 'payload') {

@@ -53,7 +53,8 @@ function memoriesCursor(scaleName, page) {
  * handler), `next()` gives one request's body (and session header), `raw`
  * names the raw reference it is compared with. A `read` also gets its payload
  * floor (a bare node:http answering its exact bytes); `replay` gives it a raw
- * handler that runs the SQL the server ran for it (bench/raw-server.mjs);
+ * handler that runs the SQL the server ran for it (bench/raw-server.mjs;
+ * `replay: 'write'` runs it in one transaction on the writer);
  * `fixedRate` measures its latency again at a fixed offered rate, half its
  * raw handler's capacity (half its own where it has none).
  */
@@ -69,7 +70,7 @@ export function workloads(scaleName, dashboardTaskId) {
     { name: 'dashboard read', kind: 'server', raw: 'raw dashboard read', read: true, fixedRate: true, next: gql(DASHBOARD, () => dashboardVariables(dashboardTaskId)) },
     { name: 'updateItem', kind: 'server', raw: 'raw updateItem', next: gql(UPDATE_ITEM, () => ({ input: { id: randomItem(), state: pick(STATES) } })) },
     {
-      name: 'writeTodos (10 steps)', kind: 'server',
+      name: 'writeTodos (10 steps)', kind: 'server', replay: 'write',
       next: gql(WRITE_TODOS, () => {
         const active = randomInt(10);
         return { todos: Array.from({ length: 10 }, (_, i) => ({ content: `Step ${i + 1} of the turn`, status: i < active ? 'DONE' : i === active ? 'IN_PROGRESS' : 'PENDING' })) };

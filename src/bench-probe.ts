@@ -27,9 +27,11 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
   if (env.TASKBASE_BENCH_PROBE !== '1' || typeof process.send !== 'function') return {};
   let statements = 0;
   let recorded: Statement[] | null = null;
-  // Which request a statement belongs to: set as each HTTP request starts, carried through its promises.
-  const recording = new AsyncLocalStorage<Statement[] | undefined>();
+  // Which request a statement belongs to: set as each HTTP request starts, carried through its promises. Only while
+  // recording: an AsyncLocalStorage in use hooks every promise of the process, which the measured runs must not pay.
+  let recording: AsyncLocalStorage<Statement[] | undefined> | null = null;
   diagnostics.subscribe('http.server.request.start', (message) => {
+    if (!recording) return;
     const { request } = message as { request: IncomingMessage };
     recording.enterWith(recorded && request.headers['x-bench-record'] === '1' ? recorded : undefined);
   });
@@ -40,10 +42,13 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
       reply({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
     } else if (message?.type === 'record-start') {
       recorded = [];
+      recording = new AsyncLocalStorage();
       reply({ type: 'record-started' });
     } else if (message?.type === 'record-stop') {
       reply({ type: 'record-stopped', statements: recorded ?? [] });
       recorded = null;
+      recording?.disable();
+      recording = null;
     } else if (message?.type === 'profile-start') {
       void (async () => {
         inspector = new Session();
@@ -69,7 +74,7 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
     onQuery: (sql, parameters) => {
       statements += 1;
       // Parameters go over IPC as JSON: a bigint as its digits.
-      recording.getStore()?.push({ sql, parameters: (parameters ?? []).map((value) => (typeof value === 'bigint' ? value.toString() : value)) });
+      recording?.getStore()?.push({ sql, parameters: (parameters ?? []).map((value) => (typeof value === 'bigint' ? value.toString() : value)) });
     },
   };
 }

@@ -89,3 +89,28 @@ describe('what the check reads as execution does', () => {
     expect((await server.refused(`{ ${fields} }`)).code).toBe('TOO_LARGE');
   });
 });
+
+describe('an operation sent again', () => {
+  it('is checked again for each page size, cursor and @include it is sent with, however often it passed before', async () => {
+    const { task } = await createTask(server, ['Paged']);
+    const page = 'query($id: ID!, $first: Int, $after: String) { task(id: $id) { items(first: $first, after: $after) { totalCount } } }';
+    for (let i = 0; i < 3; i += 1) expect((await server.ok(page, { id: task.id, first: 20 })).task.items.totalCount).toBe(1);
+    expect((await server.refused(page, { id: task.id, first: 500 })).code).toBe('TOO_LARGE');
+    expect((await server.refused(page, { id: task.id, first: 20, after: 'bogus' })).code).toBe('BAD_USER_INPUT');
+    // Another task's id with the page arguments that passed: passes, and answers that task.
+    const other = (await createTask(server, ['One', 'Two'])).task;
+    expect((await server.ok(page, { id: other.id, first: 20 })).task.items.totalCount).toBe(2);
+
+    // The estimate reads the page sizes too: nested pages that pass at 5 cost too much at 200.
+    const nested = `query($id: ID!, $n: Int) { task(id: $id) { items(first: $n) { nodes { task { items(first: $n) { nodes { task { items(first: $n) {
+      nodes { task { items(first: $n) { nodes { id text state note } } } } } } } } } } } } }`;
+    for (let i = 0; i < 2; i += 1) expect((await server.ok(nested, { id: task.id, n: 5 })).task.items.nodes).toHaveLength(1);
+    const costly = await server.refused(nested, { id: task.id, n: 200 });
+    expect(costly.code).toBe('TOO_LARGE');
+    expect(costly.message).toContain('smaller pages');
+
+    const shown = 'query($show: Boolean!) { memories(domain: "x", first: 500) @include(if: $show) { totalCount } reminderSettings { enabled } }';
+    for (let i = 0; i < 2; i += 1) expect(await server.ok(shown, { show: false })).toEqual({ reminderSettings: { enabled: true } });
+    expect((await server.refused(shown, { show: true })).code).toBe('TOO_LARGE');
+  });
+});

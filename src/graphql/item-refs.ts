@@ -23,6 +23,15 @@ export function refTargets(items: readonly ItemEntity[]): Map<string, Target> {
   return targets;
 }
 
+const byIdCache = new WeakMap<readonly ItemEntity[], Map<number, ItemEntity>>();
+
+/** A task's loaded items keyed by id, made once per loaded list (each item of a page looks its task's items up in it). */
+export function itemsById(items: readonly ItemEntity[]): ReadonlyMap<number, ItemEntity> {
+  let byId = byIdCache.get(items);
+  if (!byId) byIdCache.set(items, (byId = new Map(items.map((item) => [item.id, item]))));
+  return byId;
+}
+
 /** The distinct ids cited in `texts`, in order of first appearance, as they read now. */
 export function refsIn(texts: readonly (string | null | undefined)[], targets: ReadonlyMap<string, Target>, memo: TextMemo = memoOf(targets)): ItemRef[] {
   const seen = new Set<string>();

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
-  GraphQLError, Kind, getNamedType, getVariableValues, isCompositeType, valueFromAST,
-  type DirectiveNode, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
+  GraphQLError, Kind, getNamedType, getVariableValues, isCompositeType, valueFromAST, visit,
+  type DirectiveNode, type DocumentNode, type ValueNode, type FieldNode, type OperationDefinitionNode, type SelectionNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
 } from 'graphql';
 import { decodeChangeCursor } from '../domain/change-cursor.js';
 import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
@@ -171,10 +171,75 @@ export function checkOperation(
   // The variables as execution will see them (defaults applied, types coerced); when they do not coerce, execution says why.
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
   if (coerced.errors) return;
+  const passes = passedChecks(schema, document, operation);
+  const key = passes.keyOf(coerced.coerced);
+  if (passes.keys.has(key)) return;
+  checkCoerced(schema, document, operation, root, coerced.coerced);
+  if (passes.keys.size >= PASSES_KEPT) passes.keys.clear();
+  passes.keys.add(key);
+}
+
+/**
+ * What the check's outcome depends on besides the operation itself: the
+ * values of the variables it reads, which are those in page arguments (first,
+ * after: the page sizes, cursors and the estimate) and in @skip/@include. An
+ * operation sent again with the same of those (the dashboard's reads, with
+ * another task's id) passes as it passed before, without the walk and the
+ * estimate again, which cost as much as resolving a small answer.
+ */
+interface PassedChecks {
+  keyOf: (variables: Record<string, unknown>) => string;
+  /** The keys of the variables' values this operation passed with (refusals are checked again each time). */
+  keys: Set<string>;
+}
+/** Distinct passing values kept per operation; past this many it starts over. */
+const PASSES_KEPT = 200;
+/** By schema, then by the parsed document: Apollo hands every request of the same text the same document. */
+const passedBySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<OperationDefinitionNode, PassedChecks>>>();
+
+function passedChecks(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): PassedChecks {
+  let byDocument = passedBySchema.get(schema);
+  if (!byDocument) passedBySchema.set(schema, (byDocument = new WeakMap()));
+  let byOperation = byDocument.get(document);
+  if (!byOperation) byDocument.set(document, (byOperation = new Map()));
+  let passes = byOperation.get(operation);
+  if (!passes) {
+    const names = [...variablesTheCheckReads(document)].sort();
+    passes = { keys: new Set(), keyOf: (values) => JSON.stringify(names.map((name) => values[name] ?? null)) };
+    byOperation.set(operation, passes);
+  }
+  return passes;
+}
+
+/** The variables used anywhere in the document in a `first` or `after` argument or in a directive (a superset of what the check reads). */
+function variablesTheCheckReads(document: DocumentNode): Set<string> {
+  const names = new Set<string>();
+  const read = (value: ValueNode): void => {
+    if (value.kind === Kind.VARIABLE) names.add(value.name.value);
+    else if (value.kind === Kind.LIST) value.values.forEach(read);
+    else if (value.kind === Kind.OBJECT) for (const field of value.fields) read(field.value);
+  };
+  visit(document, {
+    Argument: (argument) => {
+      if (argument.name.value === 'first' || argument.name.value === 'after') read(argument.value);
+    },
+    Directive: (directive) => { for (const argument of directive.arguments ?? []) read(argument.value); },
+  });
+  return names;
+}
+
+/** The check itself, on variables already coerced. */
+function checkCoerced(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  root: GraphQLCompositeType,
+  coerced: { [variable: string]: unknown },
+): void {
   const fragments = Object.fromEntries(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === 'FragmentDefinition').map((d) => [d.name.value, d]),
   );
-  const w: Walk = { schema, variables: coerced.coerced, fragments, mutation: operation.operation === 'mutation', aliases: 0, maxDepth: 0 };
+  const w: Walk = { schema, variables: coerced, fragments, mutation: operation.operation === 'mutation', aliases: 0, maxDepth: 0 };
   let run: SelectionSetNode;
   try {
     run = walk(w, [operation.selectionSet], root, 1);
@@ -195,7 +260,7 @@ export function checkOperation(
     // The estimate reads the operation as it runs (fragments spread once, fields merged): a fragment spread twice at
     // each of 25 levels runs in 25 steps, and the library, reading the document as written, would take 2^25.
     const asRunDocument: DocumentNode = { kind: Kind.DOCUMENT, definitions: [{ ...operation, selectionSet: run }] };
-    cost = queryCost(schema, asRunDocument, coerced.coerced);
+    cost = queryCost(schema, asRunDocument, coerced);
   } catch {
     // Only a document too big to count (over 10,000 selections counted) gets here.
     throw refusal('TOO_LARGE', 'The query has too many fields to check. Split it into several requests.');

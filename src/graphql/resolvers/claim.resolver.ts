@@ -3,7 +3,7 @@ import { isOpenWork, isSettled } from '../../domain/claims.js';
 import type { ClaimEntity } from '../../db/entities/index.js';
 import type { Context } from '../context.js';
 import { ClaimItemInput } from '../inputs/claim.inputs.js';
-import { dependencyOf, refTargets } from '../item-refs.js';
+import { dependencyOf, itemsById, refTargets } from '../item-refs.js';
 import { toItem } from '../mappers.js';
 import { toSession } from '../session-mappers.js';
 import { Claim } from '../types/claim.type.js';
@@ -94,7 +94,7 @@ export class ItemClaimResolver {
   @FieldResolver(() => [Item], { description: 'Items that wait for this one, in id order.' })
   async blocks(@Root() item: Item, @Ctx() ctx: Context): Promise<Item[]> {
     const [waiters, items] = await Promise.all([ctx.loaders.waiters.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
-    const byId = new Map(items.map((row) => [row.id, row]));
+    const byId = itemsById(items);
     return waiters.flatMap((id) => (byId.has(id) ? [toItem(byId.get(id)!)] : []));
   }
 
@@ -104,7 +104,7 @@ export class ItemClaimResolver {
   async ready(@Root() item: Item, @Ctx() ctx: Context): Promise<boolean> {
     if (item.deleted || !isOpenWork(item.state)) return false;
     const [edges, items] = await Promise.all([ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
-    const byId = new Map(items.map((row) => [row.id, row]));
+    const byId = itemsById(items);
     return edges.every((edge) => {
       const target = byId.get(edge.dependsOnId);
       return !target || target.deleted || isSettled(target.state);

@@ -4,7 +4,9 @@ import { dbNowSql, kindOf } from '../../db/db-clock.js';
 import { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/entities/index.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { pageSize } from '../../domain/paging.js';
+import { itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
 import { plainRows } from '../kernel/plain-rows.js';
+import { distinct, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { liveClaimsOf, readyQuery } from './claim-store.js';
 
@@ -41,10 +43,7 @@ export class ClaimReader {
 
   /** What each item waits for: one edge per item waited for (the earliest brief's reason), in the order the briefs name them. */
   async blockersOfItems(itemIds: readonly number[]): Promise<ItemDependencyEntity[][]> {
-    const manager = this.reader();
-    const rows = itemIds.length === 0 ? [] : await plainRows(manager, manager.createQueryBuilder(ItemDependencyEntity, 'd')
-      .where('d."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] })
-      .orderBy('d."noteId"', 'ASC'));
+    const rows = await dependencyRows(this.reader(), 'itemId', itemIds, 'noteId');
     return itemIds.map((itemId) => {
       const seen = new Set<number>();
       return rows.filter((row) => row.itemId === itemId && !seen.has(row.dependsOnId) && seen.add(row.dependsOnId));
@@ -53,10 +52,7 @@ export class ClaimReader {
 
   /** The ids of the items waiting for each item, each once, in id order. */
   async waitersOfItems(itemIds: readonly number[]): Promise<number[][]> {
-    const manager = this.reader();
-    const rows = itemIds.length === 0 ? [] : await plainRows(manager, manager.createQueryBuilder(ItemDependencyEntity, 'd')
-      .where('d."dependsOnId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] })
-      .orderBy('d."itemId"', 'ASC'));
+    const rows = await dependencyRows(this.reader(), 'dependsOnId', itemIds, 'itemId');
     return itemIds.map((itemId) => [...new Set(rows.filter((row) => row.dependsOnId === itemId).map((row) => row.itemId))]);
   }
 
@@ -66,4 +62,12 @@ export class ClaimReader {
     const manager = this.reader();
     return plainRows(manager, readyQuery(manager, cleanDomain(domain)).limit(size));
   }
+}
+
+/** The dependency edges whose `key` is one of `ids`, ordered by `order`: one fixed statement per IN-list length. */
+async function dependencyRows(manager: EntityManager, key: 'itemId' | 'dependsOnId', ids: readonly number[], order: 'noteId' | 'itemId'): Promise<ItemDependencyEntity[]> {
+  if (ids.length === 0) return [];
+  const wanted = distinct(ids);
+  const sql = `SELECT ${itemDependencyColumns('d')} FROM "item_dependencies" d WHERE d."${key}" IN (${placeholders(wanted.length)}) ORDER BY d."${order}" ASC`;
+  return (await selectRows(manager, sql, wanted)).map((row) => itemDependencyOf(row));
 }

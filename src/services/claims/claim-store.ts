@@ -5,7 +5,8 @@ import { ClaimEntity, ItemEntity, MemoryEntity, TaskEventEntity } from '../../db
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
-import { plainRows } from '../kernel/plain-rows.js';
+import { claimColumns, claimOf } from '../kernel/entity-rows.js';
+import { placeholders, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 
@@ -18,9 +19,8 @@ import { snapshotOf } from '../task-aggregate/task-store.js';
 /** The live claims on these items (at most one each). */
 export async function liveClaimsOf(manager: EntityManager, itemIds: readonly number[]): Promise<ClaimEntity[]> {
   if (itemIds.length === 0) return [];
-  return plainRows(manager, manager.createQueryBuilder(ClaimEntity, 'c')
-    .where({ itemId: In([...itemIds]) })
-    .andWhere(`c."expiresAt" > ${dbNowSql(kindOf(manager))}`));
+  const sql = `SELECT ${claimColumns('c')} FROM "claims" c WHERE c."itemId" IN (${placeholders(itemIds.length)}) AND c."expiresAt" > ${dbNowSql(kindOf(manager))}`;
+  return (await selectRows(manager, sql, itemIds)).map((row) => claimOf(row));
 }
 
 /** How many live claims a session holds. */

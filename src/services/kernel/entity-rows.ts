@@ -1,4 +1,4 @@
-import type { CommentEntity, ItemEntity, MemoryEntity, TaskEventEntity, TaskNoteEntity } from '../../db/entities/index.js';
+import type { ClaimEntity, CommentEntity, ItemDependencyEntity, ItemEntity, MemoryEntity, TaskEventEntity, TaskNoteEntity } from '../../db/entities/index.js';
 import { bool, json, num } from './statements.js';
 
 /**
@@ -35,6 +35,8 @@ const MEMORY = [
   'pendingItems', 'inProgressItems', 'doneItems', 'droppedItems', 'blockedItems', 'failedItems', 'taskState', 'createdAt', 'updatedAt',
 ] as const;
 export const memoryColumns = selectList(MEMORY);
+/** A memory's column names in memoryOf's order, for a select that wraps each column (linked-memory-reader.ts). */
+export const MEMORY_COLUMN_NAMES: readonly string[] = MEMORY;
 export const MEMORY_WIDTH = MEMORY.length;
 export function memoryOf(row: readonly unknown[], at = 0): MemoryEntity {
   return {
@@ -99,5 +101,29 @@ export function taskEventOf(row: readonly unknown[], at = 0): TaskEventEntity {
     sessionId: row[at + 4] as string | null,
     items: json<TaskEventEntity['items']>(row[at + 5]),
     changes: json<TaskEventEntity['changes']>(row[at + 6]),
+  };
+}
+
+const CLAIM = ['itemId', 'taskId', 'sessionId', 'claimedAt', 'expiresAt'] as const;
+export const claimColumns = selectList(CLAIM);
+export function claimOf(row: readonly unknown[], at = 0): ClaimEntity {
+  return {
+    itemId: num(row[at]),
+    taskId: num(row[at + 1]),
+    sessionId: row[at + 2] as string,
+    claimedAt: row[at + 3] as string,
+    expiresAt: row[at + 4] as string,
+  };
+}
+
+const ITEM_DEPENDENCY = ['noteId', 'itemId', 'dependsOnId', 'taskId', 'reason'] as const;
+export const itemDependencyColumns = selectList(ITEM_DEPENDENCY);
+export function itemDependencyOf(row: readonly unknown[], at = 0): ItemDependencyEntity {
+  return {
+    noteId: num(row[at]),
+    itemId: num(row[at + 1]),
+    dependsOnId: num(row[at + 2]),
+    taskId: num(row[at + 3]),
+    reason: row[at + 4] as string | null,
   };
 }

@@ -1,8 +1,9 @@
-import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
+import type { EntityManager } from 'typeorm';
+import type { MemoryEntity } from '../../db/entities/index.js';
 import { LINKS_PER_ITEM_MAX } from '../../domain/task-rules.js';
 import { appendTo } from '../kernel/grouping.js';
-import { entityFromRow } from '../kernel/plain-rows.js';
+import { MEMORY_COLUMN_NAMES, memoryOf } from '../kernel/entity-rows.js';
+import { distinct, placeholders, selectRows } from '../kernel/statements.js';
 
 /** What items link to: the memories for each item asked, and how much text they hold. */
 interface LinkedMemories {
@@ -30,54 +31,41 @@ export class LinkedMemoryReader {
    */
   async relatedOfItems(itemIds: readonly number[], maxChars: number): Promise<LinkedMemories> {
     if (itemIds.length === 0) return { memories: [], chars: 0 };
-    const manager = this.reader();
-    const query = manager.createQueryBuilder()
-      .select('s."itemId"', 'itemId')
-      .addSelect('s."memoryId"', 'memoryId')
-      .addSelect('s."running"', 'running');
-    for (const column of manager.connection.getMetadata(MemoryEntity).columns) {
-      const text = column.databaseName === 'title' || column.databaseName === 'body' || column.databaseName === 'goal';
-      const shown = text ? 's."copy" = 1 AND s."running" <= :maxChars' : 's."copy" = 1';
-      query.addSelect(`CASE WHEN ${shown} THEN m."${column.databaseName}" END`, `m_${column.databaseName}`);
-    }
-    // Three levels, one window each: links ranked per item (the bound), each memory's first link (its one copy),
-    // then the running sum of the distinct memories' text in link order, from their lengths alone.
-    const ranked = (links: SelectQueryBuilder<ObjectLiteral>) => links
-      .select('l."itemId"', 'itemId')
-      .addSelect('l."memoryId"', 'memoryId')
-      .addSelect('ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."createdAt", l."memoryId")', 'rn')
-      .from(ItemLinkEntity, 'l')
-      .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] });
-    const kept = (links: SelectQueryBuilder<ObjectLiteral>) => links
-      .select('r."itemId"', 'itemId')
-      .addSelect('r."memoryId"', 'memoryId')
-      .addSelect('r."rn"', 'rn')
-      .addSelect('ROW_NUMBER() OVER (PARTITION BY r."memoryId" ORDER BY r."itemId", r."rn")', 'copy')
-      .from(ranked, 'r')
-      .where('r."rn" <= :most', { most: LINKS_PER_ITEM_MAX });
-    const sized = (links: SelectQueryBuilder<ObjectLiteral>) => links
-      .select('k.*')
-      .addSelect(`SUM(CASE WHEN k."copy" = 1 THEN ${TEXT_CHARS} ELSE 0 END) OVER (ORDER BY k."itemId", k."rn" ROWS UNBOUNDED PRECEDING)`, 'running')
-      .from(kept, 'k')
-      .innerJoin('memories', 't', 't."id" = k."memoryId"');
-    const rows: Record<string, unknown>[] = await query
-      .from(sized, 's')
-      .innerJoin('memories', 'm', 'm."id" = s."memoryId"')
-      .setParameter('maxChars', maxChars)
-      .orderBy('s."itemId"')
-      .addOrderBy('s."rn"')
-      .getRawMany();
+    const wanted = distinct(itemIds);
+    const rows = await selectRows(this.reader(), relatedSql(wanted.length), [maxChars, maxChars, maxChars, ...wanted, LINKS_PER_ITEM_MAX]);
     const byId = new Map<number, MemoryEntity>();
     const byItem = new Map<number, MemoryEntity[]>();
     let chars = 0;
     for (const row of rows) {
-      chars = Number(row.running ?? 0);
-      const memoryId = Number(row.memoryId);
+      chars = Number(row[2] ?? 0);
+      const memoryId = Number(row[1]);
       // Rows come in link order, so a memory's first link (the row with its columns) comes before its others.
-      if (row.m_id !== null && row.m_id !== undefined) byId.set(memoryId, entityFromRow(manager, MemoryEntity, row, 'm_'));
+      if (row[3] !== null && row[3] !== undefined) byId.set(memoryId, memoryOf(row, 3));
       const memory = byId.get(memoryId);
-      if (memory) appendTo(byItem, Number(row.itemId), memory);
+      if (memory) appendTo(byItem, Number(row[0]), memory);
     }
     return { memories: itemIds.map((itemId) => byItem.get(itemId) ?? []), chars };
   }
+}
+
+/**
+ * The statement for `count` items: the item, the memory, the running sum of
+ * text, then the memory's columns (memoryOf's order) on its first link only,
+ * its text only while the sum is within the bound. Parameters: the bound
+ * three times (title, body, goal), the item ids, LINKS_PER_ITEM_MAX. Three
+ * levels, one window each: links ranked per item (the bound), each memory's
+ * first link (its one copy), then the running sum of the distinct memories'
+ * text in link order, from their lengths alone.
+ */
+function relatedSql(count: number): string {
+  const columns = MEMORY_COLUMN_NAMES.map((name) => {
+    const shown = name === 'title' || name === 'body' || name === 'goal' ? 's."copy" = 1 AND s."running" <= ?' : 's."copy" = 1';
+    return `CASE WHEN ${shown} THEN m."${name}" END AS "m_${name}"`;
+  }).join(', ');
+  const ranked = 'SELECT l."itemId", l."memoryId", ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."createdAt", l."memoryId") AS "rn" ' +
+    `FROM "item_links" l WHERE l."itemId" IN (${placeholders(count)})`;
+  const kept = `SELECT r."itemId", r."memoryId", r."rn", ROW_NUMBER() OVER (PARTITION BY r."memoryId" ORDER BY r."itemId", r."rn") AS "copy" FROM (${ranked}) r WHERE r."rn" <= ?`;
+  const sized = `SELECT k.*, SUM(CASE WHEN k."copy" = 1 THEN ${TEXT_CHARS} ELSE 0 END) OVER (ORDER BY k."itemId", k."rn" ROWS UNBOUNDED PRECEDING) AS "running" ` +
+    `FROM (${kept}) k INNER JOIN "memories" t ON t."id" = k."memoryId"`;
+  return `SELECT s."itemId", s."memoryId", s."running", ${columns} FROM (${sized}) s INNER JOIN "memories" m ON m."id" = s."memoryId" ORDER BY s."itemId" ASC, s."rn" ASC`;
 }

@@ -3,6 +3,8 @@ import { cleanDomain } from '../../domain/domains.js';
 import { searchWords } from '../../domain/search-words.js';
 import { ROW_CURSOR, SEARCH_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
 import { plainRows } from '../kernel/plain-rows.js';
+import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
+import { selectRows } from '../kernel/statements.js';
 import type { MemoryStatus } from '../../domain/states.js';
 import { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from '../../domain/memory-kind.js';
@@ -42,16 +44,14 @@ export function openTasksIn(manager: EntityManager, domains: readonly string[], 
   // that index alone, one index range each (several ranges OR-ed together made SQLite scan every open task:
   // 29 ms for a session's two domains among 100,000 tasks, 0.7 ms this way), and only the rows of the newest
   // `limit` of those are read (sorting whole rows of every open task in scope read 700 rows to list 200).
-  const { params, bind } = scopeParameters();
+  const values: string[] = [];
+  const bind = (value: string) => (values.push(value), '?');
   const newestIn = (domain: string, index: number) =>
     `SELECT "id" FROM (SELECT m."id" FROM "memories" m WHERE ${TASK_IS_OPEN} AND ${scopeCondition('m."domain"', domain, bind)} ` +
     `ORDER BY m."updatedAt" DESC, m."id" DESC LIMIT ${limit}) "newest${index}"`;
   const ids = domains.map(newestIn).join(' UNION ALL ');
-  return plainRows(manager, manager.createQueryBuilder(MemoryEntity, 'o')
-    .where(`o."id" IN (${ids})`, params)
-    .orderBy('o."updatedAt"', 'DESC')
-    .addOrderBy('o."id"', 'DESC')
-    .limit(limit));
+  const sql = `SELECT ${memoryColumns('o')} FROM "memories" o WHERE o."id" IN (${ids}) ORDER BY o."updatedAt" DESC, o."id" DESC LIMIT ${limit}`;
+  return selectRows(manager, sql, values).then((rows) => rows.map((row) => memoryOf(row)));
 }
 
 /** The memories with these ids (any order; unknown ids left out), read as plain rows. */
