@@ -121,6 +121,8 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   useEffect(() => {
     const count = shownFor.current === id ? Math.max(FIRST_PAGE, state.current.items.nodes.length) : FIRST_PAGE;
     shownFor.current = id;
+    // No further page of the list being replaced: "Show more" waits for the new one (a page read after its cursor would mix the two).
+    if (state.current.items.more) setItems((old) => ({ ...old, more: false }));
     void readItems(count).then(setItems, fail);
   }, [id, showDeleted]);
 
@@ -217,8 +219,11 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     const current = state.current.items;
     if (!current.more) return;
     const page = (await gql(ITEMS, { id, deleted: showDeleted, first: PAGE, after: current.cursor })).task?.items;
-    if (!page) return;
-    const next = { nodes: [...current.nodes, ...page.nodes], total: page.totalCount, cursor: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage };
+    // The list was read again meanwhile (a change renumbered it, deleted items shown): this page followed the old one.
+    const now = state.current.items;
+    if (!page || now.cursor !== current.cursor) return;
+    // Appended to the list as it is now, so a row patched live while the page was read keeps its patch.
+    const next = { nodes: [...now.nodes, ...page.nodes], total: page.totalCount, cursor: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage };
     state.current.items = next;
     setItems(next);
   };

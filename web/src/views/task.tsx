@@ -94,51 +94,45 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   const rulesKey = JSON.stringify(t?.session?.rules ?? null);
   const rules = useMemo(() => t?.session?.rules ?? null, [rulesKey]);
   if (data.missing) return <p role="alert">There is no task {id}. It may have been deleted, or the link is mistyped: open its domain to find it.</p>;
-  // The first rows need only their own small page: they show while the task's head (comments, notes) is still on its way.
+  // The first rows need only their own small page: they show while the task's head (comments, notes) is still on its way,
+  // in the places they keep once it comes, so its arrival adds the parts around them and re-creates no row.
   if (!t && data.items.length === 0) return <Loading error={data.error} />;
-  if (!t) return (
-    <article class="task" aria-labelledby="task-title">
-      <h2 id="task-title" tabIndex={-1}>Loading the task…</h2>
-      <section aria-labelledby="checklist-heading">
-        <h3 id="checklist-heading">Checklist <span class="muted">({data.totalItems})</span></h3>
-        <Checklist taskId={id} plan={false} notes={NO_NOTES} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={null} />
-      </section>
-    </article>
-  );
-  const stuck = stuckCount(t.progress);
+  const stuck = t ? stuckCount(t.progress) : 0;
   const preset = presetOf(rules);
   return (
     <StateWords.Provider value={wordsFor(preset)}>
     <article class="task" aria-labelledby="task-title">
-      <p class="crumbs">{t.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>{sessionLabel(t.session)}</a></> : null}</p>
-      <h2 id="task-title" tabIndex={-1}>{t.title}</h2>
-      <p class="meta">
-        <span class={`state ${t.state}`}>{t.state.toLowerCase()}</span>{' '}
-        {stuck > 0 && <span class="state stuck">stuck · {stuck}</span>}{' '}
-        <Progress done={t.progress.done} total={t.progress.total} label={`${t.progress.done} of ${t.progress.total} items done`} />{' '}
-        <span class="muted">updated <time dateTime={t.updatedAt}>{when(t.updatedAt)}</time> · version {t.version}</span>
-      </p>
-      <TaskEdit task={t} writable={writable} />
+      <p class="crumbs">{t?.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t?.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>{sessionLabel(t.session)}</a></> : null}</p>
+      <h2 id="task-title" tabIndex={-1}>{t ? t.title : 'Loading the task…'}</h2>
+      {t && (
+        <p class="meta">
+          <span class={`state ${t.state}`}>{t.state.toLowerCase()}</span>{' '}
+          {stuck > 0 && <span class="state stuck">stuck · {stuck}</span>}{' '}
+          <Progress done={t.progress.done} total={t.progress.total} label={`${t.progress.done} of ${t.progress.total} items done`} />{' '}
+          <span class="muted">updated <time dateTime={t.updatedAt}>{when(t.updatedAt)}</time> · version {t.version}</span>
+        </p>
+      )}
+      {t && <TaskEdit task={t} writable={writable} />}
       {rules?.planOnce && writable && (
         <p class="notice" role="note">This plan is locked for its agent (written once, then worked). You can still change it here: your edits are recorded as a person’s edit in its history, and the agent sees them on its next read.</p>
       )}
-      <Goal taskId={t.id} goal={t.goal} goalRefs={t.goalRefs} version={version} choices={choices} writable={writable} />
+      {t && <Goal taskId={t.id} goal={t.goal} goalRefs={t.goalRefs} version={version} choices={choices} writable={writable} />}
       <section aria-labelledby="checklist-heading">
         <h3 id="checklist-heading">Checklist <span class="muted">({data.totalItems}{showDeleted ? ' with deleted' : ''})</span></h3>
         <label class="inline"><input type="checkbox" checked={showDeleted} onChange={(event) => setShowDeleted(event.currentTarget.checked)} /> Show deleted items</label>
-        {preset && <AgentView taskId={t.id} preset={preset} version={t.version} />}
+        {t && preset && <AgentView taskId={t.id} preset={preset} version={t.version} />}
         {notHere !== null && <p class="refusal" role="alert">{notHere ? <>That item belongs to <a href={`#/task/${notHere}?item=${focusItem}`}>another task</a>.</> : `There is no item ${focusItem}.`}</p>}
-        <Checklist taskId={t.id} plan={Boolean(t.session)} notes={t.notes} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={rules} />
+        <Checklist taskId={id} plan={Boolean(t?.session)} notes={t?.notes ?? NO_NOTES} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={rules} />
         {data.hasMore && (
           <p><MoreOnScroll onMore={data.loadMore} /><button type="button" onClick={() => void data.loadMore()}>Show more items ({items.length} of {data.totalItems} shown)</button>{' '}
             <button type="button" onClick={() => void data.loadAll()}>Show all</button></p>
         )}
-        {writable && <AddItems taskId={t.id} version={t.version} />}
+        {t && writable && <AddItems taskId={t.id} version={t.version} />}
       </section>
-      <Notes taskId={t.id} notes={t.notes} choices={choices} writable={writable} onMenu={onMenu} />
-      <Comments taskId={t.id} comments={taskComments} choices={choices} writable={writable} label="Comments on the task" onMenu={onMenu} />
+      {t && <Notes taskId={t.id} notes={t.notes} choices={choices} writable={writable} onMenu={onMenu} />}
+      {t && <Comments taskId={t.id} comments={taskComments} choices={choices} writable={writable} label="Comments on the task" onMenu={onMenu} />}
       {data.hasMoreComments && <MoreComments shown={data.comments.length} total={data.totalComments} onMore={data.loadMoreComments} />}
-      <History taskId={t.id} count={data.historyCount} changes={data.changes} />
+      {t && <History taskId={t.id} count={data.historyCount} changes={data.changes} />}
     </article>
     </StateWords.Provider>
   );
