@@ -11,8 +11,21 @@ const COMPRESSIBLE = new Set(['.js', '.css', '.svg']);
 interface Asset { type: string; raw: Buffer; gzip: Buffer | null; brotli: Buffer | null }
 
 /**
- * The dashboard's hashed bundles (/assets/*), compressed once per file and
- * kept in memory (they are a few tens of kB), with long cache lifetimes:
+ * The compressed copy the dashboard's build wrote beside a bundle (web/vite.config.ts), when it is as new as the bundle:
+ * so a page's first request does not wait for brotli's strongest setting, which costs a busy machine hundreds of milliseconds.
+ */
+function builtBeside(file: string, suffix: '.br' | '.gz'): Buffer | null {
+  const packed = `${file}${suffix}`;
+  try {
+    return fs.statSync(packed).mtimeMs >= fs.statSync(file).mtimeMs ? fs.readFileSync(packed) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The dashboard's hashed bundles (/assets/*), compressed by the build (or
+ * here, once per file, when it wrote no copy) and kept in memory (they are a few tens of kB), with long cache lifetimes:
  * brotli or gzip when the browser accepts it, the file as built otherwise.
  * Other paths fall through to the static files.
  */
@@ -30,8 +43,8 @@ export function hashedAssets(dir: string): (req: Request, res: Response, next: N
     const asset: Asset = {
       type: TYPES[ext] ?? 'application/octet-stream',
       raw,
-      gzip: packed ? zlib.gzipSync(raw, { level: 9 }) : null,
-      brotli: packed ? zlib.brotliCompressSync(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }) : null,
+      gzip: packed ? builtBeside(file, '.gz') ?? zlib.gzipSync(raw, { level: 9 }) : null,
+      brotli: packed ? builtBeside(file, '.br') ?? zlib.brotliCompressSync(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }) : null,
     };
     cache.set(name, asset);
     return asset;

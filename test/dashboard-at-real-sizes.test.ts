@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from './harness.js';
 import { CREATE_TASK, START_SESSION, WRITE_TODOS, SET_PLAN, UPDATE_ITEM, EDIT_TASK, CREATE_NOTE, FINISH_SESSION } from './fixtures/documents.js';
 import { axeFindings, countDownloads, dashboardSuite, openPage, whenLive } from './fixtures/browser.js';
+import { TASK_HEAD, TASK_ITEMS } from '../web/src/dashboard-documents.mjs';
 
 // Evaluated in the page, not in Node.
 declare const document: { querySelectorAll(selector: string): { length: number }; documentElement: { scrollWidth: number }; title: string; activeElement: { id?: string; tagName: string } | null; body: unknown };
@@ -289,6 +290,12 @@ describe('live on an open 300-item task', () => {
     });
     const whole = (await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `query($id: ID!) { task(id: $id) { items(first: 200) { nodes { id number text state deleted note added related { id } } } } }`, variables: { id: taskId } }) }).then((r) => r.text())).length;
     const meter = await countDownloads(page);
+    // What the page asks while the agent works: never the task's head, never a page of its items (the whole task again).
+    const rereads: string[] = [];
+    page.on('request', (request) => {
+      const query = request.url().endsWith('/graphql') ? (request.postDataJSON() as { query?: string } | null)?.query : undefined;
+      if (query === TASK_HEAD || query === TASK_ITEMS) rereads.push(query === TASK_HEAD ? 'the task head' : 'a page of items');
+    });
     // 10 s of an agent changing items, 10 a second; each change answers about 300 bytes to the agent.
     const states = ['IN_PROGRESS', 'DONE', 'BLOCKED'] as const;
     let changed = 0;
@@ -304,7 +311,12 @@ describe('live on an open 300-item task', () => {
     console.log(`[live] 10 s of agent changes on a 300-item task: ${bytes} bytes in ${meter.requests()} requests; the agent's answers were ${changed} bytes; one read of the items is ${whole} bytes; long tasks over 100 ms: ${longTasks.filter((d) => d > 100).length} (longest ${Math.round(Math.max(0, ...longTasks))} ms)`);
     await meter.stop();
     expect(bytes, 'at most about 10× the changed data').toBeLessThan(changed * 10);
-    // And the page shows the last change.
+    expect(rereads, 'no change reads the task or its list again').toEqual([]);
+    // And the page shows every change: each row on screen says what the server says of its item.
+    const onScreen = await rows(page);
+    const told = await Promise.all(items.slice(0, onScreen).map(async (item) => (await server.ok(`query($id: ID!) { item(id: $id) { state note } }`, { id: item.id })).item));
+    await expect.poll(() => page.locator('.checklist > li select').evaluateAll((selects) => selects.map((select) => (select as unknown as { value: string }).value)), { timeout: 15_000 })
+      .toEqual(told.map((item) => item.state));
     const blocked = page.locator('.item.stuck').first();
     await blocked.locator('.stuck-label').waitFor();
     expect(await blocked.locator('.stuck-label').textContent()).toMatch(/^Stuck — blocked: step \d+$/);

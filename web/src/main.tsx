@@ -12,6 +12,7 @@ import { RemindersView } from './views/reminders';
 import { SearchView } from './views/search';
 import { SessionsView } from './views/sessions';
 import { TaskView } from './views/task';
+import { readTaskEarly } from './task-data';
 import { WebhooksView } from './views/webhooks';
 import { NewTaskView } from './views/new-task';
 import { UndoToast } from './undo';
@@ -125,4 +126,7 @@ function App() {
   );
 }
 
+// A task's address: its first reads leave now, while the page renders its frame.
+const opening = parse(location.hash);
+if (opening.view === 'task' && opening.id) readTaskEarly(opening.id);
 render(<App />, document.getElementById('app')!);

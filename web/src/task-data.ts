@@ -32,6 +32,32 @@ export interface TaskData {
   changes: number;
 }
 
+/**
+ * The first reads of a task opened by the page's address, sent as the bundle
+ * starts (before the first render and its effects): the first rows wait on
+ * one small request and nothing else, and the head follows it. Each is taken
+ * once, by the view that opens that task.
+ */
+const early = new Map<string, Promise<any>>();
+
+export function readTaskEarly(id: string): void {
+  const send = (key: string, read: Promise<any>) => {
+    // Handled here too, so a read no view takes (the address changed first) is not reported as an uncaught refusal.
+    read.catch(() => undefined);
+    early.set(key, read);
+  };
+  // The head (comments, notes) is asked once the first page has answered: on a busy server the two would share its time.
+  const firstPage = gql(ITEMS, { id, deleted: false, first: FIRST_PAGE, after: null });
+  send(`items ${id} false ${FIRST_PAGE}`, firstPage);
+  send(`head ${id}`, firstPage.catch(() => undefined).then(() => gql(HEAD, { id })));
+}
+
+function sentEarly(key: string): Promise<any> | undefined {
+  const sent = early.get(key);
+  early.delete(key);
+  return sent;
+}
+
 /** Actions whose changes name every item they touched and move none: patched row by row. */
 const IN_PLACE = new Set(['ITEM_STATE', 'ITEM_RENAMED', 'TASK_EDITED', 'COMMENT_ADDED']);
 const NOTES = new Set(['NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED']);
@@ -64,7 +90,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     let page: any;
     do {
       const want: number = nodes.length === 0 ? Math.max(Math.min(count, PAGE), 1) : Math.min(PAGE, count - nodes.length);
-      page = (await gql(ITEMS, { id, deleted: showDeleted, first: want, after })).task?.items;
+      page = (await (after === null && sentEarly(`items ${id} ${showDeleted} ${want}`) || gql(ITEMS, { id, deleted: showDeleted, first: want, after }))).task?.items;
       if (!page) break;
       nodes.push(...page.nodes);
       after = page.pageInfo.endCursor;
@@ -73,7 +99,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   };
 
   const loadHead = async () => {
-    const data = await gql(HEAD, { id });
+    const data = await (sentEarly(`head ${id}`) ?? gql(HEAD, { id }));
     if (!data.task) return setHead({ task: null, missing: true, error: null });
     state.current.historyCount = data.task.history.totalCount;
     setHistoryCount(data.task.history.totalCount);
@@ -95,6 +121,8 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   useEffect(() => {
     const count = shownFor.current === id ? Math.max(FIRST_PAGE, state.current.items.nodes.length) : FIRST_PAGE;
     shownFor.current = id;
+    // No further page of the list being replaced: "Show more" waits for the new one (a page read after its cursor would mix the two).
+    if (state.current.items.more) setItems((old) => ({ ...old, more: false }));
     void readItems(count).then(setItems, fail);
   }, [id, showDeleted]);
 
@@ -191,8 +219,11 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     const current = state.current.items;
     if (!current.more) return;
     const page = (await gql(ITEMS, { id, deleted: showDeleted, first: PAGE, after: current.cursor })).task?.items;
-    if (!page) return;
-    const next = { nodes: [...current.nodes, ...page.nodes], total: page.totalCount, cursor: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage };
+    // The list was read again meanwhile (a change renumbered it, deleted items shown): this page followed the old one.
+    const now = state.current.items;
+    if (!page || now.cursor !== current.cursor) return;
+    // Appended to the list as it is now, so a row patched live while the page was read keeps its patch.
+    const next = { nodes: [...now.nodes, ...page.nodes], total: page.totalCount, cursor: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage };
     state.current.items = next;
     setItems(next);
   };

@@ -1,9 +1,9 @@
-import { memo } from 'preact/compat';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
 import { Dependencies, ItemCoordination } from '../claims';
 import { Conflict, saveAtVersion } from '../conflicts';
 import { HashField } from '../hash-field';
+import { memo, sameProps } from '../memo';
 import { RefText } from '../refs';
 import { useSignal } from '../signal';
 import { STATES, isStuck, noteKind, stuckCount } from '../states';
@@ -78,54 +78,86 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
     rowCache.current = next;
     return rows;
   }, [data.items, data.comments]);
-  const choices = useMemo(() => items.filter((item) => !item.deleted).map((item) => ({ id: item.id, number: item.number, text: item.text })), [items]);
+  // What a change leaves as it was keeps its identity, so the goal, notes and comments beside the list skip a change to a row's state.
+  const choicesKept = useRef<Choice[]>([]);
+  const choices = useMemo(() => (choicesKept.current = sameChoices(choicesKept.current, items)), [items]);
+  const commentsKept = useRef<any[]>([]);
+  const taskComments = useMemo(() => (commentsKept.current = sameList(commentsKept.current, data.comments.filter((comment: any) => !comment.item))), [data.comments]);
+  // The # menu's "load every item", the same function for the page's life (the list's own changes with every page).
+  const loadAllNow = useRef(data.loadAll);
+  loadAllNow.current = data.loadAll;
+  const loadAll = useRef(() => loadAllNow.current()).current;
+  const onMenu = data.hasMore ? loadAll : undefined;
   // The version an edit starts from: read when the edit starts, so rows need not re-render when it moves on.
   const version = useRef(0);
   version.current = t?.version ?? 0;
   const rulesKey = JSON.stringify(t?.session?.rules ?? null);
   const rules = useMemo(() => t?.session?.rules ?? null, [rulesKey]);
   if (data.missing) return <p role="alert">There is no task {id}. It may have been deleted, or the link is mistyped: open its domain to find it.</p>;
-  if (!t) return <Loading error={data.error} />;
-  const stuck = stuckCount(t.progress);
-  const preset = presetOf(t.session);
+  // The first rows need only their own small page: they show while the task's head (comments, notes) is still on its way,
+  // in the places they keep once it comes, so its arrival adds the parts around them and re-creates no row.
+  if (!t && data.items.length === 0) return <Loading error={data.error} />;
+  const stuck = t ? stuckCount(t.progress) : 0;
+  const preset = presetOf(t?.session);
   return (
     <StateWords.Provider value={wordsFor(preset)}>
     <article class="task" aria-labelledby="task-title">
-      <p class="crumbs">{t.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>{sessionLabel(t.session)}</a></> : null}</p>
-      <h2 id="task-title" tabIndex={-1}>{t.title}</h2>
-      <p class="meta">
-        <span class={`state ${t.state}`}>{t.state.toLowerCase()}</span>{' '}
-        {stuck > 0 && <span class="state stuck">stuck · {stuck}</span>}{' '}
-        <Progress done={t.progress.done} total={t.progress.total} label={`${t.progress.done} of ${t.progress.total} items done`} />{' '}
-        <span class="muted">updated <time dateTime={t.updatedAt}>{when(t.updatedAt)}</time> · version {t.version}</span>
-      </p>
-      <TaskEdit task={t} writable={writable} />
+      <p class="crumbs">{t?.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t?.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>{sessionLabel(t.session)}</a></> : null}</p>
+      <h2 id="task-title" tabIndex={-1}>{t ? t.title : 'Loading the task…'}</h2>
+      {t && (
+        <p class="meta">
+          <span class={`state ${t.state}`}>{t.state.toLowerCase()}</span>{' '}
+          {stuck > 0 && <span class="state stuck">stuck · {stuck}</span>}{' '}
+          <Progress done={t.progress.done} total={t.progress.total} label={`${t.progress.done} of ${t.progress.total} items done`} />{' '}
+          <span class="muted">updated <time dateTime={t.updatedAt}>{when(t.updatedAt)}</time> · version {t.version}</span>
+        </p>
+      )}
+      {t && <TaskEdit task={t} writable={writable} />}
       {rules?.planOnce && writable && (
         <p class="notice" role="note">This plan is locked for its agent (written once, then worked). You can still change it here: your edits are recorded as a person’s edit in its history, and the agent sees them on its next read.</p>
       )}
-      <Goal task={t} choices={choices} writable={writable} />
+      {t && <Goal taskId={t.id} goal={t.goal} goalRefs={t.goalRefs} version={version} choices={choices} writable={writable} />}
       <section aria-labelledby="checklist-heading">
         <h3 id="checklist-heading">Checklist <span class="muted">({data.totalItems}{showDeleted ? ' with deleted' : ''})</span></h3>
         <label class="inline"><input type="checkbox" checked={showDeleted} onChange={(event) => setShowDeleted(event.currentTarget.checked)} /> Show deleted items</label>
-        {preset && <AgentView taskId={t.id} preset={preset} version={t.version} />}
+        {t && preset && <AgentView taskId={t.id} preset={preset} version={t.version} />}
         {notHere !== null && <p class="refusal" role="alert">{notHere ? <>That item belongs to <a href={`#/task/${notHere}?item=${focusItem}`}>another task</a>.</> : `There is no item ${focusItem}.`}</p>}
-        <Checklist task={t} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={rules} />
+        <Checklist taskId={id} plan={Boolean(t?.session)} notes={t?.notes ?? NO_NOTES} items={items} choices={choices} version={version} writable={writable} focusItem={focusItem} rules={rules} />
         {data.hasMore && (
           <p><MoreOnScroll onMore={data.loadMore} /><button type="button" onClick={() => void data.loadMore()}>Show more items ({items.length} of {data.totalItems} shown)</button>{' '}
             <button type="button" onClick={() => void data.loadAll()}>Show all</button></p>
         )}
-        {writable && <AddItems taskId={t.id} version={t.version} />}
+        {t && writable && <AddItems taskId={t.id} version={t.version} />}
       </section>
-      <Notes task={t} choices={choices} writable={writable} onMenu={data.hasMore ? data.loadAll : undefined} />
-      <Comments taskId={t.id} comments={data.comments.filter((comment: any) => !comment.item)} choices={choices} writable={writable} label="Comments on the task" onMenu={data.hasMore ? data.loadAll : undefined} />
+      {t && <Notes taskId={t.id} notes={t.notes} choices={choices} writable={writable} onMenu={onMenu} />}
+      {t && <Comments taskId={t.id} comments={taskComments} choices={choices} writable={writable} label="Comments on the task" onMenu={onMenu} />}
       {data.hasMoreComments && <MoreComments shown={data.comments.length} total={data.totalComments} onMore={data.loadMoreComments} />}
-      <History taskId={t.id} count={data.historyCount} changes={data.changes} />
+      {t && <History taskId={t.id} count={data.historyCount} changes={data.changes} />}
     </article>
     </StateWords.Provider>
   );
 }
 
-function Goal({ task, choices, writable }: { task: any; choices: any[]; writable: boolean }) {
+interface Choice { id: string; number: number | null; text: string }
+const NO_NOTES = { totalCount: 0, nodes: [] };
+
+/** The live items as the # menu offers them: the list before when no id, number or text moved. */
+function sameChoices(before: Choice[], items: readonly Item[]): Choice[] {
+  const live = items.filter((item) => !item.deleted);
+  const same = live.length === before.length && live.every((item, index) => item.id === before[index].id && item.number === before[index].number && item.text === before[index].text);
+  return same ? before : live.map((item) => ({ id: item.id, number: item.number, text: item.text }));
+}
+
+function sameList<T>(before: T[], next: T[]): T[] {
+  return next.length === before.length && next.every((value, index) => value === before[index]) ? before : next;
+}
+
+interface GoalProps { taskId: string; goal: string; goalRefs: any[]; version: { current: number }; choices: Choice[]; writable: boolean }
+/** Re-rendered when the goal, its links or the # choices change, not on every change of the task. */
+const Goal = memo(GoalView, sameProps);
+
+function GoalView({ taskId, goal: saved, goalRefs, version, choices, writable }: GoalProps) {
+  const task = { id: taskId, goal: saved, goalRefs };
   const [editing, setEditing] = useState<{ version: number; value: string } | null>(null);
   const [goal, setGoal] = useState(task.goal);
   const [conflict, setConflict] = useState<{ theirs: string; version: number } | null>(null);
@@ -154,17 +186,20 @@ function Goal({ task, choices, writable }: { task: any; choices: any[]; writable
         </form>
       ) : (
         <div><strong>Goal:</strong> <MoreText><RefText text={task.goal} refs={task.goalRefs} taskId={task.id} /></MoreText>{' '}
-          {writable && <button type="button" class="small" onClick={() => { setGoal(task.goal); setEditing({ version: task.version, value: task.goal }); }}>Edit goal</button>}</div>
+          {writable && <button type="button" class="small" onClick={() => { setGoal(task.goal); setEditing({ version: version.current, value: task.goal }); }}>Edit goal</button>}</div>
       )}
     </section>
   );
 }
 
-interface ListProps { task: any; items: ItemWithComments[]; choices: any[]; version: { current: number }; writable: boolean; focusItem: string | null; rules: { noteRequiredFor: string[]; planOnce: boolean } | null }
+interface ListProps { taskId: string; plan: boolean; notes: any; items: ItemWithComments[]; choices: any[]; version: { current: number }; writable: boolean; focusItem: string | null; rules: { noteRequiredFor: string[]; planOnce: boolean } | null }
 /** What a row asks of its list; the same object for the list's life, reading the list as it is now. */
 interface RowActions { move(item: Item, offset: -1 | 1): void; dragStart(item: Item): void; drop(item: Item): void; dragEnd(): void }
 
-function Checklist(props: ListProps) {
+/** Skips a change that leaves every row, the rules and the briefs as they were (the task's version and counts moving on). */
+const Checklist = memo(ChecklistView, sameProps);
+
+function ChecklistView(props: ListProps) {
   const [run, error] = useAction();
   const latest = useRef({ live: [] as Item[], dragging: null as string | null });
   latest.current.live = props.items.filter((item) => !item.deleted);
@@ -193,13 +228,13 @@ function Checklist(props: ListProps) {
     },
   }).current;
   // A row's details show the task's briefs on it: rows re-render when the notes do, not on every change of the task.
-  const notes = props.task.notes;
+  const notes = props.notes;
   return (
     <>
       <Refusal error={error} />
       <ol class="checklist" aria-label="Items">
         {props.items.map((item) => (
-          <ItemRow key={item.id} item={item} taskId={props.task.id} plan={Boolean(props.task.session)} notes={notes} choices={props.choices} version={props.version}
+          <ItemRow key={item.id} item={item} taskId={props.taskId} plan={props.plan} notes={notes} choices={props.choices} version={props.version}
             writable={props.writable} focused={props.focusItem === item.id} rules={props.rules} actions={actions} />
         ))}
       </ol>
@@ -404,7 +439,11 @@ function AddItems({ taskId, version }: { taskId: string; version: number }) {
 
 const BRIEF_FIELDS = [['goal', 'Goal'], ['context', 'Context'], ['steps', 'Steps'], ['pitfalls', 'Pitfalls'], ['doneWhen', 'Done when'], ['extraInfo', 'Extra info']] as const;
 
-function Notes({ task, choices, writable, onMenu }: { task: any; choices: any[]; writable: boolean; onMenu?: () => void }) {
+/** Re-rendered when the notes or the # choices change. */
+const Notes = memo(NotesView, sameProps);
+
+function NotesView({ taskId, notes, choices, writable, onMenu }: { taskId: string; notes: any; choices: any[]; writable: boolean; onMenu?: () => void }) {
+  const task = useMemo(() => ({ id: taskId, notes }), [taskId, notes]);
   const wholeTask = task.notes.nodes.filter((note: any) => note.items.length === 0);
   const briefs = task.notes.nodes.filter((note: any) => note.items.length > 0);
   return (
@@ -493,7 +532,10 @@ function AddNote({ taskId, choices, onMenu }: { taskId: string; choices: any[]; 
   );
 }
 
-function Comments({ taskId, itemId, comments, choices, writable, label, onMenu }: { taskId: string; itemId?: string; comments: any[]; choices: any[]; writable: boolean; label: string; onMenu?: () => void }) {
+/** Re-rendered when its comments or the # choices change. */
+const Comments = memo(CommentsView, sameProps);
+
+function CommentsView({ taskId, itemId, comments, choices, writable, label, onMenu }: { taskId: string; itemId?: string; comments: any[]; choices: any[]; writable: boolean; label: string; onMenu?: () => void }) {
   const [body, setBody] = useState('');
   const [run, error, busy] = useAction();
   const add = async (event: Event) => {
