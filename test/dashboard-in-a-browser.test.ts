@@ -303,6 +303,8 @@ describe('a domain of 500 tasks', () => {
     }
     const page = await openPage(browser, `${base()}/#/domains/${domain}`);
     await page.waitForFunction(() => document.querySelectorAll('table.tasks tbody tr').length >= 500, undefined, { timeout: 30_000 });
+    // The page marks all rows in the frame after they are in the document.
+    await page.waitForFunction(() => performance.getEntriesByName('tasks-all-rows').length > 0, undefined, { timeout: 30_000 });
     const timing = await page.evaluate(() => {
       const paint = Object.fromEntries(performance.getEntriesByType('paint' as 'mark').map((entry) => [entry.name, Math.round(entry.startTime)]));
       const mark = (name: string) => Math.round(performance.getEntriesByName(name)[0]?.startTime ?? -1);
