@@ -58,7 +58,12 @@ export class SessionBinding {
   }
 
   id(): Promise<string | null> {
-    this.started ??= this.resolve();
+    if (!this.started) {
+      const started = this.resolve();
+      this.started = started;
+      // A start that failed (the database out of reach) is tried again by the next call, not kept as the answer.
+      started.catch(() => { if (this.started === started) this.started = undefined; });
+    }
     return this.started;
   }
 
