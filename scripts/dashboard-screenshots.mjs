@@ -154,8 +154,7 @@ async function openTask(id, { as = DESKTOP, colorScheme = 'light' } = {}) {
   await page.setViewportSize(as);
   await page.emulateMedia({ colorScheme });
   await page.goto(`${origin}/#/task/${id}`);
-  await page.getByRole('button', { name: 'Edit title and domain' }).waitFor();
-  await page.locator('.checklist li, ol li').first().waitFor();
+  await page.getByRole('button', { name: 'Edit goal' }).waitFor();
 }
 
 async function domains() {
@@ -166,6 +165,7 @@ async function domains() {
 
 async function task() {
   await openTask(made.task.id);
+  await page.getByRole('button', { name: 'Edit title and domain' }).waitFor();
   await page.getByRole('link', { name: 'Refund worker', exact: true }).waitFor();
   await shot('dashboard-task.png');
 }
@@ -234,7 +234,7 @@ async function ready() {
 async function sessions() {
   await page.goto(`${origin}/#/sessions`);
   await page.getByLabel('Find a session by id or name').fill('refund');
-  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 2);
+  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 3);
   await shot('dashboard-sessions.png');
 }
 
@@ -243,7 +243,7 @@ async function session() {
   await page.locator('.agent-view .agent-text').waitFor();
   await page.getByRole('region', { name: /Claims held/ }).waitFor();
   await page.getByLabel('Find a session by id or name').fill('refund');
-  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 2);
+  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 3);
   await shot('dashboard-session.png');
 }
 
@@ -257,7 +257,8 @@ async function planSession() {
 
 async function planWholeList() {
   await page.goto(`${origin}/#/sessions/${parser}`);
-  await page.getByText('Fix the date parser').first().waitFor();
+  await page.getByRole('heading', { name: 'Read the failing export test' }).waitFor();
+  await page.getByText(/^Updates/).waitFor();
   await shot('dashboard-plan-whole-list.png');
 }
 
@@ -275,15 +276,20 @@ async function planAndFinish() {
   await page.getByRole('button', { name: /^Set dropped/ }).waitFor();
   await page.locator('form textarea').first().fill('the e2e runner is replaced next sprint');
   await shot('dashboard-plan-and-finish.png');
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click();
 }
 
 async function planShortcuts() {
   await openTask(checkoutPlan);
+  // Keys typed into a field are the field's: start from the page, not the last control used.
+  await page.evaluate(() => document.activeElement?.blur());
   await page.keyboard.press('j');
   await page.keyboard.press('j');
   await page.keyboard.press('?');
   await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
   await shot('dashboard-plan-shortcuts.png');
+  await page.keyboard.press('Escape');
+  await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor({ state: 'hidden' });
 }
 
 async function planPhoneDark() {
