@@ -259,6 +259,9 @@ async function planWholeList() {
   await page.goto(`${origin}/#/sessions/${parser}`);
   await page.getByRole('heading', { name: 'Read the failing export test' }).waitFor();
   await page.getByText(/^Updates/).waitFor();
+  // Open the list as a reader would: it starts folded.
+  await page.locator('summary', { hasText: 'To-dos' }).click();
+  await page.getByText('#1 Read the failing export test').or(page.locator('li', { hasText: 'Read the failing export test' })).first().waitFor();
   await shot('dashboard-plan-whole-list.png');
 }
 
