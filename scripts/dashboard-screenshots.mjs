@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// The README's pictures of a task, the sessions list and a session, taken from a running taskbase
-// (npm start) on a database of its own: it writes a small story over GraphQL and MCP (a billing task
-// with a stuck item and an item claimed by a named agent; sessions named by their MCP clients, by
-// startSession and by their plan's first step, one finished, one with a helper), then opens the views
-// in Debian's chromium and saves docs/dashboard-task.png, docs/dashboard-sessions.png (a search by
-// name), docs/dashboard-session.png (a step-ops session with its claim) and
-// docs/dashboard-plan-session.png (a plan-and-finish session's table).
+// All of the README's dashboard pictures, taken from a running taskbase (npm start) on a database of
+// its own: it writes one story over GraphQL and MCP (a billing task with a stuck item and an item
+// claimed by a named agent; checkout tasks in two more domains, one stuck, their items ready to
+// claim; a runbook note; reminders on; sessions named by their MCP clients, by startSession and by
+// their plan's first step, one finished with a helper, one whole-list, one step-ops, one
+// plan-and-finish; two webhooks, one delivered and one that gave up), then opens each view in
+// Debian's chromium and saves the 19 docs/dashboard-*.png the README shows, one function each below.
+// For the webhooks picture start the server with TASKBASE_WEBHOOK_ALLOWED_HOSTS=127.0.0.1
+// TASKBASE_WEBHOOK_MAX_ATTEMPTS=2 TASKBASE_WEBHOOK_BACKOFF_MS=100 (the receivers are on this
+// machine, and the failing one must give up while the script waits); without them that one
+// picture is left as it is and the script says so.
 // Usage: node scripts/dashboard-screenshots.mjs [http://127.0.0.1:4000] [docs]
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -78,39 +83,246 @@ await checkout.call('update_task', { task_id: 3, status: 'blocked', note: 'the e
 const anonymous = (await gql(START, { input: null })).startSession.id;
 await gql('mutation($steps: [String!]!) { setPlan(steps: $steps) { message } }', { steps: ['Triage the refund alerts', 'Page the on-call'] }, anonymous);
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless=new', '--no-sandbox', '--disable-gpu'] });
-try {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  const shot = async (name) => {
-    await page.locator('[data-live="live"]').waitFor();
-    await page.screenshot({ path: path.join(out, name) });
-    console.log(`wrote ${path.join(out, name)}`);
-  };
+// Two more domains, so the list has an order and a subtree: a stuck ledger migration and open
+// checkout work whose items are the Ready tab's queue.
+const CREATE = 'mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } items { id } } }';
+const ledger = (await gql(CREATE, { input: {
+  title: 'Migrate the ledger', domain: 'acme/checkout',
+  goal: 'Every ledger entry lives in the new tables, and the totals match the old ones to the cent.',
+  items: ['Export the old ledger', 'Load it into the new tables', 'Compare the totals'],
+} })).createTask;
+await gql(UPDATE, { input: { id: ledger.items[0].id, state: 'DONE' } });
+await gql(UPDATE, { input: { id: ledger.items[1].id, state: 'BLOCKED', comment: 'the new tables are not migrated on staging' } });
+await gql(CREATE, { input: { title: 'Round prices per currency', domain: 'acme/checkout/tax', goal: 'Each currency rounds as its tax office says.', items: ['List each currency’s rule', 'Round in one place', 'Test JPY and CHF'] } });
+await gql(CREATE, { input: { title: 'Coupon stacking rules', domain: 'acme/checkout', goal: 'At most one percentage coupon per order; fixed ones stack.', items: ['Write the rules down', 'Refuse a second percentage coupon'] } });
+await gql(CREATE, { input: { title: 'Page on-call when the queue stalls', domain: 'acme/ops', goal: 'A stalled queue pages someone within 5 minutes.', items: ['Pick the alert threshold', 'Wire it to the pager'] } });
+await gql('mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }', { input: {
+  title: 'Webhook replay runbook', domain: 'acme/billing',
+  body: 'To replay a day of Stripe events: pause the consumer, run the replay job for the day, and watch the dedup table absorb the repeats.',
+} });
+await gql('mutation { updateReminderSettings(enabled: true, intervalMinutes: 30) { enabled } }');
 
-  await page.goto(`${origin}/#/task/${made.task.id}`);
+// A whole-list agent mid-way through its second list.
+const parser = (await gql(START, { input: { preset: 'WHOLE_LIST' } })).startSession.id;
+const TODOS = 'mutation($todos: [TodoInput!]!) { writeTodos(todos: $todos) { message } }';
+await gql(TODOS, { todos: [{ content: 'Read the failing export test', status: 'IN_PROGRESS' }, { content: 'Fix the date parser', status: 'PENDING' }, { content: 'Run the billing suite', status: 'PENDING' }] }, parser);
+await gql(TODOS, { todos: [{ content: 'Read the failing export test', status: 'DONE' }, { content: 'Fix the date parser', status: 'IN_PROGRESS' }, { content: 'Run the billing suite', status: 'PENDING' }] }, parser);
+
+const planOf = async (session) => (await gql('query($id: ID!) { session(id: $id) { plan { id } } }', { id: session })).session.plan.id;
+const workerPlan = await planOf(workerId);
+const checkoutPlan = await planOf(checkoutId);
+
+// Webhooks on acme/ops: one to a receiver here that answers 204, one to a port nobody listens on;
+// a note there is delivered to both, and the second gives up after its attempts.
+const receiver = http.createServer((request, response) => { request.resume(); request.on('end', () => { response.statusCode = 204; response.end(); }); });
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const closed = http.createServer();
+await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
+const closedPort = closed.address().port;
+await new Promise((resolve) => closed.close(resolve));
+const webhooksReady = await (async () => {
+  const HOOK = 'mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { id } }';
+  try {
+    await gql(HOOK, { input: { url: `http://127.0.0.1:${closedPort}/hook`, domain: 'acme/ops', secret: 'ops-hook-secret-0001' } });
+    await gql(HOOK, { input: { url: `http://127.0.0.1:${receiver.address().port}/hook`, domain: 'acme/ops', secret: 'ops-hook-secret-0002' } });
+  } catch (error) { console.log(`webhooks refused (${error.message.slice(0, 200)}): dashboard-webhooks.png left as it is`); return false; }
+  await gql('mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }', { input: { title: 'On-call rota', domain: 'acme/ops', body: 'Weekly, handed over on Mondays.' } });
+  for (let tries = 0; tries < 100; tries += 1) {
+    const hooks = (await gql('{ webhooks { active deliveries { deliveredAt } } }')).webhooks;
+    if (hooks.some((hook) => !hook.active) && hooks.some((hook) => hook.deliveries.some((delivery) => delivery.deliveredAt))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  console.log('the failing webhook did not give up within 20 s (TASKBASE_WEBHOOK_MAX_ATTEMPTS, _BACKOFF_MS): dashboard-webhooks.png left as it is');
+  return false;
+})();
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless=new', '--no-sandbox', '--disable-gpu'] });
+const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+/** Saves the page as it is once the badge says live, then puts the desktop size and light mode back. */
+async function shot(name, { fullPage = false } = {}) {
+  await page.locator('[data-live="live"]').waitFor();
+  await page.screenshot({ path: path.join(out, name), fullPage });
+  console.log(`wrote ${path.join(out, name)}`);
+  await page.setViewportSize(DESKTOP);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+async function openTask(id, { as = DESKTOP, colorScheme = 'light' } = {}) {
+  await page.setViewportSize(as);
+  await page.emulateMedia({ colorScheme });
+  await page.goto(`${origin}/#/task/${id}`);
+  await page.getByRole('button', { name: 'Edit goal' }).waitFor();
+}
+
+async function domains() {
+  await page.goto(`${origin}/#/domains/acme/checkout`);
+  await page.getByRole('link', { name: 'Migrate the ledger' }).waitFor();
+  await shot('dashboard-domains.png');
+}
+
+async function task() {
+  await openTask(made.task.id);
   await page.getByRole('button', { name: 'Edit title and domain' }).waitFor();
   await page.getByRole('link', { name: 'Refund worker', exact: true }).waitFor();
   await shot('dashboard-task.png');
+}
 
+async function taskDark() {
+  await openTask(made.task.id, { colorScheme: 'dark' });
+  await shot('dashboard-task-dark.png');
+}
+
+async function taskPhone() {
+  await openTask(made.task.id, { as: PHONE });
+  await shot('dashboard-task-phone.png');
+}
+
+/** The page's goal edit saved after an agent changed the goal over GraphQL meanwhile. */
+async function conflict() {
+  await openTask(ledger.task.id);
+  await page.getByRole('button', { name: 'Edit goal' }).click();
+  await page.getByLabel('Goal', { exact: true }).fill('Every ledger entry lives in the new tables; the totals match to the cent, per currency.');
+  await gql('mutation($input: EditTaskInput!) { editTask(input: $input) { id } }', { input: { id: ledger.task.id, goal: 'Every ledger entry lives in the new tables, and the old ones are read-only.' } });
+  await page.getByRole('button', { name: 'Save goal' }).click();
+  await page.getByText('was changed by someone else while you were editing').waitFor();
+  await shot('dashboard-conflict.png');
+}
+
+async function search() {
+  await page.goto(`${origin}/#/search?q=replay`);
+  await page.getByRole('link', { name: 'Webhook replay runbook' }).waitFor();
+  await shot('dashboard-search.png');
+}
+
+async function attention() {
+  await page.goto(`${origin}/#/attention`);
+  await page.getByRole('link', { name: 'Migrate the ledger' }).first().waitFor();
+  await shot('dashboard-attention.png');
+}
+
+async function reminders() {
+  await page.goto(`${origin}/#/maintenance/reminders`);
+  await page.waitForFunction(() => document.querySelector('input[type="checkbox"]')?.checked === true);
+  await shot('dashboard-reminders.png');
+}
+
+async function webhooks() {
+  await page.goto(`${origin}/#/maintenance/webhooks`);
+  await page.getByText('Nothing more is sent to this webhook.').waitFor();
+  await page.getByText(/Delivered \(HTTP 204\)/).waitFor();
+  await shot('dashboard-webhooks.png', { fullPage: true });
+}
+
+/** The form filled in, not sent. */
+async function newTask() {
+  await page.goto(`${origin}/#/new-task?domain=acme%2Fcheckout`);
+  await page.getByLabel('Title').fill('Show tax on the receipt');
+  await page.getByLabel(/^Goal/).fill('Every receipt shows the tax per rate, and the total matches the invoice.');
+  await page.getByLabel('Items, one per line').fill('Add the tax lines to the receipt template\nRound as the invoice does\nCheck a German and a Swiss receipt');
+  await shot('dashboard-new-task.png');
+}
+
+async function ready() {
+  await page.goto(`${origin}/#/domains/acme/checkout?tab=ready`);
+  await page.getByText('Refuse a second percentage coupon').waitFor();
+  await shot('dashboard-ready.png');
+}
+
+async function sessions() {
   await page.goto(`${origin}/#/sessions`);
   await page.getByLabel('Find a session by id or name').fill('refund');
-  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 2);
+  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 3);
   await shot('dashboard-sessions.png');
+}
 
+async function session() {
   await page.goto(`${origin}/#/sessions/${workerId}`);
   await page.locator('.agent-view .agent-text').waitFor();
   await page.getByRole('region', { name: /Claims held/ }).waitFor();
   await page.getByLabel('Find a session by id or name').fill('refund');
-  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 2);
+  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 3);
   await shot('dashboard-session.png');
+}
 
+async function planSession() {
   await page.goto(`${origin}/#/sessions/${checkoutId}`);
   await page.getByLabel('Find a session by id or name').fill('');
-  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 4);
+  await page.waitForFunction(() => document.querySelectorAll('.session-list > li').length === 5);
   await page.locator('.agent-view .agent-text').waitFor();
   await shot('dashboard-plan-session.png');
+}
+
+async function planWholeList() {
+  await page.goto(`${origin}/#/sessions/${parser}`);
+  await page.getByRole('heading', { name: 'Read the failing export test' }).waitFor();
+  await page.getByText(/^Updates/).waitFor();
+  // Open the list as a reader would: it starts folded.
+  await page.locator('summary', { hasText: 'To-dos' }).click();
+  await page.getByText('#1 Read the failing export test').or(page.locator('li', { hasText: 'Read the failing export test' })).first().waitFor();
+  await shot('dashboard-plan-whole-list.png');
+}
+
+async function planStepOps() {
+  await openTask(workerPlan);
+  await page.locator('.agent-view .agent-text').waitFor();
+  await shot('dashboard-plan-step-ops.png');
+}
+
+/** A person dropping a step: the plan's rules ask why first. */
+async function planAndFinish() {
+  await openTask(checkoutPlan);
+  await page.getByLabel('Run the e2e tests', { exact: true }).selectOption({ label: 'dropped' });
+  await page.locator('textarea').first().waitFor();
+  await page.getByRole('button', { name: /^Set dropped/ }).waitFor();
+  await page.locator('form textarea').first().fill('the e2e runner is replaced next sprint');
+  await shot('dashboard-plan-and-finish.png');
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+}
+
+async function planShortcuts() {
+  await openTask(checkoutPlan);
+  // Keys typed into a field are the field's: start from the page, not the last control used.
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.keyboard.press('?');
+  await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+  await shot('dashboard-plan-shortcuts.png');
+  await page.keyboard.press('Escape');
+  await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor({ state: 'hidden' });
+}
+
+async function planPhoneDark() {
+  await openTask(checkoutPlan, { as: PHONE, colorScheme: 'dark' });
+  await shot('dashboard-plan-phone-dark.png');
+}
+
+try {
+  await task();
+  await taskDark();
+  await taskPhone();
+  await domains();
+  await search();
+  await attention();
+  await reminders();
+  if (webhooksReady) await webhooks();
+  await newTask();
+  await ready();
+  await sessions();
+  await session();
+  await planSession();
+  await planWholeList();
+  await planStepOps();
+  await planAndFinish();
+  await planShortcuts();
+  await planPhoneDark();
+  await conflict();
 } finally {
   await browser.close();
   await worker.close();
   await checkout.close();
+  receiver.close();
 }
