@@ -9,7 +9,7 @@ import { checkExpectedVersion, deletedItem, itemNotFound, itemNotInTask, parseId
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { plainRows } from '../kernel/plain-rows.js';
+import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
@@ -59,10 +59,9 @@ export async function loadTaskForChange(
     : await uow.manager.findOne(MemoryEntity, { where: { id: taskId }, select: { id: true, sessionId: true } });
   let session: SessionEntity | null = ownPlan ? owner : null;
   if (peek?.sessionId) session = await lockSession(uow, peek.sessionId);
-  const query = uow.manager.createQueryBuilder(MemoryEntity, 'm').where('m.id = :taskId', { taskId });
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
-  if (postgres) query.setLock('for_no_key_update');
-  const task = taskId === null ? null : (await plainRows(uow.manager, query))[0] ?? null;
+  const [row] = taskId === null ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
+  const task = row ? memoryOf(row) : null;
   if (task?.kind === 'NOTE') {
     throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`);
   }
@@ -79,6 +78,8 @@ export async function loadTaskForChange(
     task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items), searchedAs: searchDocument(task, items),
   };
 }
+
+const SELECT_TASK = `SELECT ${memoryColumns('m')} FROM "memories" m WHERE m."id" = ?`;
 
 /**
  * An item and its task, loaded for a change like loadTaskForChange: NOT_FOUND
