@@ -16,10 +16,32 @@ export async function selectRows(manager: EntityManager, sql: string, parameters
   if (driver.options.type === 'better-sqlite3') {
     manager.connection.logger.logQuery(sql, parameters as unknown[]);
     const statement = preparedOn((driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection, sql);
-    return statement.all(...parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value)));
+    return statement.all(...sqliteValues(parameters));
   }
   const rows: Record<string, unknown>[] = await manager.query(numbered(sql), parameters as unknown[]);
   return rows.map((row) => Object.values(row));
+}
+
+/**
+ * A write of our own (an UPDATE or INSERT that answers no rows) on the same
+ * terms as selectRows: prepared once per connection on SQLite, through the
+ * manager's query runner on PostgreSQL (the transaction's connection), logged
+ * once. A write that must know what it changed says RETURNING and goes
+ * through selectRows instead.
+ */
+export async function runStatement(manager: EntityManager, sql: string, parameters: readonly unknown[]): Promise<void> {
+  const driver = manager.connection.driver;
+  if (driver.options.type === 'better-sqlite3') {
+    manager.connection.logger.logQuery(sql, parameters as unknown[]);
+    preparedOn((driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection, sql).run(...sqliteValues(parameters));
+    return;
+  }
+  await manager.query(numbered(sql), parameters as unknown[]);
+}
+
+/** SQLite binds no booleans: 1 and 0, as TypeORM stores them. */
+function sqliteValues(parameters: readonly unknown[]): unknown[] {
+  return parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
 }
 
 /** `?, ?, ?` for a list of `count` values (one or more; an empty list matches nothing and is never sent). */
@@ -68,16 +90,20 @@ function preparedOn(connection: SqliteConnection, sql: string): SqliteStatement 
   let statement = kept.get(sql);
   if (!statement) {
     if (kept.size >= STATEMENTS_KEPT) kept.clear();
-    // Raw for good: this statement is ours alone (TypeORM prepares its own).
-    statement = connection.prepare(sql).raw(true);
+    // Raw for good: this statement is ours alone (TypeORM prepares its own). A write without RETURNING answers
+    // no rows, and better-sqlite3 refuses raw() on it.
+    statement = connection.prepare(sql);
+    if (statement.reader) statement.raw(true);
     kept.set(sql, statement);
   }
   return statement;
 }
 
 interface SqliteStatement {
+  readonly reader: boolean;
   raw(on: boolean): SqliteStatement;
   all(...parameters: unknown[]): unknown[][];
+  run(...parameters: unknown[]): unknown;
 }
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
 import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
 import { appendChanges } from './change-log.js';
+import { selectRows } from './statements.js';
 import type { ChangeEvent, CommitSignal } from './changes.js';
 import { DomainError } from '../../domain/errors.js';
 import { noSession } from '../../domain/plan-steps.js';
@@ -90,7 +91,7 @@ export class UnitOfWork {
   private namedSession(): Promise<Pick<SessionEntity, 'id' | 'owner'> | null> {
     const sessionId = sessionIdOf(this.caller.sessionId);
     this.named ??= sessionId
-      ? this.manager.findOne(SessionEntity, { where: { id: sessionId }, select: { id: true, owner: true } })
+      ? selectRows(this.manager, NAMED_SESSION, [sessionId]).then(([row]) => (row ? { id: row[0] as string, owner: row[1] as string | null } : null))
       : Promise.resolve(null);
     return this.named;
   }
@@ -162,6 +163,9 @@ function assertOwner(session: Pick<SessionEntity, 'id' | 'owner'>, caller: Calle
  * winner's rows (an idempotency key's first result, say). SQLite's write
  * lock means it never gets here.
  */
+/** Every write of a session looks its caller's session up (id and owner), so on a fixed statement. */
+const NAMED_SESSION = `SELECT "id", "owner" FROM "sessions" WHERE "id" = ?`;
+
 const RACE_LOST = new Set(['23505', '40001', '40P01']);
 const MAX_ATTEMPTS = 3;
 

@@ -1,5 +1,4 @@
 import type { HistoryAction } from '../../domain/history.js';
-import { In } from 'typeorm';
 import { DomainError } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/text-rules.js';
 import { orderWithRemoved, planWholeList, type TodoIn } from '../../domain/whole-list.js';
@@ -17,7 +16,10 @@ import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index
 import type { SearchIndex } from '../search/search-index.js';
 import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
 import { purgeDeletedSteps } from './plan-purge.js';
-import { applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, type TaskAggregate, citableIds } from '../task-aggregate/task-store.js';
+import {
+  applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, updateItemRow, type TaskAggregate, citableIds,
+} from '../task-aggregate/task-store.js';
+import { placeholders, runStatement } from '../kernel/statements.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface UpdateStepInput {
@@ -50,6 +52,9 @@ export interface PlanResult {
    */
   items: ItemEntity[];
 }
+
+/** What every accepted plan update writes on its session: the plan, standing again, no longer finished. */
+const PLAN_RECORDED = `UPDATE "sessions" SET "planTaskId" = ?, "planStanding" = ?, "finishedAt" = ? WHERE "id" = ?`;
 
 /** Every plan mutation acts as the calling session: without a started one it is the to-do tool's NO_SESSION. */
 const AS_SESSION = { asSession: true } as const;
@@ -120,7 +125,7 @@ export class PlanService {
         if (item.state === todo.state && (note === null || note === item.note)) continue;
         const change = { state: todo.state, note: item.state === todo.state ? note ?? item.note : note, updatedAt: uow.now };
         Object.assign(item, change);
-        await uow.manager.update(ItemEntity, { id: item.id }, change);
+        await updateItemRow(uow, item.id, change);
       }
       const fresh = next.filter((todo) => todo.id === null);
       const base = aggregate.items.length;
@@ -200,7 +205,7 @@ export class PlanService {
       checkStepNote(input.state, note, rules);
       checkStepStart(live, index, input.state, rules);
       const change = { state: input.state, note: note || (input.state === item.state ? item.note : null), updatedAt: uow.now };
-      await uow.manager.update(ItemEntity, { id: item.id }, change);
+      await updateItemRow(uow, item.id, change);
       Object.assign(item, change);
       return this.recorded(uow, open.session, aggregate, 'ITEM_STATE', (now) => stepUpdatedMessage(index, now), { place: index + 1 });
     }, AS_SESSION);
@@ -232,7 +237,7 @@ export class PlanService {
   private async open(uow: UnitOfWork): Promise<OpenPlan> {
     const session = await loadCallingSession(uow);
     if (session.planTaskId === null) return { session, aggregate: null, current: false };
-    const aggregate = await loadTaskForChange(uow, session.planTaskId);
+    const aggregate = await loadTaskForChange(uow, session.planTaskId, undefined, session);
     const [current] = await currentPlanIds(uow.manager, [aggregate.task.id]);
     return { session, aggregate, current: current !== null };
   }
@@ -265,7 +270,7 @@ export class PlanService {
   private async markDeleted(uow: UnitOfWork, aggregate: TaskAggregate, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const gone = new Set(ids);
-    await uow.manager.update(ItemEntity, { id: In(ids.map(Number)) }, { deleted: true, updatedAt: uow.now });
+    await runStatement(uow.manager, `UPDATE "items" SET "deleted" = ?, "updatedAt" = ? WHERE "id" IN (${placeholders(ids.length)})`, [true, uow.now, ...ids.map(Number)]);
     for (const item of aggregate.items) if (gone.has(String(item.id))) Object.assign(item, { deleted: true, updatedAt: uow.now });
     await purgeDeletedSteps(uow, aggregate);
   }
@@ -284,7 +289,8 @@ export class PlanService {
     change?: PlanResult['change'],
   ): Promise<PlanResult> {
     await recordTaskChange(uow, this.search, aggregate, action);
-    await this.saveSession(uow, session, { planTaskId: aggregate.task.id, planStanding: true, finishedAt: null });
+    await runStatement(uow.manager, PLAN_RECORDED, [aggregate.task.id, true, null, session.id]);
+    Object.assign(session, { planTaskId: aggregate.task.id, planStanding: true, finishedAt: null });
     // A session with no name is named once, by the first step of its first plan (storeSessionName).
     const first = session.name === null ? liveSteps(aggregate)[0] : undefined;
     if (first) await storeSessionName(uow, session, first.text);

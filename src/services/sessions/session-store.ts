@@ -2,10 +2,11 @@ import { LIST_ACTIONS, type HistoryAction } from '../../domain/history.js';
 import type { EntityManager } from 'typeorm';
 import { noSession } from '../../domain/plan-steps.js';
 import { sessionIdOf } from '../../domain/session-ids.js';
-import { SessionEntity, SessionNameWordEntity, TaskEventEntity } from '../../db/entities/index.js';
+import { SessionEntity, SessionNameWordEntity } from '../../db/entities/index.js';
 import { nameWords, SESSION_NAME_MAX } from '../../domain/session-names.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from '../task-aggregate/session-lock.js';
+import { num, placeholders, selectRows } from '../kernel/statements.js';
 
 /**
  * Gives a session its name and the words a search finds it by
@@ -47,21 +48,11 @@ export async function loadCallingSession(uow: UnitOfWork): Promise<SessionEntity
  */
 async function clearedPlanIds(manager: EntityManager, taskIds: readonly number[]): Promise<Set<number>> {
   if (taskIds.length === 0) return new Set();
-  const latest = manager
-    .createQueryBuilder(TaskEventEntity, 'l')
-    .select('MAX(l.id)')
-    .where('l.taskId IN (:...taskIds)')
-    .andWhere('l.action IN (:...listActions)')
-    .groupBy('l.taskId');
-  const rows = await manager
-    .createQueryBuilder(TaskEventEntity, 'e')
-    .select('e.taskId', 'taskId')
-    .where(`e.id IN (${latest.getQuery()})`)
-    .andWhere('e.action = :cleared', { cleared: 'PLAN_CLEARED' satisfies HistoryAction })
-    .setParameter('taskIds', [...taskIds])
-    .setParameter('listActions', LIST_ACTIONS)
-    .getRawMany<{ taskId: number | string }>();
-  return new Set(rows.map((row) => Number(row.taskId)));
+  const sql = `SELECT e."taskId" FROM "task_events" e WHERE e."id" IN (SELECT MAX(l."id") FROM "task_events" l`
+    + ` WHERE l."taskId" IN (${placeholders(taskIds.length)}) AND l."action" IN (${placeholders(LIST_ACTIONS.length)}) GROUP BY l."taskId")`
+    + ` AND e."action" = ?`;
+  const rows = await selectRows(manager, sql, [...taskIds, ...LIST_ACTIONS, 'PLAN_CLEARED' satisfies HistoryAction]);
+  return new Set(rows.map(([taskId]) => num(taskId)));
 }
 
 /**

@@ -6,11 +6,11 @@ import { insertAfter } from '../../domain/ordering.js';
 import { DEFAULT_PLAN_RULES, type PlanRules } from '../../domain/plan-rules.js';
 import type { ItemState } from '../../domain/states.js';
 import { checkExpectedVersion, deletedItem, itemNotFound, itemNotInTask, parseId, taskNotFound } from '../../domain/task-rules.js';
-import { ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity } from '../../db/entities/index.js';
+import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { plainRows } from '../kernel/plain-rows.js';
-import { num, placeholders, selectRows } from '../kernel/statements.js';
+import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
+import { num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from './session-lock.js';
@@ -44,18 +44,24 @@ export function snapshotOf(items: readonly ItemEntity[]): Snapshot[] {
  * never changes). Checks expectedVersion and that a session changes only its
  * own plan (that the session is the caller's token's, the Writer checks).
  */
-export async function loadTaskForChange(uow: UnitOfWork, id: string | number, expectedVersion?: number | null): Promise<TaskAggregate> {
+export async function loadTaskForChange(
+  uow: UnitOfWork,
+  id: string | number,
+  expectedVersion?: number | null,
+  /** The session already loaded (and locked) in this unit of work, when the task is its plan: not read or locked again. */
+  owner?: SessionEntity,
+): Promise<TaskAggregate> {
   const taskId = parseId(id);
   const postgres = uow.manager.connection.options.type === 'postgres';
-  const peek = taskId === null || !postgres
+  const ownPlan = owner !== undefined && owner.planTaskId === taskId;
+  const peek = taskId === null || !postgres || ownPlan
     ? null
     : await uow.manager.findOne(MemoryEntity, { where: { id: taskId }, select: { id: true, sessionId: true } });
-  let session: SessionEntity | null = null;
+  let session: SessionEntity | null = ownPlan ? owner : null;
   if (peek?.sessionId) session = await lockSession(uow, peek.sessionId);
-  const query = uow.manager.createQueryBuilder(MemoryEntity, 'm').where('m.id = :taskId', { taskId });
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
-  if (postgres) query.setLock('for_no_key_update');
-  const task = taskId === null ? null : (await plainRows(uow.manager, query))[0] ?? null;
+  const [row] = taskId === null ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
+  const task = row ? memoryOf(row) : null;
   if (task?.kind === 'NOTE') {
     throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`);
   }
@@ -63,7 +69,7 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
     throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`);
   }
-  if (task.sessionId && !session) session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
+  if (task.sessionId && session?.id !== task.sessionId) session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
   checkExpectedVersion(String(task.id), task.version, expectedVersion);
   uow.touchDomain(task.domain);
   const items = await itemsOfTaskIds(uow.manager, [task.id]);
@@ -72,6 +78,8 @@ export async function loadTaskForChange(uow: UnitOfWork, id: string | number, ex
     task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items), searchedAs: searchDocument(task, items),
   };
 }
+
+const SELECT_TASK = `SELECT ${memoryColumns('m')} FROM "memories" m WHERE m."id" = ?`;
 
 /**
  * An item and its task, loaded for a change like loadTaskForChange: NOT_FOUND
@@ -165,9 +173,25 @@ export async function applyOrder(uow: UnitOfWork, items: ItemEntity[], order: re
   for (const [position, item] of ordered.entries()) {
     if (item.position === position) continue;
     item.position = position;
-    await uow.manager.update(ItemEntity, { id: item.id }, { position });
+    await updateItemRow(uow, item.id, { position });
   }
   return ordered;
+}
+
+/** The columns of an item a change may set, in the order every statement names them. */
+const ITEM_SETTABLE = ['text', 'state', 'note', 'position', 'deleted', 'updatedAt'] as const;
+export type ItemRowChange = Partial<Pick<ItemEntity, (typeof ITEM_SETTABLE)[number]>>;
+
+/**
+ * Writes the columns a change sets (those not undefined) of one item, on a
+ * fixed statement per set of columns: what every hot write of an item (a
+ * state, a note, a move) sends, with no query builder assembling it.
+ */
+export async function updateItemRow(uow: UnitOfWork, id: number, change: ItemRowChange): Promise<void> {
+  const columns = ITEM_SETTABLE.filter((column) => change[column] !== undefined);
+  if (columns.length === 0) return;
+  const sql = `UPDATE "items" SET ${columns.map((column) => `"${column}" = ?`).join(', ')} WHERE "id" = ?`;
+  await runStatement(uow.manager, sql, [...columns.map((column) => change[column]), id]);
 }
 
 /** The text search sees for a task: its goal and every live item label. */
@@ -193,21 +217,18 @@ function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): strin
 export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
   const { task, items } = aggregate;
   const counts = countColumns(items);
-  const result = await uow.manager
-    .createQueryBuilder()
-    .update(MemoryEntity)
-    .set({ version: task.version + 1, updatedAt: uow.now, ...counts })
-    .where('id = :id AND version = :version', { id: task.id, version: task.version })
-    .execute();
-  if (result.affected === 0) checkExpectedVersion(String(task.id), task.version + 1, task.version);
+  const bumped = await selectRows(uow.manager, BUMP_TASK, [
+    task.version + 1, uow.now, counts.pendingItems, counts.inProgressItems, counts.doneItems, counts.droppedItems,
+    counts.blockedItems, counts.failedItems, counts.taskState, task.id, task.version,
+  ]);
+  if (bumped.length === 0) checkExpectedVersion(String(task.id), task.version + 1, task.version);
   task.version += 1;
   task.updatedAt = uow.now;
   Object.assign(task, counts);
   const after = snapshotOf(items);
   const changes = diffSnapshots(aggregate.before, after);
-  await uow.manager.insert(TaskEventEntity, {
-    taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: after, changes,
-  });
+  // The history row is not read back (TypeORM's insert would select its generated columns): nothing here needs its id.
+  await runStatement(uow.manager, INSERT_TASK_EVENT, [task.id, uow.now, action, await uow.knownSessionId(), JSON.stringify(after), JSON.stringify(changes)]);
   // A state or note change leaves the document as it is, so it is not rewritten: a rewrite costs two
   // statements (an FTS5 delete and insert), which would land on every updateItem.
   if (!task.sessionId && aggregate.searchedAs !== searchDocument(task, items)) {
@@ -218,6 +239,11 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
     about: { itemId: soleItemOf(changes), sessionId: task.sessionId },
   });
 }
+
+/** The version's compare-and-set with the counts: a row back when it moved, none when another writer moved it first. */
+const BUMP_TASK = `UPDATE "memories" SET "version" = ?, "updatedAt" = ?, "pendingItems" = ?, "inProgressItems" = ?, "doneItems" = ?, "droppedItems" = ?, "blockedItems" = ?, "failedItems" = ?, "taskState" = ? WHERE "id" = ? AND "version" = ? RETURNING "id"`;
+/** A history row; items and changes are simple-json columns, stored as their JSON text on both databases. */
+const INSERT_TASK_EVENT = `INSERT INTO "task_events" ("taskId", "at", "action", "sessionId", "items", "changes") VALUES (?, ?, ?, ?, ?, ?)`;
 
 /** The item a change was about, when it changed exactly one (a state, a rename, a move); null otherwise. */
 function soleItemOf(changes: readonly ItemChange[]): string | null {

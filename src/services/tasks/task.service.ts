@@ -18,7 +18,7 @@ import { isSettled } from '../../domain/claims.js';
 import { endClaimsOnItems } from '../claims/claim-store.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { taskViewIn, taskViewOf, type TaskView } from '../task-aggregate/task-view.js';
-import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, type TaskAggregate } from '../task-aggregate/task-store.js';
+import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, updateItemRow, type ItemRowChange, type TaskAggregate } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface CreateTaskInput {
@@ -134,7 +134,7 @@ export class TaskService {
     if (!asked) throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
     return this.writer.run(caller, async (uow) => {
       const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion });
-      const change: Partial<ItemEntity> = {};
+      const change: ItemRowChange = {};
       const actions: HistoryAction[] = [];
       if (input.text !== null && input.text !== undefined) {
         const text = cleanLabel(input.text, 'text', aggregate.labelLimit);
@@ -165,7 +165,7 @@ export class TaskService {
       if (related.length) actions.push('ITEM_LINKED');
       if (Object.keys(change).length) {
         change.updatedAt = uow.now;
-        await uow.manager.update(ItemEntity, { id: item.id }, change);
+        await updateItemRow(uow, item.id, change);
         Object.assign(item, change);
         // Settled work needs no one: its claim ends with the change that settled it.
         if (change.state && isSettled(change.state)) await endClaimsOnItems(uow.manager, [item.id]);
