@@ -97,7 +97,8 @@ export function targets(root) {
     const r = find(large, name);
     // Beside a workload with a raw reference, what that plain handler of the same SQL reaches against the same floor.
     const raw = r?.raw ? find(large, r.raw) : null;
-    const reference = raw ? `; the raw handler of its SQL: ${raw.ratioToFloor.toFixed(2)} ×` : '';
+    // A raw handler measured without its own floor (the floor is the server's) has no ratio to show.
+    const reference = raw && typeof raw.ratioToFloor === 'number' ? `; the raw handler of its SQL: ${raw.ratioToFloor.toFixed(2)} ×` : '';
     add(`${name} ≥ ${min} × floor`, r ? `${r.ratioToFloor.toFixed(2)} × (${r.reqPerSec.toFixed(0)} req/s${reference})` : '–', r ? r.ratioToFloor >= min : null);
   };
   ratio('dashboard read', 0.5);
