@@ -15,11 +15,16 @@ export function cleanSessionName(raw: string): string {
  */
 export function clientSessionName(info: { name?: unknown; title?: unknown } | null | undefined): string | null {
   for (const candidate of [info?.title, info?.name]) {
-    if (typeof candidate !== 'string') continue;
-    const text = candidate.replace(/\s+/g, ' ').trim();
-    if (text) return [...text].slice(0, SESSION_NAME_MAX).join('');
+    const name = typeof candidate === 'string' ? takenSessionName(candidate) : null;
+    if (name) return name;
   }
   return null;
+}
+
+/** A name taken from a text nobody wrote as a name (a client's, a plan's first step): white space folded, cut at SESSION_NAME_MAX; null when blank. */
+export function takenSessionName(text: string): string | null {
+  const folded = text.replace(/\s+/g, ' ').trim();
+  return folded ? [...folded].slice(0, SESSION_NAME_MAX).join('') : null;
 }
 
 /**

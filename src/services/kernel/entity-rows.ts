@@ -1,4 +1,5 @@
-import type { ClaimEntity, CommentEntity, ItemDependencyEntity, ItemEntity, MemoryEntity, TaskEventEntity, TaskNoteEntity } from '../../db/entities/index.js';
+import type { ClaimEntity, CommentEntity, ItemDependencyEntity, ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity, TaskNoteEntity } from '../../db/entities/index.js';
+import { withRuleDefaults, type PlanPreset, type PlanRules } from '../../domain/plan-rules.js';
 import { bool, json, num } from './statements.js';
 
 /**
@@ -125,5 +126,26 @@ export function itemDependencyOf(row: readonly unknown[], at = 0): ItemDependenc
     dependsOnId: num(row[at + 2]),
     taskId: num(row[at + 3]),
     reason: row[at + 4] as string | null,
+  };
+}
+
+const SESSION = ['id', 'parentId', 'rules', 'planTaskId', 'planStanding', 'turn', 'finishedAt', 'lastRemindedAt', 'createdAt', 'name', 'preset', 'owner'] as const;
+export const sessionColumns = selectList(SESSION);
+/** A session row as TypeORM hydrates it: rules parsed and given the defaults of rules added since it was stored. */
+export function sessionOf(row: readonly unknown[], at = 0): SessionEntity {
+  const rules = json<PlanRules | null>(row[at + 2]);
+  return {
+    id: row[at] as string,
+    parentId: row[at + 1] as string | null,
+    rules: (rules ? withRuleDefaults(rules) : rules) as PlanRules,
+    planTaskId: row[at + 3] === null ? null : num(row[at + 3]),
+    planStanding: bool(row[at + 4]),
+    turn: num(row[at + 5]),
+    finishedAt: row[at + 6] as string | null,
+    lastRemindedAt: row[at + 7] as string | null,
+    createdAt: row[at + 8] as string,
+    name: row[at + 9] as string | null,
+    preset: row[at + 10] as PlanPreset | null,
+    owner: row[at + 11] as string | null,
   };
 }

@@ -15,6 +15,7 @@ import { deletedItem, parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
+import { takenSessionName } from '../../domain/session-names.js';
 import { purgeDeletedSteps } from './plan-purge.js';
 import {
   applyOrder, insertItems, insertItemsAfter, insertTask, loadTaskForChange, recordTaskChange, updateItemRow, type TaskAggregate, citableIds,
@@ -292,8 +293,8 @@ export class PlanService {
     await runStatement(uow.manager, PLAN_RECORDED, [aggregate.task.id, true, null, session.id]);
     Object.assign(session, { planTaskId: aggregate.task.id, planStanding: true, finishedAt: null });
     // A session with no name is named once, by the first step of its first plan (storeSessionName).
-    const first = session.name === null ? liveSteps(aggregate)[0] : undefined;
-    if (first) await storeSessionName(uow, session, first.text);
+    const first = session.name === null ? takenSessionName(liveSteps(aggregate)[0]?.text ?? '') : null;
+    if (first) await storeSessionName(uow, session, first);
     uow.emit({ entity: 'SESSION', id: session.id, action });
     return answer(session, aggregate, message, change);
   }

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { noSession } from '../../domain/plan-steps.js';
 import { sessionIdOf } from '../../domain/session-ids.js';
 import { SessionEntity, SessionNameWordEntity } from '../../db/entities/index.js';
-import { nameWords, SESSION_NAME_MAX } from '../../domain/session-names.js';
+import { nameWords } from '../../domain/session-names.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession } from '../task-aggregate/session-lock.js';
 import { num, placeholders, selectRows } from '../kernel/statements.js';
@@ -15,11 +15,9 @@ import { num, placeholders, selectRows } from '../kernel/statements.js';
  * first step of its first plan, so what the list shows is what it finds.
  */
 export async function storeSessionName(uow: UnitOfWork, session: SessionEntity, name: string): Promise<void> {
-  const cut = [...name.replace(/\s+/g, ' ').trim()].slice(0, SESSION_NAME_MAX).join('');
-  if (!cut) return;
-  session.name = cut;
-  await uow.manager.update(SessionEntity, { id: session.id }, { name: cut });
-  const words = nameWords(cut);
+  session.name = name;
+  await uow.manager.update(SessionEntity, { id: session.id }, { name });
+  const words = nameWords(name);
   if (words.length) await uow.manager.insert(SessionNameWordEntity, words.map((word) => ({ word, sessionId: session.id })));
 }
 

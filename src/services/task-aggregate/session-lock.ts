@@ -1,6 +1,6 @@
-import { withRuleDefaults, type PlanPreset, type PlanRules } from '../../domain/plan-rules.js';
 import type { SessionEntity } from '../../db/entities/index.js';
-import { bool, json, num, selectRows } from '../kernel/statements.js';
+import { sessionColumns, sessionOf } from '../kernel/entity-rows.js';
+import { selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
 /**
@@ -12,7 +12,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
  * FOR NO KEY UPDATE, not FOR UPDATE: rows that merely reference the session
  * (its domains, a helper's parentId) can still be inserted meanwhile.
  * SQLite's write lock already serialises every write. Every plan write starts
- * here, so it is a fixed statement mapped by sessionOf, not a query builder
+ * here, so it is a fixed statement mapped by sessionOf (kernel/entity-rows.ts), not a query builder
  * and TypeORM's hydration.
  */
 export async function lockSession(uow: UnitOfWork, id: string): Promise<SessionEntity | null> {
@@ -21,24 +21,4 @@ export async function lockSession(uow: UnitOfWork, id: string): Promise<SessionE
   return row ? sessionOf(row) : null;
 }
 
-const SESSION = ['id', 'parentId', 'rules', 'planTaskId', 'planStanding', 'turn', 'finishedAt', 'lastRemindedAt', 'createdAt', 'name', 'preset', 'owner'] as const;
-const SELECT_SESSION = `SELECT ${SESSION.map((name) => `s."${name}"`).join(', ')} FROM "sessions" s WHERE s."id" = ?`;
-
-/** A session row (SESSION's order) as TypeORM hydrates it: rules parsed and given the defaults of rules added since it was stored. */
-function sessionOf(row: readonly unknown[]): SessionEntity {
-  const rules = json<PlanRules | null>(row[2]);
-  return {
-    id: row[0] as string,
-    parentId: row[1] as string | null,
-    rules: (rules ? withRuleDefaults(rules) : rules) as PlanRules,
-    planTaskId: row[3] === null ? null : num(row[3]),
-    planStanding: bool(row[4]),
-    turn: num(row[5]),
-    finishedAt: row[6] as string | null,
-    lastRemindedAt: row[7] as string | null,
-    createdAt: row[8] as string,
-    name: row[9] as string | null,
-    preset: row[10] as PlanPreset | null,
-    owner: row[11] as string | null,
-  };
-}
+const SELECT_SESSION = `SELECT ${sessionColumns('s')} FROM "sessions" s WHERE s."id" = ?`;
