@@ -7,9 +7,12 @@ import { httpErrorBody } from './http-edge.js';
 import { sendAnswer } from './http-compression.js';
 import type { Access, Context } from './graphql/context.js';
 import type { OriginPolicy } from './origin-policy.js';
+import type { RepeatedQueries } from './graphql/repeated-queries.js';
 
 export interface GraphQLHttpOptions {
   apollo: ApolloServer<Context>;
+  /** The short way for queries Apollo has answered before (repeated-queries.ts); the lean path tries it first. */
+  repeated: RepeatedQueries;
   tokens: Map<string, Access>;
   origins: OriginPolicy;
   bodyLimit: number;
@@ -19,6 +22,8 @@ export interface GraphQLHttpOptions {
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
+/** The header Apollo gives a JSON answer, as it spells it: a repeated query's answer carries the same. */
+const APOLLO_JSON = { 'content-type': 'application/json; charset=utf-8' };
 
 /** The answers given before GraphQL runs, in the words the express chain uses (server.ts's onError). */
 export const BAD_JSON = 'The request body is not valid JSON. Send {"query": "...", "variables": {...}} as application/json.';
@@ -126,7 +131,7 @@ export function leanGraphQL(options: GraphQLHttpOptions): (req: IncomingMessage,
         sendJson(res, 400, httpErrorBody(BAD_JSON, 'BAD_REQUEST'));
         return;
       }
-      answerGraphQL(options, req, res, body, caller.access, caller.principal).catch((error: unknown) => {
+      answerLean(options, req, res, body, caller.access, caller.principal).catch((error: unknown) => {
         options.logger.error({ err: error }, 'unhandled HTTP error');
         if (!res.headersSent) sendJson(res, 500, httpErrorBody(INTERNAL, 'INTERNAL_SERVER_ERROR'));
         else res.destroy();
@@ -134,6 +139,15 @@ export function leanGraphQL(options: GraphQLHttpOptions): (req: IncomingMessage,
     });
     return true;
   };
+}
+
+/** A repeated query the short way, anything else through Apollo. */
+async function answerLean(
+  options: GraphQLHttpOptions, req: IncomingMessage, res: ServerResponse, body: unknown, access: Access, principal: string | null,
+): Promise<void> {
+  const text = await options.repeated.answer(body, req.headers.accept, () => options.context(req.headers, access, principal));
+  if (text === null) return answerGraphQL(options, req, res, body, access, principal);
+  sendAnswer(req, res, 200, APOLLO_JSON, text);
 }
 
 /** body-parser's JSON in its strict mode: an empty body is {}, and only an object or an array is read (anything else throws). */

@@ -92,6 +92,11 @@ export function budgetedSchema(schema: GraphQLSchema): void {
   }
 }
 
+/** What a query stopped by a budget answers, whichever way it ran (here, or repeated-queries.ts): no data, one TOO_LARGE error. */
+export function tooLargeAnswer(exceeded: GraphQLError) {
+  return { data: null, errors: [{ message: exceeded.message, extensions: { code: 'TOO_LARGE' } }] };
+}
+
 /**
  * Starts a query's clock when it starts to run. A query stopped by a budget answers one TOO_LARGE error and no data: what
  * was built is dropped, not sent. A mutation keeps the answers of the fields
@@ -108,7 +113,7 @@ export function executionBudget(): ApolloServerPlugin<Context> {
         async willSendResponse({ response, contextValue, operation }) {
           const exceeded = contextValue.budget.exceeded;
           if (!exceeded || response.body.kind !== 'single' || operation?.operation === 'mutation') return;
-          response.body.singleResult = { data: null, errors: [{ message: exceeded.message, extensions: { code: 'TOO_LARGE' } }] };
+          response.body.singleResult = tooLargeAnswer(exceeded);
         },
       };
     },

@@ -40,7 +40,11 @@ function asGraphQLJsErrors(result: ExecutionResult): ExecutionResult {
  * Apollo Server 5 takes a custom executor only through its gateway
  * interface, so this is a "gateway" that serves one fixed schema.
  */
-export function jitGateway(schema: GraphQLSchema): GatewayInterface {
+export function jitGateway(schema: GraphQLSchema): {
+  gateway: GatewayInterface;
+  /** The operation compiled for this query hash and operation name, once it has been (repeated-queries.ts runs it). */
+  compiledFor(queryHash: string, operationName: string | null | undefined): CompiledQuery | undefined;
+} {
   const compiled = new LRUCache<string, CompiledQuery>({ max: COMPILED_MAX });
   const seen = new LRUCache<string, number>({ max: COMPILED_MAX * 4 });
   const executor: GatewayExecutor = async (request) => {
@@ -65,7 +69,7 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     if (checked.errors) return { errors: checked.errors };
     return asGraphQLJsErrors(await query.query(undefined, request.context, variables));
   };
-  return {
+  const gateway: GatewayInterface = {
     load: async () => ({ executor }),
     onSchemaLoadOrUpdate: (callback) => {
       callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
@@ -73,4 +77,5 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     },
     stop: async () => undefined,
   };
+  return { gateway, compiledFor: (queryHash, operationName) => compiled.get(`${queryHash}:${operationName ?? ''}`) };
 }
