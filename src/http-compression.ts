@@ -49,12 +49,14 @@ export function acceptedEncoding(header: string | string[] | undefined): Encodin
 export function sendAnswer(req: IncomingMessage, res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: string): void {
   const vary = res.getHeader('Vary');
   res.setHeader('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
-  const bytes = Buffer.from(body, 'utf8');
-  const encoding = bytes.length >= COMPRESS_FROM_BYTES && req.method !== 'HEAD' ? acceptedEncoding(req.headers['accept-encoding']) : null;
+  const length = Buffer.byteLength(body, 'utf8');
+  const encoding = length >= COMPRESS_FROM_BYTES && req.method !== 'HEAD' ? acceptedEncoding(req.headers['accept-encoding']) : null;
   if (!encoding) {
-    res.writeHead(status, { ...headers, 'Content-Length': bytes.length }).end(bytes);
+    // As a string: Node sends the head and a string body in one write, where a Buffer body is a second chunk (writev).
+    res.writeHead(status, { ...headers, 'Content-Length': length }).end(body);
     return;
   }
+  const bytes = Buffer.from(body, 'utf8');
   const send = (compressed: Buffer) => {
     res.writeHead(status, { ...headers, 'Content-Encoding': encoding, 'Content-Length': compressed.length }).end(compressed);
   };
