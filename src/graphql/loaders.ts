@@ -5,6 +5,7 @@ import type { Services } from '../services/index.js';
 import type { MemoryEntity, WebhookDeliveryEntity } from '../db/entities/index.js';
 import { RESPONSE_BUDGET_CHARS, refuseUnlessItFits, type ExecutionBudget } from './execution-budget.js';
 import { createSessionLoaders } from './session-loaders.js';
+import { SettledLoader } from './settled-loader.js';
 
 /** One page of a list per owner (an item or a task): the owner and the page arguments. */
 interface PageKey {
@@ -65,12 +66,12 @@ async function relatedOfItems(services: Services, budget: ExecutionBudget, itemI
  */
 export function createLoaders(services: Services, budget: ExecutionBudget) {
   const reader = services.taskReader;
-  const noteItems = new DataLoader((noteIds: readonly number[]) => services.taskNoteReader.itemsOfNotes(noteIds));
+  const noteItems = new SettledLoader((noteIds: readonly number[]) => services.taskNoteReader.itemsOfNotes(noteIds));
   return {
     memory: new DataLoader((ids: readonly string[]) => reader.memoriesByIds(ids)),
     item: new DataLoader((ids: readonly string[]) => reader.itemsByIds(ids)),
     /** The live items of a task, in list order (at most 500): numbers, pages and refs start from them. */
-    taskItems: new DataLoader((taskIds: readonly number[]) => reader.liveItemsOfTasks(taskIds)),
+    taskItems: new SettledLoader((taskIds: readonly number[]) => reader.liveItemsOfTasks(taskIds)),
     /**
      * Items by id for what an answer cites or names beside the live list (a
      * deleted item in [[#id]], dependsOn, a brief or a comment). Batched over
