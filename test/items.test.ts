@@ -266,4 +266,16 @@ describe('several mutations in one document', () => {
     expect(data.one.task).toEqual({ state: 'OPEN', progress: { done: 1 } });
     expect(data.two.task).toEqual({ state: 'COMPLETED', progress: { done: 2 } });
   });
+
+  it('numbers an item, and renders what the goal cites, by the list as it stands after each, once one mutation deleted an item', async () => {
+    const { task, items } = await createTask(server, ['First', 'Second', 'Third']);
+    await server.ok(`mutation($input: EditTaskInput!) { editTask(input: $input) { id } }`, { input: { id: task.id, goal: `Finish [[#${items[2].id}]].` } });
+    const data = await server.ok(`mutation($a: ID!, $c: ID!) {
+      before: updateItem(input: { id: $c, state: IN_PROGRESS }) { number task { goalRefs { number } goalText } }
+      gone: deleteItem(id: $a) { id }
+      after: updateItem(input: { id: $c, state: DONE }) { number task { goalRefs { number } goalText } }
+    }`, { a: items[0].id, c: items[2].id });
+    expect(data.before).toEqual({ number: 3, task: { goalRefs: [{ number: 3 }], goalText: 'Finish [#3 Third].' } });
+    expect(data.after).toEqual({ number: 2, task: { goalRefs: [{ number: 2 }], goalText: 'Finish [#2 Third].' } });
+  });
 });

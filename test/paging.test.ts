@@ -172,6 +172,19 @@ describe('Task.history pages', () => {
     expect(next.totalCount).toBe(2);
   });
 
+  it('a page past the last event, either way, is empty and still counts the whole history', async () => {
+    const whole = await page(65, null);
+    const past = await page(5, whole.pageInfo.endCursor);
+    expect(past.nodes).toEqual([]);
+    expect(past.totalCount).toBe(65);
+    expect(past.pageInfo.hasNextPage).toBe(false);
+    const NEWEST = `query($id: ID!, $after: String) { task(id: $id) { history(first: 65, after: $after, newestFirst: true) { totalCount pageInfo { endCursor } nodes { id } } } }`;
+    const newest = (await server.ok(NEWEST, { id: history.taskId, after: null })).task.history;
+    expect(newest.nodes.map((n: { id: string }) => n.id)).toEqual([...history.eventIds].reverse());
+    const before = (await server.ok(NEWEST, { id: history.taskId, after: newest.pageInfo.endCursor })).task.history;
+    expect(before).toEqual({ totalCount: 65, pageInfo: { endCursor: null }, nodes: [] });
+  });
+
   it('refuses first 201 with TOO_LARGE, first 0 and garbage after with BAD_USER_INPUT, and records nothing', async () => {
     const before = await databaseState(server);
     const tooLarge = await server.refused(READ_HISTORY, { id: history.taskId, first: 201 });

@@ -1,6 +1,7 @@
 import { parseRefs, refTargetsOf, renderRefs, type RefTarget } from '../domain/refs.js';
 import type { ItemEntity } from '../db/entities/index.js';
 import type { Context } from './context.js';
+import { after, type Maybe } from './settled-loader.js';
 import type { ItemRef } from './types/common.type.js';
 
 /** What a token names, with the item's state, which the API's ItemRef answers beside it. */
@@ -52,18 +53,22 @@ export function refsIn(texts: readonly (string | null | undefined)[], targets: R
  * What the items of a task read as now: every live one, and those of `ids`
  * that are not live (deleted ones, cited or named) read by id and kept in the
  * same per-request map, so the live list stays the only list read whole. An
- * id of another task, or of no item, stays out.
+ * id of another task, or of no item, stays out. Once the request holds the
+ * live list and every id asked for, the map itself (no promise).
  */
-export async function targetsOf(ctx: Context, taskId: number, ids: Iterable<string>): Promise<Map<string, Target>> {
-  const targets = refTargets(await ctx.loaders.taskItems.load(taskId));
-  const missing = [...new Set(ids)].filter((id) => !targets.has(id));
-  if (missing.length) {
-    for (const row of await ctx.loaders.citedItems.loadMany(missing)) {
-      if (!row || row instanceof Error || row.taskId !== taskId) continue;
-      targets.set(String(row.id), { id: String(row.id), number: null, text: row.text, deleted: row.deleted, state: row.state });
-    }
-  }
-  return targets;
+export function targetsOf(ctx: Context, taskId: number, ids: Iterable<string>): Maybe<Map<string, Target>> {
+  return after(ctx.loaders.taskItems.loadNow(taskId), (items) => {
+    const targets = refTargets(items);
+    const missing = [...new Set(ids)].filter((id) => !targets.has(id));
+    if (!missing.length) return targets;
+    return ctx.loaders.citedItems.loadMany(missing).then((rows) => {
+      for (const row of rows) {
+        if (!row || row instanceof Error || row.taskId !== taskId) continue;
+        targets.set(String(row.id), { id: String(row.id), number: null, text: row.text, deleted: row.deleted, state: row.state });
+      }
+      return targets;
+    });
+  });
 }
 
 /**
@@ -95,45 +100,47 @@ function citedIn(memo: TextMemo, text: string): string[] {
 }
 
 /** What the texts of a task cite, as the task's items read now. */
-export async function targetsCitedIn(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<Map<string, Target>> {
-  const memo = memoOf(refTargets(await ctx.loaders.taskItems.load(taskId)));
-  return targetsOf(ctx, taskId, texts.flatMap((text) => (text ? citedIn(memo, text) : [])));
+export function targetsCitedIn(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Maybe<Map<string, Target>> {
+  return after(ctx.loaders.taskItems.loadNow(taskId), (items) => {
+    const memo = memoOf(refTargets(items));
+    return targetsOf(ctx, taskId, texts.flatMap((text) => (text ? citedIn(memo, text) : [])));
+  });
 }
 
 /** `text` of a task with each [[#id]] rendered as the task's items read now (once per request). */
-export async function renderedFor(ctx: Context, taskId: number, text: string): Promise<string> {
+export function renderedFor(ctx: Context, taskId: number, text: string): Maybe<string> {
   if (!text.includes('[[#')) return text;
-  const targets = await targetsCitedIn(ctx, taskId, [text]);
-  const memo = memoOf(targets);
-  let rendered = memo.rendered.get(text);
-  if (rendered === undefined) memo.rendered.set(text, (rendered = renderRefs(text, targets)));
-  return rendered;
+  return after(targetsCitedIn(ctx, taskId, [text]), (targets) => {
+    const memo = memoOf(targets);
+    let rendered = memo.rendered.get(text);
+    if (rendered === undefined) memo.rendered.set(text, (rendered = renderRefs(text, targets)));
+    return rendered;
+  });
 }
 
 /** The distinct items `texts` of a task cite, in order of first appearance, as they read now. */
-export async function refsFor(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Promise<ItemRef[]> {
-  const targets = await targetsCitedIn(ctx, taskId, texts);
-  return refsIn(texts, targets, memoOf(targets));
+export function refsFor(ctx: Context, taskId: number, texts: readonly (string | null | undefined)[]): Maybe<ItemRef[]> {
+  return after(targetsCitedIn(ctx, taskId, texts), (targets) => refsIn(texts, targets, memoOf(targets)));
 }
 
 /** Dependencies as the API shows them: each one whose item is of the task (a deleted one stays, marked deleted), its reason rendered. */
-export async function dependenciesOf(ctx: Context, taskId: number, dependsOn: readonly { item: string; reason: string | null }[]) {
-  const targets = await targetsOf(ctx, taskId, dependsOn.flatMap((d) => [d.item, ...(d.reason ? parseRefs(d.reason) : [])]));
-  return dependsOn.filter((d) => targets.has(d.item)).map((d) => dependencyOf(targets.get(d.item)!, d.reason, targets));
+export function dependenciesOf(ctx: Context, taskId: number, dependsOn: readonly { item: string; reason: string | null }[]) {
+  return after(targetsOf(ctx, taskId, dependsOn.flatMap((d) => [d.item, ...(d.reason ? parseRefs(d.reason) : [])])), (targets) =>
+    dependsOn.filter((d) => targets.has(d.item)).map((d) => dependencyOf(targets.get(d.item)!, d.reason, targets)));
 }
 
 /** The items of a task with these ids (live or deleted), in list order. */
-export async function itemsOfTaskWithIds(ctx: Context, taskId: number, ids: readonly number[]): Promise<ItemEntity[]> {
-  const live = await ctx.loaders.taskItems.load(taskId);
-  const wanted = new Set(ids);
-  const found = live.filter((item) => wanted.has(item.id));
-  if (found.length < wanted.size) {
+export function itemsOfTaskWithIds(ctx: Context, taskId: number, ids: readonly number[]): Maybe<ItemEntity[]> {
+  return after(ctx.loaders.taskItems.loadNow(taskId), (live) => {
+    const wanted = new Set(ids);
+    const found = live.filter((item) => wanted.has(item.id));
+    if (found.length >= wanted.size) return found;
     const held = new Set(found.map((item) => item.id));
-    const others = await ctx.loaders.citedItems.loadMany(ids.filter((id) => !held.has(id)).map(String));
-    for (const row of others) if (row && !(row instanceof Error) && row.taskId === taskId) found.push(row);
-    found.sort((a, b) => a.position - b.position || a.id - b.id);
-  }
-  return found;
+    return ctx.loaders.citedItems.loadMany(ids.filter((id) => !held.has(id)).map(String)).then((others) => {
+      for (const row of others) if (row && !(row instanceof Error) && row.taskId === taskId) found.push(row);
+      return found.sort((a, b) => a.position - b.position || a.id - b.id);
+    });
+  });
 }
 
 /** A dependency as the API shows it: the item waited for, as it reads now, and the reason raw and rendered. */

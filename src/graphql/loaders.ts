@@ -5,6 +5,7 @@ import type { Services } from '../services/index.js';
 import type { MemoryEntity, WebhookDeliveryEntity } from '../db/entities/index.js';
 import { RESPONSE_BUDGET_CHARS, refuseUnlessItFits, type ExecutionBudget } from './execution-budget.js';
 import { SESSION_LOADERS } from './session-loaders.js';
+import { SettledLoader } from './settled-loader.js';
 
 /** One page of a list per owner (an item or a task): the owner and the page arguments. */
 interface PageKey {
@@ -57,7 +58,7 @@ async function relatedOfItems(services: Services, budget: ExecutionBudget, itemI
 }
 
 /** Each note's briefed items, ascending: its own factory, since a page of Task.notes primes it. */
-const noteItemsLoader = (services: Services) => new DataLoader((noteIds: readonly number[]) => services.taskNoteReader.itemsOfNotes(noteIds));
+const noteItemsLoader = (services: Services) => new SettledLoader((noteIds: readonly number[]) => services.taskNoteReader.itemsOfNotes(noteIds));
 
 /**
  * Per-request batching: one SQL statement per kind of row a query needs,
@@ -70,7 +71,7 @@ const LOADERS = {
   memory: (services: Services) => new DataLoader((ids: readonly string[]) => services.taskReader.memoriesByIds(ids)),
   item: (services: Services) => new DataLoader((ids: readonly string[]) => services.taskReader.itemsByIds(ids)),
   /** The live items of a task, in list order (at most 500): numbers, pages and refs start from them. */
-  taskItems: (services: Services) => new DataLoader((taskIds: readonly number[]) => services.taskReader.liveItemsOfTasks(taskIds)),
+  taskItems: (services: Services) => new SettledLoader((taskIds: readonly number[]) => services.taskReader.liveItemsOfTasks(taskIds)),
   /**
    * Items by id for what an answer cites or names beside the live list (a
    * deleted item in [[#id]], dependsOn, a brief or a comment). Batched over

@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { ClaimItemInput } from '../inputs/claim.inputs.js';
 import { dependencyOf, itemsById, refTargets } from '../item-refs.js';
 import { toItem } from '../mappers.js';
+import { afterBoth, type Maybe } from '../settled-loader.js';
 import { toSession } from '../session-mappers.js';
 import { Claim } from '../types/claim.type.js';
 import { Item } from '../types/item.type.js';
@@ -82,32 +83,35 @@ export class ItemClaimResolver {
   }
 
   @FieldResolver(() => [Dependency], { description: "Items this one waits for (from briefs' depends_on), with the reason given; each once, the earliest brief's reason." })
-  async blockedBy(@Root() item: Item, @Ctx() ctx: Context): Promise<Dependency[]> {
-    const [edges, items] = await Promise.all([ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
-    const targets = refTargets(items);
-    return edges.flatMap((edge) => {
-      const target = targets.get(String(edge.dependsOnId));
-      return target ? [dependencyOf(target, edge.reason, targets)] : [];
+  blockedBy(@Root() item: Item, @Ctx() ctx: Context): Maybe<Dependency[]> {
+    return afterBoth(ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
+      const targets = refTargets(items);
+      return edges.flatMap((edge) => {
+        const target = targets.get(String(edge.dependsOnId));
+        return target ? [dependencyOf(target, edge.reason, targets)] : [];
+      });
     });
   }
 
   @FieldResolver(() => [Item], { description: 'Items that wait for this one, in id order.' })
-  async blocks(@Root() item: Item, @Ctx() ctx: Context): Promise<Item[]> {
-    const [waiters, items] = await Promise.all([ctx.loaders.waiters.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
-    const byId = itemsById(items);
-    return waiters.flatMap((id) => (byId.has(id) ? [toItem(byId.get(id)!)] : []));
+  blocks(@Root() item: Item, @Ctx() ctx: Context): Maybe<Item[]> {
+    return afterBoth(ctx.loaders.waiters.load(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (waiters, items) => {
+      const byId = itemsById(items);
+      return waiters.flatMap((id) => (byId.has(id) ? [toItem(byId.get(id)!)] : []));
+    });
   }
 
   @FieldResolver(() => Boolean, {
     description: 'True when every item it waits for is settled (DONE or DROPPED; a deleted one no longer counts) and the item itself is PENDING or IN_PROGRESS. A claim does not change it: ready (the query) also leaves claimed items out.',
   })
-  async ready(@Root() item: Item, @Ctx() ctx: Context): Promise<boolean> {
+  ready(@Root() item: Item, @Ctx() ctx: Context): Maybe<boolean> {
     if (item.deleted || !isOpenWork(item.state)) return false;
-    const [edges, items] = await Promise.all([ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.load(item.taskId)]);
-    const byId = itemsById(items);
-    return edges.every((edge) => {
-      const target = byId.get(edge.dependsOnId);
-      return !target || target.deleted || isSettled(target.state);
+    return afterBoth(ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
+      const byId = itemsById(items);
+      return edges.every((edge) => {
+        const target = byId.get(edge.dependsOnId);
+        return !target || target.deleted || isSettled(target.state);
+      });
     });
   }
 }

@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { AddCommentInput } from '../inputs/knowledge.inputs.js';
 import { refsFor, renderedFor, targetsOf } from '../item-refs.js';
 import { toComment } from '../mappers.js';
+import { after, type Maybe } from '../settled-loader.js';
 import { ItemRef } from '../types/common.type.js';
 import { Comment, CommentConnection } from '../types/comment.type.js';
 
@@ -14,19 +15,22 @@ export class CommentResolver {
   }
 
   @FieldResolver(() => String, { description: 'The body with [[#id]] tokens rendered.' })
-  async bodyText(@Root() comment: Comment, @Ctx() ctx: Context): Promise<string> {
+  bodyText(@Root() comment: Comment, @Ctx() ctx: Context): Maybe<string> {
     return renderedFor(ctx, comment.taskId, comment.body);
   }
 
   @FieldResolver(() => ItemRef, { nullable: true, description: 'The item it is on, if any.' })
-  async item(@Root() comment: Comment, @Ctx() ctx: Context): Promise<ItemRef | null> {
+  item(@Root() comment: Comment, @Ctx() ctx: Context): Maybe<ItemRef | null> {
     if (comment.itemId === null) return null;
-    const target = (await targetsOf(ctx, comment.taskId, [String(comment.itemId)])).get(String(comment.itemId));
-    return target ? { ...target } : null;
+    const id = String(comment.itemId);
+    return after(targetsOf(ctx, comment.taskId, [id]), (targets) => {
+      const target = targets.get(id);
+      return target ? { ...target } : null;
+    });
   }
 
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in the body names, in order of first appearance.' })
-  async refs(@Root() comment: Comment, @Ctx() ctx: Context): Promise<ItemRef[]> {
+  refs(@Root() comment: Comment, @Ctx() ctx: Context): Maybe<ItemRef[]> {
     return refsFor(ctx, comment.taskId, [comment.body]);
   }
 }
@@ -34,7 +38,7 @@ export class CommentResolver {
 @Resolver(() => CommentConnection)
 export class CommentConnectionResolver {
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] on this page names.' })
-  async refs(@Root() page: CommentConnection, @Ctx() ctx: Context): Promise<ItemRef[]> {
+  refs(@Root() page: CommentConnection, @Ctx() ctx: Context): Maybe<ItemRef[]> {
     return refsFor(ctx, page.taskId, page.nodes.map((comment) => comment.body));
   }
 }

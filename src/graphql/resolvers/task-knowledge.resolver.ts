@@ -7,6 +7,7 @@ import { PageArgs } from '../inputs/page.args.js';
 import { dependenciesOf } from '../item-refs.js';
 import { toComment, toMemory, toTaskNote } from '../mappers.js';
 import { asksOnlyFor } from '../selection.js';
+import { after, type Maybe } from '../settled-loader.js';
 import { toConnection } from '../types/connection.type.js';
 import { Item } from '../types/item.type.js';
 import { Memory, Task } from '../types/memory.type.js';
@@ -100,8 +101,8 @@ export class ItemKnowledgeResolver {
   }
 
   @FieldResolver(() => [Dependency], { description: 'From the briefs on this item: the items it waits for, each once.' })
-  async dependsOn(@Root() item: Item, @Ctx() ctx: Context): Promise<Dependency[]> {
+  dependsOn(@Root() item: Item, @Ctx() ctx: Context): Maybe<Dependency[]> {
     // Each dependency comes once (its first mention) from the database, which unpacks the briefs' dependsOn.
-    return dependenciesOf(ctx, item.taskId, (await ctx.loaders.itemFacts.load(item.itemId)).dependsOn);
+    return after(ctx.loaders.itemFacts.load(item.itemId), (facts) => dependenciesOf(ctx, item.taskId, facts.dependsOn));
   }
 }

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { AddTaskNoteInput, EditTaskNoteInput } from '../inputs/knowledge.inputs.js';
 import { dependenciesOf, itemsOfTaskWithIds, refsFor, renderedFor } from '../item-refs.js';
 import { toItem, toTask, toTaskNote } from '../mappers.js';
+import { after, type Maybe } from '../settled-loader.js';
 import { ItemRef } from '../types/common.type.js';
 import { Item } from '../types/item.type.js';
 import { Task } from '../types/memory.type.js';
@@ -32,18 +33,18 @@ export class TaskNoteResolver {
   }
 
   @FieldResolver(() => [Item], { description: 'The items it briefs; empty for a note on the whole task.' })
-  async items(@Root() note: TaskNote, @Ctx() ctx: Context): Promise<Item[]> {
-    return (await itemsOfTaskWithIds(ctx, note.taskId, await ctx.loaders.noteItems.load(note.noteId))).map(toItem);
+  items(@Root() note: TaskNote, @Ctx() ctx: Context): Maybe<Item[]> {
+    return after(ctx.loaders.noteItems.loadNow(note.noteId), (ids) => after(itemsOfTaskWithIds(ctx, note.taskId, ids), (items) => items.map(toItem)));
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The body with [[#id]] tokens rendered; null for a brief.' })
-  async bodyText(@Root() note: TaskNote, @Ctx() ctx: Context): Promise<string | null> {
+  bodyText(@Root() note: TaskNote, @Ctx() ctx: Context): Maybe<string | null> {
     if (note.body === null) return null;
     return renderedFor(ctx, note.taskId, note.body);
   }
 
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in this note names (dependsOn included), in order of first appearance.' })
-  async refs(@Root() note: TaskNote, @Ctx() ctx: Context): Promise<ItemRef[]> {
+  refs(@Root() note: TaskNote, @Ctx() ctx: Context): Maybe<ItemRef[]> {
     return refsFor(ctx, note.taskId, noteTexts(note));
   }
 }
@@ -51,7 +52,7 @@ export class TaskNoteResolver {
 @Resolver(() => TaskNoteConnection)
 export class TaskNoteConnectionResolver {
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] on this page names.' })
-  async refs(@Root() page: TaskNoteConnection, @Ctx() ctx: Context): Promise<ItemRef[]> {
+  refs(@Root() page: TaskNoteConnection, @Ctx() ctx: Context): Maybe<ItemRef[]> {
     return refsFor(ctx, page.taskId, page.nodes.flatMap(noteTexts));
   }
 }
@@ -60,37 +61,37 @@ export class TaskNoteConnectionResolver {
 @Resolver(() => Brief)
 export class BriefResolver {
   @FieldResolver(() => [Dependency], { description: 'The items these wait for; a deleted one stays, marked deleted.' })
-  async dependsOn(@Root() brief: Brief, @Ctx() ctx: Context): Promise<Dependency[]> {
+  dependsOn(@Root() brief: Brief, @Ctx() ctx: Context): Maybe<Dependency[]> {
     return dependenciesOf(ctx, brief.taskId, brief.dependsOnIds);
   }
 
   @FieldResolver(() => String, { description: 'goal, rendered.' })
-  async goalText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
+  goalText(@Root() brief: Brief, @Ctx() ctx: Context): Maybe<string> {
     return renderedFor(ctx, brief.taskId, brief.goal);
   }
 
   @FieldResolver(() => String, { description: 'context, rendered.' })
-  async contextText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
+  contextText(@Root() brief: Brief, @Ctx() ctx: Context): Maybe<string> {
     return renderedFor(ctx, brief.taskId, brief.context);
   }
 
   @FieldResolver(() => String, { description: 'steps, rendered.' })
-  async stepsText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
+  stepsText(@Root() brief: Brief, @Ctx() ctx: Context): Maybe<string> {
     return renderedFor(ctx, brief.taskId, brief.steps);
   }
 
   @FieldResolver(() => String, { description: 'pitfalls, rendered.' })
-  async pitfallsText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
+  pitfallsText(@Root() brief: Brief, @Ctx() ctx: Context): Maybe<string> {
     return renderedFor(ctx, brief.taskId, brief.pitfalls);
   }
 
   @FieldResolver(() => String, { description: 'doneWhen, rendered.' })
-  async doneWhenText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string> {
+  doneWhenText(@Root() brief: Brief, @Ctx() ctx: Context): Maybe<string> {
     return renderedFor(ctx, brief.taskId, brief.doneWhen);
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'extraInfo, rendered.' })
-  async extraInfoText(@Root() brief: Brief, @Ctx() ctx: Context): Promise<string | null> {
+  extraInfoText(@Root() brief: Brief, @Ctx() ctx: Context): Maybe<string | null> {
     if (brief.extraInfo === null) return null;
     return renderedFor(ctx, brief.taskId, brief.extraInfo);
   }

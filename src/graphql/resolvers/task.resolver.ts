@@ -7,6 +7,7 @@ import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateIte
 import { itemPage } from '../item-pages.js';
 import { refsFor, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
+import { after, type Maybe } from '../settled-loader.js';
 import { ItemRef, Progress } from '../types/common.type.js';
 import { toConnection } from '../types/connection.type.js';
 import { ItemConnection, TaskEventConnection } from '../types/connections.type.js';
@@ -81,12 +82,12 @@ export class TaskResolver {
   }
 
   @FieldResolver(() => String, { description: "The goal with every [[#id]] token rendered as [#3 Label], or [deleted item: Label] once deleted." })
-  async goalText(@Root() task: Task, @Ctx() ctx: Context): Promise<string> {
+  goalText(@Root() task: Task, @Ctx() ctx: Context): Maybe<string> {
     return renderedFor(ctx, task.taskId, task.goal);
   }
 
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in the goal names now, in order of first appearance.' })
-  async goalRefs(@Root() task: Task, @Ctx() ctx: Context): Promise<ItemRef[]> {
+  goalRefs(@Root() task: Task, @Ctx() ctx: Context): Maybe<ItemRef[]> {
     return refsFor(ctx, task.taskId, [task.goal]);
   }
 
@@ -137,8 +138,8 @@ export class TaskResolver {
 @Resolver(() => Item)
 export class ItemResolver {
   @FieldResolver(() => Int, { nullable: true, description: "Current place among the task's live items (1-based); null once deleted." })
-  async number(@Root() item: Item, @Ctx() ctx: Context): Promise<number | null> {
-    return refTargets(await ctx.loaders.taskItems.load(item.taskId)).get(item.id)?.number ?? null;
+  number(@Root() item: Item, @Ctx() ctx: Context): Maybe<number | null> {
+    return after(ctx.loaders.taskItems.loadNow(item.taskId), (items) => refTargets(items).get(item.id)?.number ?? null);
   }
 
   @FieldResolver(() => Task, { description: 'The task or plan the item belongs to.' })

@@ -58,6 +58,19 @@ export class LinkedMemoryReader {
  * text in link order, from their lengths alone.
  */
 function relatedSql(count: number): string {
+  let sql = relatedSqlKept.get(count);
+  if (sql === undefined) {
+    if (relatedSqlKept.size >= RELATED_SQL_KEPT) relatedSqlKept.clear();
+    relatedSqlKept.set(count, (sql = relatedSqlFor(count)));
+  }
+  return sql;
+}
+
+/** The text for each IN-list length, made once: a dashboard read asks for its page's links on every request. */
+const RELATED_SQL_KEPT = 500;
+const relatedSqlKept = new Map<number, string>();
+
+function relatedSqlFor(count: number): string {
   const columns = MEMORY_COLUMN_NAMES.map((name) => {
     const shown = name === 'title' || name === 'body' || name === 'goal' ? 's."copy" = 1 AND s."running" <= ?' : 's."copy" = 1';
     return `CASE WHEN ${shown} THEN m."${name}" END AS "m_${name}"`;

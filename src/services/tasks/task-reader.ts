@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { LIST_CURSOR, ROW_CURSOR, decodeCursor, pageFrom, pageSize, rowNotInList, type Page } from '../../domain/paging.js';
-import { itemColumns, itemOf, memoryColumns, memoryOf, taskEventColumns, taskEventOf } from '../kernel/entity-rows.js';
+import { TASK_EVENT_WIDTH, itemColumns, itemOf, memoryColumns, memoryOf, taskEventColumns, taskEventOf } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from '../task-aggregate/item-rows.js';
 import { parseId } from '../../domain/task-rules.js';
@@ -91,15 +91,22 @@ export class TaskReader {
     return pageFrom(rows, size, (row) => [String(row.id)], num(total));
   }
 
-  /** A task's history, oldest first (or newest first, DESC), keyset-paged by event id: its count, then the page. */
+  /**
+   * A task's history, oldest first (or newest first, DESC), keyset-paged by
+   * event id, in one statement: each row carries the count of the whole
+   * history. An empty first page is a history of none; a page past the end
+   * counts on its own.
+   */
   async history(taskId: number, first: number | null | undefined, after: string | null | undefined, direction: 'ASC' | 'DESC' = 'ASC'): Promise<Page<TaskEventEntity>> {
     const size = pageSize(first);
     const key = decodeCursor(after, ROW_CURSOR);
     const manager = this.reader();
-    const [[total]] = await selectRows(manager, 'SELECT COUNT(*) FROM "task_events" e WHERE e."taskId" = ?', [taskId]);
     const bound = key ? ` AND e."id" ${direction === 'ASC' ? '>' : '<'} ?` : '';
-    const sql = `SELECT ${taskEventColumns('e')} FROM "task_events" e WHERE e."taskId" = ?${bound} ORDER BY e."id" ${direction} LIMIT ?`;
-    const rows = (await selectRows(manager, sql, key ? [taskId, Number(key[0]), size + 1] : [taskId, size + 1])).map((row) => taskEventOf(row));
-    return pageFrom(rows, size, (row) => [row.id], num(total));
+    const sql = `SELECT ${taskEventColumns('e')}, (SELECT COUNT(*) FROM "task_events" t WHERE t."taskId" = e."taskId") FROM "task_events" e ` +
+      `WHERE e."taskId" = ?${bound} ORDER BY e."id" ${direction} LIMIT ?`;
+    const found = await selectRows(manager, sql, key ? [taskId, Number(key[0]), size + 1] : [taskId, size + 1]);
+    let total = found.length ? num(found[0]![TASK_EVENT_WIDTH]) : 0;
+    if (!found.length && key) total = num((await selectRows(manager, 'SELECT COUNT(*) FROM "task_events" e WHERE e."taskId" = ?', [taskId]))[0]![0]);
+    return pageFrom(found.map((row) => taskEventOf(row)), size, (row) => [row.id], total);
   }
 }
