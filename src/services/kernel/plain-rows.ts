@@ -108,36 +108,3 @@ interface SqliteStatement {
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
 }
-
-/**
- * Parameters of a hand-written statement: `bind` takes each value in the
- * order it appears in the SQL and returns its placeholder (`?` on SQLite,
- * `$n` on PostgreSQL); `values` is what to send with it.
- */
-export function statementParameters(manager: EntityManager): { bind: (value: unknown) => string; values: unknown[] } {
-  const values: unknown[] = [];
-  const postgres = manager.connection.driver.options.type === 'postgres';
-  return { values, bind: (value) => (values.push(value), postgres ? `$${values.length}` : '?') };
-}
-
-/**
- * The rows of a hand-written statement as arrays, in the order of its
- * columns: on SQLite straight from the prepared statement (logged here, as
- * plainRows does), on PostgreSQL through the query runner. For reads that
- * are not one entity's rows (kept counts); numbers may come back as strings
- * from PostgreSQL's bigint sums, so callers convert.
- */
-export async function rowArrays(manager: EntityManager, sql: string, parameters: readonly unknown[]): Promise<unknown[][]> {
-  if (manager.connection.driver.options.type === 'better-sqlite3') {
-    manager.connection.logger.logQuery(sql, [...parameters]);
-    const connection = (manager.connection.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
-    const statement = connection.prepare(sql);
-    try {
-      return statement.raw(true).all(...parameters);
-    } finally {
-      statement.raw(false);
-    }
-  }
-  const rows: Record<string, unknown>[] = await manager.query(sql, [...parameters]);
-  return rows.map((row) => Object.values(row));
-}

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { inScope } from '../../domain/domains.js';
 import type { MemoryStatus } from '../../domain/states.js';
-import { rowArrays, statementParameters } from '../kernel/plain-rows.js';
+import { selectRows } from '../kernel/statements.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
 import type { MemoryKind } from '../../domain/memory-kind.js';
 
@@ -34,12 +34,13 @@ export interface OwnCounts {
 /**
  * The kept counts of every domain in `scope` and below (all when null) that
  * holds memories: one row per domain, read through the table's key, never
- * a count of the memories themselves. In path order.
+ * a count of the memories themselves. In path order. Prepared once (a
+ * memories page and domains() start with it).
  */
 export async function ownCountsIn(manager: EntityManager, scope: string | null): Promise<OwnCounts[]> {
-  const { bind, values } = statementParameters(manager);
-  const inRange = scope === null ? '' : ` AND ${scopeCondition('"domain"', scope, bind)}`;
-  const rows = await rowArrays(
+  const values: string[] = [];
+  const inRange = scope === null ? '' : ` AND ${scopeCondition('"domain"', scope, (value) => (values.push(value), '?'))}`;
+  const rows = await selectRows(
     manager,
     `SELECT "domain", "tasks", "openTasks", "notes", "activeNotes", "lastActivityAt", "createdAt" FROM "domain_counts" WHERE ("tasks" > 0 OR "notes" > 0)${inRange} ORDER BY "domain"`,
     values,

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { foldAccents, wordsOf } from '../../domain/search-words.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
+import { num, selectRows } from '../kernel/statements.js';
 import type { SearchIndex, SearchOptions } from './search-index.js';
 
 /**
@@ -44,28 +45,29 @@ export class PostgresSearchIndex implements SearchIndex {
     const all = tsQuery(options.words, '&');
     const any = tsQuery(options.words, '|');
     if (!all || !any) return { hits: [], total: 0 };
-    const params: unknown[] = [all, any];
-    const bind = (value: unknown) => `$${params.push(value)}`;
+    const params: unknown[] = [all, any, all];
+    const bind = (value: unknown) => (params.push(value), '?');
     const belongs: string[] = ['m."sessionId" IS NULL'];
     if (options.domain) belongs.push(scopeCondition('m."domain"', options.domain, bind));
     if (options.kind) belongs.push(`m."kind" = ${bind(options.kind)}`);
     const keyset = options.after
-      ? `WHERE h."rank" > ${bind(options.after[0])} OR (h."rank" = $${params.length} AND h."memoryId" < ${bind(options.after[1])})`
+      ? `WHERE h."rank" > ${bind(options.after[0])} OR (h."rank" = ${bind(options.after[0])} AND h."memoryId" < ${bind(options.after[1])})`
       : '';
-    const rows: { total: string | number; memoryId: number | null; rank: number | null }[] = await reader.query(
+    const rows = await selectRows(reader,
       `WITH "hits" AS MATERIALIZED (
         SELECT s."memoryId",
-          CASE WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', $1) THEN 0
-               WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', $2) THEN 1
+          CASE WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', ?) THEN 0
+               WHEN ts_filter(s."document", '{a}') @@ to_tsquery('simple', ?) THEN 1
                ELSE 2 END AS "rank"
         FROM "memory_search" s
-        WHERE s."document" @@ to_tsquery('simple', $1)
+        WHERE s."document" @@ to_tsquery('simple', ?)
           AND (SELECT ${belongs.join(' AND ')} FROM "memories" m WHERE m."id" = s."memoryId"))
       SELECT t."total", p."memoryId", p."rank" FROM (SELECT count(*) AS "total" FROM "hits") t
       LEFT JOIN LATERAL (SELECT h."memoryId", h."rank" FROM "hits" h ${keyset} ORDER BY h."rank", h."memoryId" DESC LIMIT ${bind(options.limit)}) p ON TRUE`,
       params,
     );
-    const hits = rows.filter((row) => row.memoryId !== null).map((row) => ({ memoryId: Number(row.memoryId), rank: Number(row.rank) }));
-    return { hits, total: Number(rows[0]?.total ?? 0) };
+    // (total, memoryId, rank): one row with a null hit when the page is empty.
+    const hits = rows.filter(([, memoryId]) => memoryId !== null).map(([, memoryId, rank]) => ({ memoryId: num(memoryId), rank: num(rank) }));
+    return { hits, total: num(rows[0]?.[0] ?? 0) };
   }
 }

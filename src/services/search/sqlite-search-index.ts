@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { scopeCondition } from '../kernel/domain-scope.js';
+import { num, selectRows } from '../kernel/statements.js';
 import type { SearchIndex, SearchOptions } from './search-index.js';
 
 /** Each word as a quoted FTS5 prefix string (quotes doubled), so no input is read as FTS5 syntax. */
@@ -43,17 +44,14 @@ export class SqliteSearchIndex implements SearchIndex {
              ELSE 2 END AS "rank"
       FROM "memory_search" JOIN "memories" m ON m."id" = "memory_search".rowid
       WHERE ${where.join(' AND ')}`;
-    const [{ total }] = await reader.query(`SELECT count(*) AS "total" FROM (${matched})`, params);
+    const [[total]] = await selectRows(reader, `SELECT count(*) AS "total" FROM (${matched})`, params);
     const pageParams = [...params];
     let keyset = '';
     if (options.after) {
       keyset = 'WHERE "rank" > ? OR ("rank" = ? AND "memoryId" < ?)';
       pageParams.push(options.after[0], options.after[0], options.after[1]);
     }
-    const hits = await reader.query(
-      `SELECT "memoryId", "rank" FROM (${matched}) ${keyset} ORDER BY "rank", "memoryId" DESC LIMIT ?`,
-      [...pageParams, options.limit],
-    );
-    return { hits: hits.map((h: { memoryId: number; rank: number }) => ({ memoryId: Number(h.memoryId), rank: Number(h.rank) })), total: Number(total) };
+    const hits = await selectRows(reader, `SELECT "memoryId", "rank" FROM (${matched}) ${keyset} ORDER BY "rank", "memoryId" DESC LIMIT ?`, [...pageParams, options.limit]);
+    return { hits: hits.map(([memoryId, rank]) => ({ memoryId: num(memoryId), rank: num(rank) })), total: num(total) };
   }
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { LIST_CURSOR, ROW_CURSOR, decodeCursor, pageFrom, pageSize, rowNotInList, type Page } from '../../domain/paging.js';
-import { TASK_EVENT_WIDTH, itemColumns, itemOf, memoryColumns, memoryOf, taskEventColumns, taskEventOf } from '../kernel/entity-rows.js';
+import { TASK_EVENT_WIDTH, itemColumns, itemOf, taskEventColumns, taskEventOf } from '../kernel/entity-rows.js';
+import { memoriesWithIds } from '../memories/memory-reader.js';
 import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from '../task-aggregate/item-rows.js';
 import { parseId } from '../../domain/task-rules.js';
@@ -22,13 +23,6 @@ export async function liveItemsOfTaskIds(manager: EntityManager, taskIds: readon
   return (await selectRows(manager, sql, [...tasks, false])).map((row) => itemOf(row));
 }
 
-/** The memories (tasks and notes) with these ids (any order; unknown ids left out). */
-export async function memoryRowsWithIds(manager: EntityManager, ids: readonly number[]): Promise<MemoryEntity[]> {
-  if (ids.length === 0) return [];
-  const wanted = distinct(ids);
-  return (await selectRows(manager, `SELECT ${memoryColumns('m')} FROM "memories" m WHERE m."id" IN (${placeholders(wanted.length)})`, wanted)).map((row) => memoryOf(row));
-}
-
 /**
  * Reads for tasks and items, shaped for batching: every `...ByIds` takes
  * many keys and answers in one statement (the GraphQL layer wraps them in
@@ -39,7 +33,7 @@ export class TaskReader {
 
   async memoriesByIds(ids: readonly string[]): Promise<(MemoryEntity | null)[]> {
     const numeric = ids.map(parseId).filter((id): id is number => id !== null);
-    const rows = await memoryRowsWithIds(this.reader(), numeric);
+    const rows = await memoriesWithIds(this.reader(), numeric);
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     return ids.map((id) => byId.get(String(parseId(id))) ?? null);
   }
