@@ -63,7 +63,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     sessions: new SessionService(writer),
     plans: new PlanService(writer, search),
     sessionReader,
-    reminders: new ReminderService(writer, reader),
+    reminders: new ReminderService(writer, reader, clock),
     changeFeed: new ChangeFeedReader(reader, db.kind),
     webhooks: new WebhookService(writer, reader, () => options.webhookAllowedHosts ?? new Set()),
     claims: new ClaimService(writer),

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
-import { MemoryEntity, SessionEntity } from '../../db/entities/index.js';
+import { MemoryEntity } from '../../db/entities/index.js';
 import type { Services } from '../../services/index.js';
 import type { ChangeFeed } from '../../services/kernel/change-feed.js';
 import type { ChangeEvent } from '../../services/kernel/changes.js';
+import { selectRows } from '../../services/kernel/statements.js';
 import { TOPIC, type ChangePubSub } from './topics.js';
 
 /**
@@ -27,8 +28,9 @@ export function bridgeChanges(feed: ChangeFeed, pubSub: ChangePubSub, services: 
         return;
       }
       case 'SESSION': {
-        const row = await services.db.reader.findOne(SessionEntity, { where: { id: event.id }, select: { id: true, parentId: true } });
-        pubSub.publish(TOPIC.SESSION, { ...event, parentId: row?.parentId ?? null });
+        // Every session change (each reminder, each plan write's) comes through here: a fixed statement, not TypeORM's findOne.
+        const [row] = await selectRows(services.db.reader, SESSION_PARENT, [event.id]);
+        pubSub.publish(TOPIC.SESSION, { ...event, parentId: (row?.[0] as string | null | undefined) ?? null });
         return;
       }
       case 'SETTINGS':
@@ -44,3 +46,5 @@ export function bridgeChanges(feed: ChangeFeed, pubSub: ChangePubSub, services: 
     publish(event).catch((error) => logger.warn({ err: error, event }, 'could not publish a change to subscribers'));
   });
 }
+
+const SESSION_PARENT = `SELECT "parentId" FROM "sessions" WHERE "id" = ?`;

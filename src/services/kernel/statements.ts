@@ -18,9 +18,13 @@ export async function selectRows(manager: EntityManager, sql: string, parameters
     const statement = preparedOn((driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection, sql);
     return statement.all(...sqliteValues(parameters));
   }
-  const rows: Record<string, unknown>[] = await manager.query(numbered(sql), parameters as unknown[]);
+  const answer: unknown[] = await manager.query(numbered(sql), parameters as unknown[]);
+  // TypeORM answers an UPDATE or DELETE on PostgreSQL as [rows, rowCount], not as its rows (RETURNING).
+  const rows = (CHANGES_ROWS.test(sql) ? answer[0] : answer) as Record<string, unknown>[];
   return rows.map((row) => Object.values(row));
 }
+
+const CHANGES_ROWS = /^\s*(UPDATE|DELETE)\b/i;
 
 /**
  * A write of our own (an UPDATE or INSERT that answers no rows) on the same

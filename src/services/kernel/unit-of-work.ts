@@ -146,8 +146,10 @@ export class UnitOfWork {
  * FORBIDDEN when the session belongs to another bearer token. A session
  * without an owner (started while auth was off) and a caller without a
  * principal (auth off) are not checked: without auth, behaviour is as before.
+ * Exported for a call that decides on the reader whether it needs the writer
+ * at all (endTurn), so it refuses what a write would.
  */
-function assertOwner(session: Pick<SessionEntity, 'id' | 'owner'>, caller: Caller): void {
+export function assertOwner(session: Pick<SessionEntity, 'id' | 'owner'>, caller: Caller): void {
   if (!session.owner || !caller.principal || session.owner === caller.principal) return;
   throw new DomainError(
     'FORBIDDEN',
