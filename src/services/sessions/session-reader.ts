@@ -64,10 +64,10 @@ const DOMAINS_OF = (count: number) => `SELECT ranked."sessionId", ranked."domain
   WHERE ranked."rn" <= ?
   ORDER BY ranked."sessionId", ranked."rn"`;
 
-/** The newest top-level sessions, working or finished ones. */
-const NEWEST = (finished: boolean) => `SELECT ${sessionColumns('s')} FROM "sessions" s
-  WHERE s."parentId" IS NULL AND s."finishedAt" IS ${finished ? 'NOT NULL' : 'NULL'}
-  ORDER BY s."createdAt" DESC, s."id" DESC LIMIT ?`;
+/** The newest top-level sessions, working ones (not finished) first: false sorts before true on both databases. */
+const RECENT = `SELECT ${sessionColumns('s')} FROM "sessions" s
+  WHERE s."parentId" IS NULL
+  ORDER BY s."finishedAt" IS NOT NULL, s."createdAt" DESC, s."id" DESC LIMIT ?`;
 
 /**
  * The domains each session named, sorted, at most DOMAINS_PER_SESSION_MAX
@@ -138,11 +138,7 @@ export class SessionReader {
 
   /** Top-level sessions, the ones still working (not finished) first, newest first within each; at most `limit`. */
   async recent(limit: number): Promise<SessionEntity[]> {
-    const manager = this.reader();
-    const newest = async (finished: boolean, take: number) => (await selectRows(manager, NEWEST(finished), [take])).map((row) => sessionOf(row));
-    const active = await newest(false, limit);
-    if (active.length >= limit) return active;
-    return [...active, ...(await newest(true, limit - active.length))];
+    return (await selectRows(this.reader(), RECENT, [limit])).map((row) => sessionOf(row));
   }
 
   /**
