@@ -116,3 +116,32 @@ export async function keysetPagesByOwner<T extends { id: number }>(
   }
   return ownerIds.map((ownerId) => pageFrom(byOwner.get(ownerId) ?? [], size, (row) => [row.id], totals.get(ownerId) ?? 0));
 }
+
+/**
+ * keysetPage on fixed statements: one keyset page of a table's rows by id,
+ * the rows `where` keeps (a condition on the alias `c`, with `?` for each of
+ * `values`): their count, then `first` rows after the cursor (the last row's
+ * id), one more to know whether there is a next page, mapped by
+ * `rowsOf.rowOf`. Page 1,000 costs what page 1 costs.
+ */
+export async function keysetRows<T extends { id: number }>(
+  manager: EntityManager,
+  rowsOf: Pick<OwnedRows<T>, 'table' | 'columns' | 'rowOf'>,
+  where: string,
+  values: readonly unknown[],
+  direction: 'ASC' | 'DESC',
+  first: number | null | undefined,
+  after: string | null | undefined,
+): Promise<Page<T>> {
+  const { table, columns, rowOf } = rowsOf;
+  const size = pageSize(first);
+  const key = decodeCursor(after, ROW_CURSOR);
+  const [[total]] = await selectRows(manager, `SELECT COUNT(*) FROM "${table}" c WHERE ${where}`, values);
+  const bound = key ? ` AND c."id" ${direction === 'ASC' ? '>' : '<'} ?` : '';
+  const raw = await selectRows(
+    manager,
+    `SELECT ${columns('c')} FROM "${table}" c WHERE ${where}${bound} ORDER BY c."id" ${direction} LIMIT ?`,
+    [...values, ...(key ? [Number(key[0])] : []), size + 1],
+  );
+  return pageFrom(raw.map((row) => rowOf(row, 0)), size, (row) => [row.id], num(total));
+}

@@ -1,15 +1,34 @@
 import type { EntityManager } from 'typeorm';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
-import { TaskNoteEntity, TaskNoteItemEntity } from '../../db/entities/index.js';
+import type { TaskNoteEntity } from '../../db/entities/index.js';
 import { appendTo } from '../kernel/grouping.js';
 import { TASK_NOTE_WIDTH, taskNoteColumns, taskNoteOf } from '../kernel/entity-rows.js';
-import { keysetPage, keysetPagesByOwner, type OwnedRows, type PageJoin } from '../kernel/keyset-page.js';
-import { entityFromRow, plainRows } from '../kernel/plain-rows.js';
-import { num } from '../kernel/statements.js';
+import { keysetPagesByOwner, keysetRows, type OwnedRows, type PageJoin } from '../kernel/keyset-page.js';
+import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 
 const NOTES_BY_TASK: OwnedRows<TaskNoteEntity> = {
   table: 'task_notes', owner: 'taskId', ownerOf: (row) => row.taskId, columns: taskNoteColumns, width: TASK_NOTE_WIDTH, rowOf: taskNoteOf,
 };
+
+/** A note "c" briefs the item of the next placeholder. */
+const ON_ITEM = 'EXISTS (SELECT 1 FROM "task_note_items" ni WHERE ni."noteId" = c."id" AND ni."itemId" = ?)';
+
+const ITEMS_OF_NOTES = (count: number) => `SELECT l."noteId", l."itemId" FROM "task_note_items" l WHERE l."noteId" IN (${placeholders(count)}) ORDER BY l."itemId" ASC`;
+
+/**
+ * The first `?` briefs after a note id of each item, ranked per item in SQL,
+ * each with its item and the item's total: the note's columns, then those two.
+ * The keyset bound is written `+l."noteId"` so no planner reads it as a range
+ * of every link's note ids; the item index answers instead.
+ */
+const NOTE_PAGES_OF_ITEMS = (count: number) => `SELECT ${taskNoteColumns('n')}, r."itemId", (SELECT COUNT(*) FROM "task_note_items" t WHERE t."itemId" = r."itemId")
+  FROM (SELECT l."itemId", l."noteId", ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."noteId") AS "rn"
+    FROM "task_note_items" l WHERE l."itemId" IN (${placeholders(count)}) AND +l."noteId" > ?) r
+  INNER JOIN "task_notes" n ON n."id" = r."noteId"
+  WHERE r."rn" <= ?
+  ORDER BY r."itemId", r."rn"`;
+
+const BRIEF_COUNTS = (count: number) => `SELECT l."itemId", COUNT(*) FROM "task_note_items" l WHERE l."itemId" IN (${placeholders(count)}) GROUP BY l."itemId"`;
 
 /**
  * Task notes: notes on the whole task and briefs on items (and the briefs
@@ -22,21 +41,18 @@ export class TaskNoteReader {
 
   /** A task's notes (all, or those on one item), oldest first. */
   async taskNotes(taskId: number, itemId: number | null, first?: number | null, after?: string | null): Promise<Page<TaskNoteEntity>> {
-    const manager = this.reader();
-    const query = manager.createQueryBuilder(TaskNoteEntity, 'n').where('n."taskId" = :taskId', { taskId });
-    if (itemId !== null) {
-      query.andWhere('EXISTS (SELECT 1 FROM "task_note_items" ni WHERE ni."noteId" = n."id" AND ni."itemId" = :itemId)', { itemId });
-    }
-    return keysetPage(query, 'n."id"', 'ASC', first, after, (page) => plainRows(manager, page));
+    return itemId === null
+      ? keysetRows(this.reader(), NOTES_BY_TASK, 'c."taskId" = ?', [taskId], 'ASC', first, after)
+      : keysetRows(this.reader(), NOTES_BY_TASK, `c."taskId" = ? AND ${ON_ITEM}`, [taskId, itemId], 'ASC', first, after);
   }
 
-  /** For each note, the ids of the items it briefs. */
+  /** For each note, the ids of the items it briefs, in id order. */
   async itemsOfNotes(noteIds: readonly number[]): Promise<number[][]> {
-    const manager = this.reader();
-    const rows = noteIds.length
-      ? await plainRows(manager, manager.createQueryBuilder(TaskNoteItemEntity, 'l').where('l."noteId" IN (:...noteIds)', { noteIds: [...new Set(noteIds)] }).orderBy('l."itemId"', 'ASC'))
-      : [];
-    return noteIds.map((noteId) => rows.filter((row) => row.noteId === noteId).map((row) => row.itemId));
+    if (noteIds.length === 0) return [];
+    const ids = distinct(noteIds);
+    const byNote = new Map<number, number[]>();
+    for (const [noteId, itemId] of await selectRows(this.reader(), ITEMS_OF_NOTES(ids.length), ids)) appendTo(byNote, num(noteId), num(itemId));
+    return noteIds.map((noteId) => byNote.get(noteId) ?? []);
   }
 
   /**
@@ -71,29 +87,14 @@ export class TaskNoteReader {
     const size = pageSize(first);
     const key = decodeCursor(after, ROW_CURSOR);
     if (itemIds.length === 0) return [];
-    const manager = this.reader();
-    const query = manager.createQueryBuilder()
-      .select('r."itemId"', 'pageItem')
-      .addSelect('(SELECT COUNT(*) FROM "task_note_items" t WHERE t."itemId" = r."itemId")', 'itemTotal');
-    for (const column of manager.connection.getMetadata(TaskNoteEntity).columns) query.addSelect(`n."${column.databaseName}"`, `n_${column.databaseName}`);
-    const rows: Record<string, unknown>[] = await query
-      .from((ranks) => ranks
-        .select('l."itemId"', 'itemId')
-        .addSelect('l."noteId"', 'noteId')
-        .addSelect('ROW_NUMBER() OVER (PARTITION BY l."itemId" ORDER BY l."noteId")', 'rn')
-        .from(TaskNoteItemEntity, 'l')
-        .where('l."itemId" IN (:...itemIds) AND +l."noteId" > :after', { itemIds: [...new Set(itemIds)], after: key ? Number(key[0]) : 0 }), 'r')
-      .innerJoin(TaskNoteEntity, 'n', 'n."id" = r."noteId"')
-      .where('r."rn" <= :limit', { limit: size + 1 })
-      .orderBy('r."itemId"')
-      .addOrderBy('r."rn"')
-      .getRawMany();
+    const ids = distinct(itemIds);
+    const rows = await selectRows(this.reader(), NOTE_PAGES_OF_ITEMS(ids.length), [...ids, key ? Number(key[0]) : 0, size + 1]);
     const byItem = new Map<number, TaskNoteEntity[]>();
     const totals = new Map<number, number>();
     for (const row of rows) {
-      const itemId = Number(row.pageItem);
-      totals.set(itemId, Number(row.itemTotal));
-      appendTo(byItem, itemId, entityFromRow(manager, TaskNoteEntity, row, 'n_'));
+      const itemId = num(row[TASK_NOTE_WIDTH]);
+      totals.set(itemId, num(row[TASK_NOTE_WIDTH + 1]));
+      appendTo(byItem, itemId, taskNoteOf(row, 0));
     }
     // A later page can be past an item's last brief: no row carries its total then, so those are counted on their own.
     const uncounted = itemIds.filter((itemId) => !totals.has(itemId));
@@ -103,13 +104,8 @@ export class TaskNoteReader {
 
   /** How many briefs each item has (items without any left out). */
   private async briefCounts(itemIds: readonly number[]): Promise<Map<number, number>> {
-    const rows: { itemId: number | string; total: number | string }[] = await this.reader()
-      .createQueryBuilder(TaskNoteItemEntity, 'l')
-      .select('l."itemId"', 'itemId')
-      .addSelect('COUNT(*)', 'total')
-      .where('l."itemId" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] })
-      .groupBy('l."itemId"')
-      .getRawMany();
-    return new Map(rows.map((row) => [Number(row.itemId), Number(row.total)]));
+    const ids = distinct(itemIds);
+    const rows = await selectRows(this.reader(), BRIEF_COUNTS(ids.length), ids);
+    return new Map(rows.map(([itemId, total]) => [num(itemId), num(total)]));
   }
 }

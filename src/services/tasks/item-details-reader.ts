@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { ItemEntity, type MemoryEntity } from '../../db/entities/index.js';
+import type { MemoryEntity } from '../../db/entities/index.js';
+import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 import type { LinkedMemoryReader } from '../memories/linked-memory-reader.js';
 
 /** What an item has beside its own row: the memories linked to it, and how many briefs, comments and links it has. */
@@ -23,6 +24,12 @@ export interface ItemDetails {
  */
 const LINKED_TEXT_BUDGET = 4_000_000;
 
+/** Each item's id with how many briefs and comments it has (named apart: PostgreSQL calls both counts "count", and rows arrive keyed by name). */
+const COUNTS_OF_ITEMS = (count: number) => `SELECT i."id",
+  (SELECT COUNT(*) FROM "task_note_items" ni WHERE ni."itemId" = i."id") AS "notes",
+  (SELECT COUNT(*) FROM "comments" c WHERE c."itemId" = i."id") AS "comments"
+  FROM "items" i WHERE i."id" IN (${placeholders(count)})`;
+
 export class ItemDetailsReader {
   constructor(
     private readonly reader: () => EntityManager,
@@ -31,17 +38,12 @@ export class ItemDetailsReader {
 
   async detailsOfItems(itemIds: readonly number[]): Promise<ItemDetails[]> {
     if (itemIds.length === 0) return [];
+    const ids = distinct(itemIds);
     const [related, rows] = await Promise.all([
       this.linked.relatedOfItems(itemIds, LINKED_TEXT_BUDGET).then((linked) => linked.memories),
-      this.reader()
-        .createQueryBuilder(ItemEntity, 'i')
-        .select('i."id"', 'id')
-        .addSelect('(SELECT COUNT(*) FROM "task_note_items" ni WHERE ni."itemId" = i."id")', 'notes')
-        .addSelect('(SELECT COUNT(*) FROM "comments" c WHERE c."itemId" = i."id")', 'comments')
-        .where('i."id" IN (:...itemIds)', { itemIds: [...new Set(itemIds)] })
-        .getRawMany<{ id: number | string; notes: number | string; comments: number | string }>(),
+      selectRows(this.reader(), COUNTS_OF_ITEMS(ids.length), ids),
     ]);
-    const counts = new Map(rows.map((row) => [Number(row.id), { notes: Number(row.notes), comments: Number(row.comments) }]));
+    const counts = new Map(rows.map(([id, notes, comments]) => [num(id), { notes: num(notes), comments: num(comments) }]));
     return itemIds.map((itemId, index) => {
       const own = counts.get(itemId) ?? { notes: 0, comments: 0 };
       return { related: related[index]!, ...own, links: related[index]!.length };

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { ITEMS_PER_TASK_MAX } from '../../domain/text-rules.js';
 import { appendTo } from '../kernel/grouping.js';
+import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 
 /** What a checklist shows beside one item without listing its rows. */
 interface ItemFacts {
@@ -13,17 +14,17 @@ interface ItemFacts {
 }
 
 /** Each brief's dependsOn entries as rows (itemId, noteId, ord, dep, reason), in the database's own JSON functions. */
-const DEPENDENCY_ROWS = {
+const DEPENDENCY_ROWS = (count: number) => ({
   sqlite: `SELECT ni."itemId" AS "itemId", n."id" AS "noteId", CAST(j."key" AS INTEGER) AS "ord",
       json_extract(j."value", '$.item') AS "dep", json_extract(j."value", '$.reason') AS "reason"
     FROM "task_note_items" ni JOIN "task_notes" n ON n."id" = ni."noteId", json_each(n."brief", '$.dependsOn') j
-    WHERE ni."itemId" IN (:...ids) AND n."brief" IS NOT NULL`,
+    WHERE ni."itemId" IN (${placeholders(count)}) AND n."brief" IS NOT NULL`,
   postgres: `SELECT ni."itemId" AS "itemId", n."id" AS "noteId", j."ord" AS "ord",
       j."value" ->> 'item' AS "dep", j."value" ->> 'reason' AS "reason"
     FROM "task_note_items" ni JOIN "task_notes" n ON n."id" = ni."noteId"
     CROSS JOIN LATERAL json_array_elements(CAST(n."brief" AS json) -> 'dependsOn') WITH ORDINALITY AS j("value", "ord")
-    WHERE ni."itemId" IN (:...ids) AND n."brief" IS NOT NULL`,
-} as const;
+    WHERE ni."itemId" IN (${placeholders(count)}) AND n."brief" IS NOT NULL`,
+});
 
 /**
  * The counts and dependencies a checklist shows for each item of a page
@@ -41,11 +42,12 @@ export class ItemFactsReader {
     if (itemIds.length === 0) return [];
     const manager = this.reader();
     const dialect = manager.connection.driver.options.type === 'postgres' ? 'postgres' : 'sqlite';
+    const ids = distinct(itemIds);
     const sql = `SELECT f."itemId", f."comments", f."briefs", NULL AS "noteId", NULL AS "ord", NULL AS "dep", NULL AS "reason" FROM (
         SELECT i."id" AS "itemId",
           (SELECT COUNT(*) FROM "comments" c WHERE c."itemId" = i."id") AS "comments",
           (SELECT COUNT(*) FROM "task_note_items" b WHERE b."itemId" = i."id") AS "briefs"
-        FROM "items" i WHERE i."id" IN (:...ids)) f
+        FROM "items" i WHERE i."id" IN (${placeholders(ids.length)})) f
       UNION ALL
       SELECT d."itemId", NULL, NULL, d."noteId", d."ord", d."dep", d."reason" FROM (
         SELECT u."itemId", u."noteId", u."ord", u."dep", u."reason",
@@ -53,18 +55,16 @@ export class ItemFactsReader {
         FROM (
           SELECT e."itemId", e."noteId", e."ord", e."dep", e."reason",
             ROW_NUMBER() OVER (PARTITION BY e."itemId", e."dep" ORDER BY e."noteId", e."ord") AS "copy"
-          FROM (${DEPENDENCY_ROWS[dialect]}) e) u
+          FROM (${DEPENDENCY_ROWS(ids.length)[dialect]}) e) u
         WHERE u."copy" = 1) d
-      WHERE d."rank" <= :most`;
-    const [query, parameters] = manager.connection.driver.escapeQueryWithParameters(sql, { ids: [...new Set(itemIds)], most: ITEMS_PER_TASK_MAX });
-    const rows: { itemId: number | string; comments: number | string | null; briefs: number | string | null; noteId: number | string | null; ord: number | string | null; dep: string | null; reason: string | null }[] =
-      await manager.query(query, parameters);
+      WHERE d."rank" <= ?`;
+    const rows = await selectRows(manager, sql, [...ids, ...ids, ITEMS_PER_TASK_MAX]);
     const counts = new Map<number, { comments: number; briefs: number }>();
     const dependencies = new Map<number, { noteId: number; ord: number; item: string; reason: string | null }[]>();
-    for (const row of rows) {
-      const itemId = Number(row.itemId);
-      if (row.noteId === null) counts.set(itemId, { comments: Number(row.comments), briefs: Number(row.briefs) });
-      else if (row.dep !== null) appendTo(dependencies, itemId, { noteId: Number(row.noteId), ord: Number(row.ord), item: String(row.dep), reason: row.reason });
+    for (const [item, comments, briefs, noteId, ord, dep, reason] of rows) {
+      const itemId = num(item);
+      if (noteId === null) counts.set(itemId, { comments: num(comments), briefs: num(briefs) });
+      else if (dep !== null) appendTo(dependencies, itemId, { noteId: num(noteId), ord: num(ord), item: String(dep), reason: reason as string | null });
     }
     return itemIds.map((itemId) => ({
       ...(counts.get(itemId) ?? { comments: 0, briefs: 0 }),
