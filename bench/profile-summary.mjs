@@ -28,7 +28,7 @@ function placeOf(frame) {
     return first.startsWith('@') ? `${first}/${second}` : first;
   }
   if (url.startsWith('node:')) return 'node internals';
-  const own = url.match(/\/dist\/src\/(?:([^/]+)\/)?[^/]+$/);
+  const own = url.match(/\/dist\/src\/(?:(.+)\/)?[^/]+$/);
   if (own) return `taskbase ${own[1] ?? '(root)'}`;
   return url.replace(/^file:\/\//, '');
 }
