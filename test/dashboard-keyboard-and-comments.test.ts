@@ -78,6 +78,8 @@ describe('keyboard shortcuts', () => {
     expect(axe.rules, 'axe with the shortcuts dialog open').toEqual([]);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+    // Focus comes back once the dialog has gone, which on a loaded machine can be a frame after it leaves the DOM.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Sessions', undefined, { timeout: 10_000 }).catch(() => undefined);
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sessions');
   }, 180_000);
 });
