@@ -4,7 +4,7 @@ import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { Context } from './context.js';
 import { runningBudget, tooLargeAnswer } from './execution-budget.js';
-import { checkOperation } from './request-limits.js';
+import { checkCoercedOperation } from './request-limits.js';
 
 /** Distinct queries kept, as many as the jit executor keeps compiled (jit-executor.ts). */
 const KNOWN_MAX = 500;
@@ -102,9 +102,10 @@ export class RepeatedQueries {
     const known = this.known.get(keyOf(request.query, request.operationName));
     if (!known?.compiled) return null;
     const variables = request.variables ?? {};
-    if (getVariableValues(this.schema, known.operation.variableDefinitions ?? [], variables, { maxErrors: 1 }).errors) return null;
+    const coerced = getVariableValues(this.schema, known.operation.variableDefinitions ?? [], variables, { maxErrors: 1 });
+    if (coerced.errors) return null;
     try {
-      checkOperation(this.schema, known.document, known.operation, variables);
+      checkCoercedOperation(this.schema, known.document, known.operation, coerced.coerced);
     } catch {
       return null;
     }

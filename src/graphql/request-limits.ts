@@ -165,16 +165,26 @@ export function checkOperation(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): void {
-  const root = operation.operation === 'mutation' ? schema.getMutationType()
-    : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-  if (!root) return;
   // The variables as execution will see them (defaults applied, types coerced); when they do not coerce, execution says why.
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
   if (coerced.errors) return;
+  checkCoercedOperation(schema, document, operation, coerced.coerced);
+}
+
+/** checkOperation on variables already coerced (repeated-queries.ts coerces them once for the check and its own test). */
+export function checkCoercedOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  coerced: { [variable: string]: unknown },
+): void {
+  const root = operation.operation === 'mutation' ? schema.getMutationType()
+    : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  if (!root) return;
   const passes = passedChecks(schema, document, operation);
-  const key = passes.keyOf(coerced.coerced);
+  const key = passes.keyOf(coerced);
   if (passes.keys.has(key)) return;
-  checkCoerced(schema, document, operation, root, coerced.coerced);
+  checkCoerced(schema, document, operation, root, coerced);
   if (passes.keys.size >= PASSES_KEPT) passes.keys.clear();
   passes.keys.add(key);
 }
