@@ -8,12 +8,12 @@
  * switched off for the check, so "an index can answer this" is what is
  * asserted (a table this small would otherwise be read whole by choice).
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import { CREATE_NOTE } from './fixtures/documents.js';
 import { createTask } from './fixtures/tasks.js';
 import { openTasksIn } from '../src/services/memories/memory-reader.js';
+import { planOf as planOn } from './fixtures/query-plans.js';
 
 let captured: { sql: string; parameters: readonly unknown[] }[] = [];
 let capturing = false;
@@ -42,22 +42,7 @@ async function scopeStatements(query: string, variables: Record<string, unknown>
   return { data, scoped };
 }
 
-/** The plan of one statement, as lines of text. */
-async function planOf(sql: string, parameters: readonly unknown[]): Promise<string[]> {
-  if (!postgres) {
-    const rows: { detail: string }[] = await server.app.services.db.reader.query(`EXPLAIN QUERY PLAN ${sql}`, [...parameters]);
-    return rows.map((row) => row.detail);
-  }
-  const client = new pg.Client({ connectionString: server.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('SET enable_seqscan = off');
-    const result = await client.query(`EXPLAIN ${sql}`, [...parameters]);
-    return result.rows.map((row) => String(row['QUERY PLAN']));
-  } finally {
-    await client.end();
-  }
-}
+const planOf = (sql: string, parameters: readonly unknown[]) => planOn(server, sql, parameters);
 
 /** memories and domain_counts are read through one of their indexes, and never scanned whole. */
 function expectIndexedRead(plan: string[]): void {
