@@ -3,16 +3,17 @@
  * mustRead, memories (by kind and status), domains(under:) and search(domain:)
  * send is explained on the same database, and each reads memories (and the
  * kept domain counts, which domains() and the memories pages' totals read)
- * through an index, never by scanning the table. On PostgreSQL sequential scans are
+ * through an index, never by scanning the table (a memories page read in id
+ * order walks the primary key back from a bound, a range too). On PostgreSQL sequential scans are
  * switched off for the check, so "an index can answer this" is what is
  * asserted (a table this small would otherwise be read whole by choice).
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
 import { CREATE_NOTE } from './fixtures/documents.js';
 import { createTask } from './fixtures/tasks.js';
 import { openTasksIn } from '../src/services/memories/memory-reader.js';
+import { planOf as planOn } from './fixtures/query-plans.js';
 
 let captured: { sql: string; parameters: readonly unknown[] }[] = [];
 let capturing = false;
@@ -34,35 +35,21 @@ async function scopeStatements(query: string, variables: Record<string, unknown>
   capturing = true;
   const data = await server.ok(query, variables);
   capturing = false;
-  // A scope's range, or one domain of it (a memories page reads each domain's newest ids on its own).
-  const scoped = captured.filter((statement) => /"domain" >=|"domain" = /.test(statement.sql));
+  // A scope's range, one domain of it (a memories page reads each domain's newest ids on its own), or its domains as a list
+  // (a memories page read in id order).
+  const scoped = captured.filter((statement) => /"domain" >=|"domain" = |"domain" IN \(|"domain" = ANY\(/.test(statement.sql));
   expect(scoped.length, `no statement of ${query} read a domain range`).toBeGreaterThan(0);
   return { data, scoped };
 }
 
-/** The plan of one statement, as lines of text. */
-async function planOf(sql: string, parameters: readonly unknown[]): Promise<string[]> {
-  if (!postgres) {
-    const rows: { detail: string }[] = await server.app.services.db.reader.query(`EXPLAIN QUERY PLAN ${sql}`, [...parameters]);
-    return rows.map((row) => row.detail);
-  }
-  const client = new pg.Client({ connectionString: server.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('SET enable_seqscan = off');
-    const result = await client.query(`EXPLAIN ${sql}`, [...parameters]);
-    return result.rows.map((row) => String(row['QUERY PLAN']));
-  } finally {
-    await client.end();
-  }
-}
+const planOf = (sql: string, parameters: readonly unknown[]) => planOn(server, sql, parameters);
 
 /** memories and domain_counts are read through one of their indexes, and never scanned whole. */
 function expectIndexedRead(plan: string[]): void {
   const text = plan.join('\n');
   if (postgres) {
     expect(text, text).not.toMatch(/Seq Scan on (memories|domain_counts)/);
-    expect(text, text).toMatch(/Index (Only )?Scan using (idx_memories_\w+ on memories|memories_pkey on memories|domain_counts_pkey on domain_counts)|Bitmap Index Scan on idx_memories_/);
+    expect(text, text).toMatch(/Index (Only )?Scan (Backward )?using (idx_memories_\w+ on memories|memories_pkey on memories|domain_counts_pkey on domain_counts)|Bitmap Index Scan on idx_memories_/);
   } else {
     expect(text, text).not.toMatch(/^SCAN (m|d|domain_counts)\b/m);
     expect(text, text).toMatch(

@@ -3,7 +3,8 @@ import { withRuleDefaults, type PlanPreset, type PlanRules } from '../../domain/
 
 /** An agent's chat. Its plan is a task row (planTaskId) with no domain. */
 @Entity('sessions')
-@Index('idx_sessions_parent', ['parentId'])
+@Index('idx_sessions_parent_created', ['parentId', 'createdAt', 'id'])
+@Index('idx_sessions_top_created', ['createdAt', 'id'], { where: '"parentId" IS NULL' })
 export class SessionEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   id: string;

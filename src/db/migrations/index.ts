@@ -11,6 +11,7 @@ import { SessionNames1764560000000 } from './1764560000000-session-names.js';
 import { DomainCounts1764570000000 } from './1764570000000-domain-counts.js';
 import { SearchIndex1764575000000 } from './1764575000000-search-index.js';
 import { SessionPresetsAndNameWords1764580000000 } from './1764580000000-session-presets-and-name-words.js';
+import { SessionOrderIndexes1764586000000 } from './1764586000000-session-order-indexes.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   DomainCounts1764570000000,
   SearchIndex1764575000000,
   SessionPresetsAndNameWords1764580000000,
+  SessionOrderIndexes1764586000000,
 ];

@@ -31,24 +31,35 @@ export interface OwnCounts {
   createdAt: string;
 }
 
+/** The kept counts of a scope's domains, and the largest memory id (the span an id-order walk of the table covers). */
+export interface ScopeCounts {
+  domains: OwnCounts[];
+  idSpan: number;
+}
+
 /**
  * The kept counts of every domain in `scope` and below (all when null) that
  * holds memories: one row per domain, read through the table's key, never
- * a count of the memories themselves. In path order. Prepared once (a
- * memories page and domains() start with it).
+ * a count of the memories themselves. In path order. Each row also carries
+ * the largest memory id (one step down the primary key), which a memories
+ * page weighs its plans by (domain/memories-page-plan.ts); empty when no
+ * domain holds memories. Prepared once (a memories page and domains() start
+ * with it).
  */
-export async function ownCountsIn(manager: EntityManager, scope: string | null): Promise<OwnCounts[]> {
+export async function ownCountsIn(manager: EntityManager, scope: string | null): Promise<ScopeCounts> {
   const values: string[] = [];
   const inRange = scope === null ? '' : ` AND ${scopeCondition('"domain"', scope, (value) => (values.push(value), '?'))}`;
   const rows = await selectRows(
     manager,
-    `SELECT "domain", "tasks", "openTasks", "notes", "activeNotes", "lastActivityAt", "createdAt" FROM "domain_counts" WHERE ("tasks" > 0 OR "notes" > 0)${inRange} ORDER BY "domain"`,
+    `SELECT "domain", "tasks", "openTasks", "notes", "activeNotes", "lastActivityAt", "createdAt", (SELECT MAX(s."id") FROM "memories" s) ` +
+      `FROM "domain_counts" WHERE ("tasks" > 0 OR "notes" > 0)${inRange} ORDER BY "domain"`,
     values,
   );
-  return rows.map(([domain, tasks, openTasks, notes, activeNotes, lastActivityAt, createdAt]) => ({
+  const domains = rows.map(([domain, tasks, openTasks, notes, activeNotes, lastActivityAt, createdAt]) => ({
     domain: String(domain), tasks: Number(tasks), openTasks: Number(openTasks), notes: Number(notes), activeNotes: Number(activeNotes),
     lastActivityAt: String(lastActivityAt), createdAt: String(createdAt),
   }));
+  return { domains, idSpan: rows.length === 0 ? 0 : Number(rows[0][7]) };
 }
 
 /** Every ancestor path of a domain, itself included: a/b/c → a, a/b, a/b/c. */
@@ -66,7 +77,7 @@ function pathsOf(domain: string): string[] {
  */
 export async function domainCounts(manager: EntityManager, under: string | null): Promise<DomainCounts[]> {
   const totals = new Map<string, DomainCounts>();
-  for (const own of await ownCountsIn(manager, under)) {
+  for (const own of (await ownCountsIn(manager, under)).domains) {
     for (const path of pathsOf(own.domain)) {
       if (under !== null && !inScope(path, under)) continue;
       const counts = totals.get(path) ?? { path, openTasks: 0, tasks: 0, notes: 0, lastActivityAt: own.lastActivityAt, createdAt: own.createdAt };

@@ -10,6 +10,7 @@ import type { MemoryKind } from '../../domain/memory-kind.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
 import { domainCounts, matchingCount, ownCountsIn, type DomainCounts } from './domain-counts.js';
+import { memoriesPagePlan } from '../../domain/memories-page-plan.js';
 
 /**
  * A task is ACTIVE while OPEN: the state its row keeps, derived from its
@@ -55,34 +56,43 @@ export const MUST_READ_MAX = 200;
 
 export { DOMAINS_LISTED_MAX, type DomainCounts } from './domain-counts.js';
 
-/**
- * The ids of a memories page: the newest `limit` ids below `after` of each
- * domain that holds a match, each a short walk back through the (domain, id)
- * index, merged newest first; then only the page's rows are read. One text
- * whatever the number of domains (their paths are one parameter: a JSON array
- * read by json_each on SQLite, a text[] unnested on PostgreSQL), so it is
- * prepared once, and what it reads grows with the page and the domains, never
- * with the memories of the scope: 0.5 ms for org0's 100 domains and 24,000
- * memories among 125,000 on SQLite, where one range of the scope read and
- * sorted all 24,000 ids (2.3 ms, 8 ms with a kind). SQLite has no LATERAL: a
- * domain's walk is bounded below by its `limit`-th newest match (a correlated
- * OFFSET), so the join reads no more than that many rows of each domain.
- * A domain scope never holds a session's plan (a plan has no domain), so no
- * sessionId test is needed.
- */
-function newestOfEachDomain(
-  postgres: boolean,
-  page: { domains: readonly string[]; after: number | null; kind: MemoryKind | null; status: MemoryStatus | null; limit: number },
-): { sql: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const bind = (value: unknown) => (values.push(value), '?');
-  const narrow = (alias: string) => {
+/** What a memories page reads: the scope's domains that hold a match, below the cursor, with its filters. */
+interface PageRead {
+  domains: readonly string[];
+  after: number | null;
+  kind: MemoryKind | null;
+  status: MemoryStatus | null;
+  limit: number;
+}
+
+/** The page's filters on the row `alias`, each value bound in the order it appears. */
+function pageFilter(page: PageRead, bind: (value: unknown) => string): (alias: string) => string {
+  return (alias) => {
     let condition = '';
     if (page.after !== null) condition += ` AND ${alias}."id" < ${bind(page.after)}`;
     if (page.kind) condition += ` AND ${alias}."kind" = ${bind(page.kind)}`;
     if (page.status) condition += ` AND ${page.status === 'ACTIVE' ? IS_ACTIVE : `NOT ${IS_ACTIVE}`}`.replaceAll('m."', `${alias}."`);
     return condition;
   };
+}
+
+/**
+ * The EACH_DOMAIN plan (domain/memories-page-plan.ts): the newest `limit`
+ * ids below `after` of each domain that holds a match, each a short walk back
+ * through the (domain, id) index, merged newest first; then only the page's
+ * rows are read. What it reads grows with the page and the domains, never
+ * with the memories of the scope. One text whatever the number of domains
+ * (their paths are one parameter: a JSON array read by json_each on SQLite, a
+ * text[] unnested on PostgreSQL), so it is prepared once. SQLite has no
+ * LATERAL: a domain's walk is bounded below by its `limit`-th newest match (a
+ * correlated OFFSET), so the join reads no more than that many rows of each
+ * domain. A domain scope never holds a session's plan (a plan has no domain),
+ * so no sessionId test is needed.
+ */
+function newestOfEachDomain(postgres: boolean, page: PageRead): { sql: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const bind = (value: unknown) => (values.push(value), '?');
+  const narrow = pageFilter(page, bind);
   let ids: string;
   if (postgres) {
     ids = `SELECT n."id" FROM unnest(CAST(${bind([...page.domains])} AS text[])) j("domain") CROSS JOIN LATERAL (SELECT d."id" FROM "memories" d ` +
@@ -95,6 +105,25 @@ function newestOfEachDomain(
   return { sql: `SELECT ${memoryColumns('o')} FROM "memories" o WHERE o."id" IN (${ids}) ORDER BY o."id" DESC LIMIT ${page.limit}`, values };
 }
 
+/**
+ * The ID_ORDER plan: one walk of "memories" back from `after` (past the
+ * newest id on a first page) in primary key order, keeping the rows of the
+ * scope's domains that pass the filters, until the page is full. The domains
+ * are one parameter, as in newestOfEachDomain; on SQLite the `+` keeps the
+ * planner on the primary key (the (domain, id) index would read and sort
+ * every match of the scope).
+ */
+function newestInIdOrder(postgres: boolean, page: PageRead & { newestId: number }): { sql: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const bind = (value: unknown) => (values.push(value), '?');
+  const below = `m."id" < ${bind(page.after ?? page.newestId + 1)}`;
+  const inDomains = postgres
+    ? `m."domain" = ANY(CAST(${bind([...page.domains])} AS text[]))`
+    : `+m."domain" IN (SELECT j."value" FROM json_each(${bind(JSON.stringify(page.domains))}) j)`;
+  const narrow = pageFilter({ ...page, after: null }, bind);
+  return { sql: `SELECT ${memoryColumns('m')} FROM "memories" m WHERE ${below} AND ${inDomains}${narrow('m')} ORDER BY m."id" DESC LIMIT ${page.limit}`, values };
+}
+
 /** Reads over memories (notes and tasks): by domain, open tasks, domain counts, search; keyset-paged. */
 export class MemoryReader {
   constructor(
@@ -104,10 +133,11 @@ export class MemoryReader {
 
   /**
    * Memories of a scope, newest first. The total is the kept counts' sum
-   * over the scope's domains; the page is the newest `first + 1` ids after
-   * the cursor of each domain that holds a match (newestOfEachDomain): what
-   * the page costs grows with the page and the number of domains in scope,
-   * never with the memories in it. Two statements.
+   * over the scope's domains; those counts also choose how the page is read
+   * (domain/memories-page-plan.ts): in id order when the scope holds a large
+   * share of the table or many domains, else by a walk of each domain merged.
+   * Either way what the page costs grows with the page, never with the
+   * memories in the scope. Two statements.
    */
   async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
     const scope = cleanDomain(args.domain);
@@ -116,12 +146,14 @@ export class MemoryReader {
     const kind = args.kind ?? null;
     const status = args.status ?? null;
     const reader = this.reader();
-    const holding = (await ownCountsIn(reader, scope)).filter((own) => matchingCount(own, kind, status) > 0);
-    const total = holding.reduce((sum, own) => sum + matchingCount(own, kind, status), 0);
+    const counts = await ownCountsIn(reader, scope);
+    const holding = counts.domains.map((own) => ({ own, matching: matchingCount(own, kind, status) })).filter((domain) => domain.matching > 0);
+    const total = holding.reduce((sum, domain) => sum + domain.matching, 0);
     if (holding.length === 0) return pageFrom([], size, (row: MemoryEntity) => [row.id], total);
-    const { sql, values } = newestOfEachDomain(reader.connection.driver.options.type === 'postgres', {
-      domains: holding.map((own) => own.domain), after: key ? Number(key[0]) : null, kind, status, limit: size + 1,
-    });
+    const postgres = reader.connection.driver.options.type === 'postgres';
+    const page: PageRead = { domains: holding.map(({ own }) => own.domain), after: key ? Number(key[0]) : null, kind, status, limit: size + 1 };
+    const plan = memoriesPagePlan(page.limit, counts.idSpan, holding.map(({ own, matching }) => ({ memories: own.tasks + own.notes, matching })));
+    const { sql, values } = plan === 'ID_ORDER' ? newestInIdOrder(postgres, { ...page, newestId: counts.idSpan }) : newestOfEachDomain(postgres, page);
     const rows = (await selectRows(reader, sql, values)).map((row) => memoryOf(row));
     return pageFrom(rows, size, (row) => [row.id], total);
   }
