@@ -1,12 +1,12 @@
 import type { EntityManager } from 'typeorm';
 import type { DatabaseKind } from '../../db/data-source.js';
-import { LoggedChangeEntity } from '../../db/entities/index.js';
 import { decodeChangeCursor } from '../../domain/change-cursor.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { DomainError } from '../../domain/errors.js';
 import { pageSize } from '../../domain/paging.js';
-import { plainRows } from '../kernel/plain-rows.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
+import { loggedChangeColumns, loggedChangeRowOf } from '../kernel/entity-rows.js';
+import { num, selectRows } from '../kernel/statements.js';
 import { loggedChangeOf, type LoggedChange } from './logged-change.js';
 
 interface ChangePage {
@@ -32,17 +32,11 @@ export class ChangeFeedReader {
     const from = decodeChangeCursor(after);
     const scope = domain === null || domain === undefined ? null : cleanDomain(domain);
     const manager = this.reader();
-    const query = manager.createQueryBuilder(LoggedChangeEntity, 'c').where('c."id" > :from', { from: from ?? 0 });
-    if (scope) {
-      let n = 0;
-      const parameters: Record<string, string> = {};
-      query.andWhere(scopeCondition('c."domain"', scope, (value) => {
-        const name = `scope${n++}`;
-        parameters[name] = value;
-        return `:${name}`;
-      }), parameters);
-    }
-    const rows = await plainRows(manager, query.orderBy('c."id"', 'ASC').limit(size + 1));
+    const values: unknown[] = [from ?? 0];
+    const inScope = scope ? ` AND ${scopeCondition('c."domain"', scope, (value) => (values.push(value), '?'))}` : '';
+    values.push(size + 1);
+    const rows = (await selectRows(manager, `SELECT ${loggedChangeColumns('c')} FROM "changes" c WHERE c."id" > ?${inScope} ORDER BY c."id" ASC LIMIT ?`, values))
+      .map((row) => loggedChangeRowOf(row));
     // Checked after the page is read: a prune that took a change after the cursor, before or during the read, shows here.
     if (from !== null && from > 0) await this.refuseIfPruned(manager, from);
     const nodes = rows.slice(0, size).map(loggedChangeOf);
@@ -58,8 +52,8 @@ export class ChangeFeedReader {
    * answered a page with a hole in it.
    */
   private async refuseIfPruned(manager: EntityManager, from: number): Promise<void> {
-    const [oldest] = (await manager.query(`SELECT MIN("id") AS "id" FROM "changes"`)) as { id: number | string | null }[];
-    const limit = oldest?.id === null || oldest?.id === undefined ? (await this.lastGiven(manager)) + 1 : Number(oldest.id);
+    const [[oldest]] = await selectRows(manager, `SELECT MIN("id") FROM "changes"`, []);
+    const limit = oldest === null || oldest === undefined ? (await this.lastGiven(manager)) + 1 : num(oldest);
     if (limit > from + 1) {
       throw new DomainError(
         'BAD_USER_INPUT',

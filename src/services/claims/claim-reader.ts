@@ -1,10 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import { In } from 'typeorm';
 import { dbNowSql, kindOf } from '../../db/db-clock.js';
-import { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/entities/index.js';
+import type { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/entities/index.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { pageSize } from '../../domain/paging.js';
-import { itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
+import { claimColumns, claimOf, itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
 import { plainRows } from '../kernel/plain-rows.js';
 import { distinct, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
@@ -28,11 +27,10 @@ export class ClaimReader {
   /** Each session's live claims, as the items they hold, oldest claim first. */
   async claimedItemsOfSessions(sessionIds: readonly string[]): Promise<ItemEntity[][]> {
     const manager = this.reader();
-    const claims = sessionIds.length === 0 ? [] : await plainRows(manager, manager.createQueryBuilder(ClaimEntity, 'c')
-      .where({ sessionId: In([...sessionIds]) })
-      .andWhere(`c."expiresAt" > ${dbNowSql(kindOf(manager))}`)
-      .orderBy('c."claimedAt"', 'ASC')
-      .addOrderBy('c."itemId"', 'ASC'));
+    const wanted = distinct(sessionIds);
+    const claims = wanted.length === 0 ? [] : (await selectRows(manager, `SELECT ${claimColumns('c')} FROM "claims" c
+      WHERE c."sessionId" IN (${placeholders(wanted.length)}) AND c."expiresAt" > ${dbNowSql(kindOf(manager))}
+      ORDER BY c."claimedAt" ASC, c."itemId" ASC`, wanted)).map((row) => claimOf(row));
     const items = await itemsWithIds(manager, claims.map((claim) => claim.itemId));
     const byId = new Map(items.map((item) => [item.id, item]));
     return sessionIds.map((sessionId) => claims

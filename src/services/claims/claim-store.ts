@@ -1,12 +1,11 @@
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
-import { In } from 'typeorm';
 import { dbNowSql, kindOf } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
 import { claimColumns, claimOf } from '../kernel/entity-rows.js';
-import { placeholders, selectRows } from '../kernel/statements.js';
+import { distinct, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 
@@ -56,12 +55,14 @@ export async function takeClaim(
 
 /** Ends the claims on these items (settled or deleted work): no history of its own, the change that ended it has one. */
 export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[]): Promise<void> {
-  if (itemIds.length) await manager.delete(ClaimEntity, { itemId: In([...itemIds]) });
+  if (itemIds.length === 0) return;
+  const ids = distinct(itemIds);
+  await runStatement(manager, `DELETE FROM "claims" WHERE "itemId" IN (${placeholders(ids.length)})`, ids);
 }
 
 /** Ends every claim of a session (it finished). */
 export async function endClaimsOfSession(manager: EntityManager, sessionId: string): Promise<void> {
-  await manager.delete(ClaimEntity, { sessionId });
+  await runStatement(manager, `DELETE FROM "claims" WHERE "sessionId" = ?`, [sessionId]);
 }
 
 /**

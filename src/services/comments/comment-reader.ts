@@ -2,8 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Page } from '../../domain/paging.js';
 import { CommentEntity } from '../../db/entities/index.js';
 import { COMMENT_WIDTH, commentColumns, commentOf } from '../kernel/entity-rows.js';
-import { keysetPage, keysetPagesByOwner, type OwnedRows } from '../kernel/keyset-page.js';
-import { plainRows } from '../kernel/plain-rows.js';
+import { keysetPagesByOwner, keysetRows, type OwnedRows } from '../kernel/keyset-page.js';
 
 const COMMENT_ROWS = { table: 'comments', columns: commentColumns, width: COMMENT_WIDTH, rowOf: commentOf } as const;
 const COMMENTS_BY_ITEM: OwnedRows<CommentEntity> = { ...COMMENT_ROWS, owner: 'itemId', ownerOf: (row) => row.itemId };
@@ -19,17 +18,11 @@ export class CommentReader {
 
   /** Comments on one item; or on the task itself (and, with includeItems, on its items too). */
   async comments(args: { taskId: number | null; itemId: number | null; includeItems?: boolean; first?: number | null; after?: string | null }): Promise<Page<CommentEntity>> {
-    const manager = this.reader();
-    const query = manager.createQueryBuilder(CommentEntity, 'c');
-    if (args.itemId !== null) {
-      query.where('c."itemId" = :itemId', { itemId: args.itemId });
+    const [where, values] = args.itemId !== null
       // Task.comments(item:) lists only this task's comments: an item of another task matches none.
-      if (args.taskId !== null) query.andWhere('c."taskId" = :taskId', { taskId: args.taskId });
-    } else {
-      query.where('c."taskId" = :taskId', { taskId: args.taskId });
-      if (!args.includeItems) query.andWhere('c."itemId" IS NULL');
-    }
-    return keysetPage(query, 'c."id"', 'ASC', args.first, args.after, (page) => plainRows(manager, page));
+      ? args.taskId !== null ? ['c."itemId" = ? AND c."taskId" = ?', [args.itemId, args.taskId]] : ['c."itemId" = ?', [args.itemId]]
+      : [`c."taskId" = ?${args.includeItems ? '' : ' AND c."itemId" IS NULL'}`, [args.taskId]];
+    return keysetRows(this.reader(), COMMENT_ROWS, where, values, 'ASC', args.first, args.after);
   }
 
   /** One page of comments for each item (Item.comments). */

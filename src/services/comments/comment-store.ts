@@ -1,7 +1,8 @@
 import { refusalWithRemedy } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
-import { CommentEntity } from '../../db/entities/index.js';
+import type { CommentEntity } from '../../db/entities/index.js';
+import { num, selectRows } from '../kernel/statements.js';
 import { citableIds, type TaskAggregate } from '../task-aggregate/task-store.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
@@ -18,7 +19,9 @@ export function checkedComment(aggregate: TaskAggregate, rawBody: string): strin
 
 /** Stores a checked comment on a task (itemId null) or one of its items; the caller records the task change. */
 export async function insertComment(uow: UnitOfWork, aggregate: TaskAggregate, body: string, itemId: number | null): Promise<CommentEntity> {
-  const comment = uow.manager.create(CommentEntity, { taskId: aggregate.task.id, itemId, body, createdAt: uow.now });
-  comment.id = Number((await uow.manager.insert(CommentEntity, comment)).identifiers[0].id);
-  return comment;
+  const comment = { taskId: aggregate.task.id, itemId, body, createdAt: uow.now };
+  const [[id]] = await selectRows(uow.manager, INSERT_COMMENT, [comment.taskId, comment.itemId, comment.body, comment.createdAt]);
+  return { id: num(id), ...comment };
 }
+
+const INSERT_COMMENT = `INSERT INTO "comments" ("taskId", "itemId", "body", "createdAt") VALUES (?, ?, ?, ?) RETURNING "id"`;

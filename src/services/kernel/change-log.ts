@@ -5,8 +5,8 @@ import { LoggedChangeEntity } from '../../db/entities/index.js';
 import { CHANGE_CHANNEL } from '../../db/change-channel.js';
 import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
 import type { ChangeEvent } from './changes.js';
-import { plainRows } from './plain-rows.js';
-import { placeholders, runStatement } from './statements.js';
+import { loggedChangeColumns, loggedChangeRowOf } from './entity-rows.js';
+import { num, placeholders, runStatement, selectRows } from './statements.js';
 
 /**
  * The change log's storage (table `changes`): appended to by every writer in
@@ -88,14 +88,19 @@ function eventOf(row: LoggedChangeEntity): ChangeEvent {
 
 /** Up to `limit` changes after log id `after`, oldest first: one index range on the key. */
 export async function readChanges(manager: EntityManager, after: number, limit: number): Promise<ChangeEvent[]> {
-  const query = manager.createQueryBuilder(LoggedChangeEntity, 'c').where('c.id > :after', { after }).orderBy('c.id', 'ASC').limit(limit);
-  return (await plainRows(manager, query)).map(eventOf);
+  return (await loggedChangesAfter(manager, after, limit)).map(eventOf);
+}
+
+/** Up to `limit` logged rows after log id `after`, oldest first (the change feed's poll, a webhook's fill). */
+export async function loggedChangesAfter(manager: EntityManager, after: number, limit: number): Promise<LoggedChangeEntity[]> {
+  const rows = await selectRows(manager, `SELECT ${loggedChangeColumns('c')} FROM "changes" c WHERE c."id" > ? ORDER BY c."id" ASC LIMIT ?`, [after, limit]);
+  return rows.map((row) => loggedChangeRowOf(row));
 }
 
 /** The newest log id (0 for an empty log): where a feed that starts now begins. */
 export async function newestChangeId(manager: EntityManager): Promise<number> {
-  const [row] = (await manager.query(`SELECT MAX("id") AS "id" FROM "changes"`)) as { id: number | string | null }[];
-  return row?.id === null || row?.id === undefined ? 0 : Number(row.id);
+  const [[id]] = await selectRows(manager, `SELECT MAX("id") FROM "changes"`, []);
+  return id === null || id === undefined ? 0 : num(id);
 }
 
 /** How much of the log is kept: TASKBASE_CHANGE_LOG_DAYS and TASKBASE_CHANGE_LOG_ROWS. */

@@ -1,4 +1,4 @@
-import type { ClaimEntity, CommentEntity, ItemDependencyEntity, ItemEntity, MemoryEntity, SessionEntity, TaskEventEntity, TaskNoteEntity } from '../../db/entities/index.js';
+import type { ClaimEntity, CommentEntity, ItemDependencyEntity, ItemEntity, LoggedChangeEntity, MemoryEntity, SessionEntity, TaskEventEntity, TaskNoteEntity } from '../../db/entities/index.js';
 import { withRuleDefaults, type PlanPreset, type PlanRules } from '../../domain/plan-rules.js';
 import { bool, json, num } from './statements.js';
 
@@ -126,6 +126,25 @@ export function itemDependencyOf(row: readonly unknown[], at = 0): ItemDependenc
     dependsOnId: num(row[at + 2]),
     taskId: num(row[at + 3]),
     reason: row[at + 4] as string | null,
+  };
+}
+
+const LOGGED_CHANGE = ['id', 'at', 'action', 'entity', 'entityId', 'kind', 'domain', 'taskId', 'itemId', 'sessionId', 'madeBy'] as const;
+export const loggedChangeColumns = selectList(LOGGED_CHANGE);
+/** A change-log row, its id a number on both (PostgreSQL answers the BIGSERIAL as a string). */
+export function loggedChangeRowOf(row: readonly unknown[], at = 0): LoggedChangeEntity {
+  return {
+    id: num(row[at]),
+    at: row[at + 1] as string,
+    action: row[at + 2] as string,
+    entity: row[at + 3] as string,
+    entityId: row[at + 4] as string,
+    kind: row[at + 5] as string | null,
+    domain: row[at + 6] as string | null,
+    taskId: row[at + 7] === null ? null : num(row[at + 7]),
+    itemId: row[at + 8] === null ? null : num(row[at + 8]),
+    sessionId: row[at + 9] as string | null,
+    madeBy: row[at + 10] as string | null,
   };
 }
 

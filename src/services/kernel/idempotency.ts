@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '../../domain/errors.js';
 import { checkCharacters } from '../../domain/text-input.js';
 import { IdempotencyKeyEntity } from '../../db/entities/index.js';
+import { runStatement, selectRows } from './statements.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 interface StoredResult {
@@ -64,11 +65,10 @@ async function findReplay(uow: UnitOfWork, operation: string, key: string | null
   }
   checkCharacters(key, 'idempotencyKey');
   const scoped = scopedKey(uow, key);
-  const postgres = uow.manager.connection.options.type === 'postgres';
-  const [a, b, c, d] = postgres ? ['$1', '$2', '$3', '$4'] : ['?', '?', '?', '?'];
   // createdAt is stamped by remember: reading the clock here, before the call's row locks, could put it out of order.
-  const claimed: unknown[] = await uow.manager.query(
-    `INSERT INTO "idempotency_keys" ("operation", "key", "fingerprint", "result", "createdAt") VALUES (${a}, ${b}, ${c}, ${d}, '')
+  const claimed = await selectRows(
+    uow.manager,
+    `INSERT INTO "idempotency_keys" ("operation", "key", "fingerprint", "result", "createdAt") VALUES (?, ?, ?, ?, '')
      ON CONFLICT DO NOTHING RETURNING "key"`,
     [operation, scoped, fingerprint(input), JSON.stringify(CLAIMED)],
   );
@@ -86,7 +86,8 @@ async function findReplay(uow: UnitOfWork, operation: string, key: string | null
 /** Records the result of the call that claimed the key (findReplay answered null). */
 async function remember(uow: UnitOfWork, operation: string, key: string | null | undefined, _input: object, result: StoredResult): Promise<void> {
   if (!key) return;
-  await uow.manager.update(IdempotencyKeyEntity, { operation, key: scopedKey(uow, key) }, { result, createdAt: uow.now });
+  await runStatement(uow.manager, `UPDATE "idempotency_keys" SET "result" = ?, "createdAt" = ? WHERE "operation" = ? AND "key" = ?`,
+    [JSON.stringify(result), uow.now, operation, scopedKey(uow, key)]);
 }
 
 /**

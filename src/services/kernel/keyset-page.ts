@@ -1,30 +1,7 @@
-import type { EntityManager, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { appendTo } from './grouping.js';
 import { distinct, num, placeholders, selectRows } from './statements.js';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
-
-/**
- * One keyset page of `query` ordered by its rows' id: the total count, then
- * `first` rows after the cursor (the last row's id), one more to know whether
- * there is a next page. `column` is the id column as the query names it;
- * `read` runs the page's query (TypeORM's getMany unless told).
- * Page 1,000 costs what page 1 costs.
- */
-export async function keysetPage<T extends { id: number }>(
-  query: SelectQueryBuilder<T>,
-  column: string,
-  direction: 'ASC' | 'DESC',
-  first: number | null | undefined,
-  after: string | null | undefined,
-  read: (query: SelectQueryBuilder<T>) => Promise<T[]> = (q) => q.getMany(),
-): Promise<Page<T>> {
-  const size = pageSize(first);
-  const key = decodeCursor(after, ROW_CURSOR);
-  const totalCount = await query.clone().getCount();
-  if (key) query.andWhere(`${column} ${direction === 'ASC' ? '>' : '<'} :keysetAfter`, { keysetAfter: Number(key[0]) });
-  const rows = await read(query.orderBy(column, direction).limit(size + 1));
-  return pageFrom(rows, size, (row) => [row.id], totalCount);
-}
 
 /**
  * Where an owner's rows live: the table, its owner column, how to read the
@@ -118,7 +95,7 @@ export async function keysetPagesByOwner<T extends { id: number }>(
 }
 
 /**
- * keysetPage on fixed statements: one keyset page of a table's rows by id,
+ * One keyset page of a table's rows by id, on fixed statements:
  * the rows `where` keeps (a condition on the alias `c`, with `?` for each of
  * `values`): their count, then `first` rows after the cursor (the last row's
  * id), one more to know whether there is a next page, mapped by

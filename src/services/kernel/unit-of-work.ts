@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
-import { SessionDomainEntity, SessionEntity } from '../../db/entities/index.js';
+import type { SessionEntity } from '../../db/entities/index.js';
 import { appendChanges } from './change-log.js';
-import { selectRows } from './statements.js';
+import { num, placeholders, runStatement, selectRows } from './statements.js';
 import type { ChangeEvent, CommitSignal } from './changes.js';
 import { DomainError } from '../../domain/errors.js';
 import { noSession } from '../../domain/plan-steps.js';
@@ -119,21 +119,19 @@ export class UnitOfWork {
     if (this.domains.size === 0) return;
     const sessionId = await this.knownSessionId();
     if (!sessionId) return;
-    const held = await this.manager.countBy(SessionDomainEntity, { sessionId });
+    const [[count]] = await selectRows(this.manager, `SELECT COUNT(*) FROM "session_domains" WHERE "sessionId" = ?`, [sessionId]);
+    const held = num(count);
     let fresh = [...this.domains];
     if (held + fresh.length > DOMAINS_PER_SESSION_MAX) {
       // Near the cap, only the domains not named yet may take the places left.
-      const known: { domain: string }[] = await this.manager
-        .createQueryBuilder(SessionDomainEntity, 'd')
-        .select('d."domain"', 'domain')
-        .where('d."sessionId" = :sessionId AND d."domain" IN (:...fresh)', { sessionId, fresh })
-        .getRawMany();
-      const named = new Set(known.map((row) => row.domain));
+      const known = await selectRows(this.manager, `SELECT "domain" FROM "session_domains" WHERE "sessionId" = ? AND "domain" IN (${placeholders(fresh.length)})`, [sessionId, ...fresh]);
+      const named = new Set(known.map(([domain]) => domain as string));
       fresh = fresh.filter((domain) => !named.has(domain)).slice(0, Math.max(DOMAINS_PER_SESSION_MAX - held, 0));
     }
     if (fresh.length === 0) return;
-    const rows = fresh.map((domain) => ({ sessionId, domain, createdAt: this.now }));
-    await this.manager.createQueryBuilder().insert().into(SessionDomainEntity).values(rows).orIgnore().execute();
+    const tuples = Array.from({ length: fresh.length }, () => '(?, ?, ?)').join(', ');
+    await runStatement(this.manager, `INSERT INTO "session_domains" ("sessionId", "domain", "createdAt") VALUES ${tuples} ON CONFLICT DO NOTHING`,
+      fresh.flatMap((domain) => [sessionId, domain, this.now]));
   }
 
   /** @internal */

@@ -14,7 +14,7 @@ import type { ItemState } from '../../domain/states.js';
 import { deletedItem, parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
+import { currentPlanIds, loadCallingSession, storeSessionName, updateSessionRow, type SessionRowChange } from './session-store.js';
 import { takenSessionName } from '../../domain/session-names.js';
 import { purgeDeletedSteps } from './plan-purge.js';
 import {
@@ -299,8 +299,8 @@ export class PlanService {
     return answer(session, aggregate, message, change);
   }
 
-  private async saveSession(uow: UnitOfWork, session: SessionEntity, change: Partial<SessionEntity>): Promise<void> {
-    await uow.manager.update(SessionEntity, { id: session.id }, change);
+  private async saveSession(uow: UnitOfWork, session: SessionEntity, change: SessionRowChange): Promise<void> {
+    await updateSessionRow(uow, session.id, change);
     Object.assign(session, change);
   }
 }

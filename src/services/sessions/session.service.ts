@@ -9,7 +9,7 @@ import { ItemEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/i
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { cleanSessionName } from '../../domain/session-names.js';
 import { presetOfRules } from '../../domain/plan-render.js';
-import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
+import { currentPlanIds, loadCallingSession, storeSessionName, updateSessionRow, type SessionRowChange } from './session-store.js';
 import { endClaimsOfSession } from '../claims/claim-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -173,12 +173,12 @@ export class SessionService {
   private async change(
     caller: Caller,
     action: ChangeAction,
-    decide: (uow: UnitOfWork, session: SessionEntity) => Promise<Partial<SessionEntity>>,
+    decide: (uow: UnitOfWork, session: SessionEntity) => Promise<SessionRowChange>,
   ): Promise<SessionEntity> {
     return this.writer.run(caller, async (uow) => {
       const session = await loadCallingSession(uow);
       const change = await decide(uow, session);
-      await uow.manager.update(SessionEntity, { id: session.id }, change);
+      await updateSessionRow(uow, session.id, change);
       Object.assign(session, change);
       uow.emit({ entity: 'SESSION', id: session.id, action });
       return session;

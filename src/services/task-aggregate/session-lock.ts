@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import type { SessionEntity } from '../../db/entities/index.js';
 import { sessionColumns, sessionOf } from '../kernel/entity-rows.js';
 import { selectRows } from '../kernel/statements.js';
@@ -18,6 +19,12 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
 export async function lockSession(uow: UnitOfWork, id: string): Promise<SessionEntity | null> {
   const postgres = uow.manager.connection.options.type === 'postgres';
   const [row] = await selectRows(uow.manager, postgres ? `${SELECT_SESSION} FOR NO KEY UPDATE` : SELECT_SESSION, [id]);
+  return row ? sessionOf(row) : null;
+}
+
+/** A session read without a lock: what a write needs of a session it does not change (a plan's rules, once its task is locked). */
+export async function readSession(manager: EntityManager, id: string): Promise<SessionEntity | null> {
+  const [row] = await selectRows(manager, SELECT_SESSION, [id]);
   return row ? sessionOf(row) : null;
 }
 

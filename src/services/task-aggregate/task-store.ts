@@ -13,7 +13,7 @@ import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { lockSession } from './session-lock.js';
+import { lockSession, readSession } from './session-lock.js';
 
 /** A task as a mutation changes it: the row and all its items (deleted ones too) in list order. */
 export interface TaskAggregate {
@@ -54,11 +54,9 @@ export async function loadTaskForChange(
   const taskId = parseId(id);
   const postgres = uow.manager.connection.options.type === 'postgres';
   const ownPlan = owner !== undefined && owner.planTaskId === taskId;
-  const peek = taskId === null || !postgres || ownPlan
-    ? null
-    : await uow.manager.findOne(MemoryEntity, { where: { id: taskId }, select: { id: true, sessionId: true } });
+  const [peek] = taskId === null || !postgres || ownPlan ? [] : await selectRows(uow.manager, TASK_SESSION, [taskId]);
   let session: SessionEntity | null = ownPlan ? owner : null;
-  if (peek?.sessionId) session = await lockSession(uow, peek.sessionId);
+  if (peek?.[0]) session = await lockSession(uow, peek[0] as string);
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
   const [row] = taskId === null ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
   const task = row ? memoryOf(row) : null;
@@ -69,7 +67,7 @@ export async function loadTaskForChange(
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
     throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`);
   }
-  if (task.sessionId && session?.id !== task.sessionId) session = await uow.manager.findOneBy(SessionEntity, { id: task.sessionId });
+  if (task.sessionId && session?.id !== task.sessionId) session = await readSession(uow.manager, task.sessionId);
   checkExpectedVersion(String(task.id), task.version, expectedVersion);
   uow.touchDomain(task.domain);
   const items = await itemsOfTaskIds(uow.manager, [task.id]);
@@ -80,6 +78,8 @@ export async function loadTaskForChange(
 }
 
 const SELECT_TASK = `SELECT ${memoryColumns('m')} FROM "memories" m WHERE m."id" = ?`;
+/** Whose plan a task is (null for a knowledge-base task): read unlocked, before any lock is taken. */
+const TASK_SESSION = `SELECT m."sessionId" FROM "memories" m WHERE m."id" = ?`;
 
 /**
  * An item and its task, loaded for a change like loadTaskForChange: NOT_FOUND
@@ -259,7 +259,7 @@ function soleItemOf(changes: readonly ItemChange[]): string | null {
 export async function markPlanChanged(uow: UnitOfWork, aggregate: TaskAggregate): Promise<void> {
   const sessionId = aggregate.task.sessionId;
   if (!sessionId) return;
-  await uow.manager.update(SessionEntity, { id: sessionId }, { planStanding: true, finishedAt: null });
+  await runStatement(uow.manager, `UPDATE "sessions" SET "planStanding" = ?, "finishedAt" = NULL WHERE "id" = ?`, [true, sessionId]);
   uow.emit({ entity: 'SESSION', id: sessionId, action: 'PLAN_CHANGED', about: { taskId: String(aggregate.task.id) } });
 }
 

@@ -1,5 +1,4 @@
 import { changesTheList, type HistoryAction } from '../../domain/history.js';
-import { In } from 'typeorm';
 import { DomainError, refusalWithRemedy } from '../../domain/errors.js';
 import { cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX, sameLabel, splitItemsText } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
@@ -9,9 +8,11 @@ import { checkStepStart } from '../../domain/plan-steps.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
 import { checkLinkCount, itemNotFound, parseId, TITLE_MAX } from '../../domain/task-rules.js';
-import { ItemEntity, ItemLinkEntity, MemoryEntity } from '../../db/entities/index.js';
+import { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { checkedComment, insertComment } from '../comments/comment-store.js';
 import { createOnce } from '../kernel/idempotency.js';
+import { num, runStatement, selectRows } from '../kernel/statements.js';
+import { memoriesWithIds } from '../memories/memory-reader.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { purgeDeletedSteps } from '../sessions/plan-purge.js';
 import { isSettled } from '../../domain/claims.js';
@@ -173,8 +174,8 @@ export class TaskService {
       if (comment) await insertComment(uow, aggregate, comment, item.id);
       if (related.length) {
         // One statement for the call's links (at most 100), not one per link.
-        await uow.manager.createQueryBuilder().insert().into(ItemLinkEntity)
-          .values(related.map((memory) => ({ itemId: item.id, memoryId: memory.id, createdAt: uow.now }))).orIgnore().execute();
+        await runStatement(uow.manager, `INSERT INTO "item_links" ("itemId", "memoryId", "createdAt") VALUES ${related.map(() => '(?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING`,
+          related.flatMap((memory) => [item.id, memory.id, uow.now]));
       }
       // Asking for what the item already is (its state, its label, memories already linked) is accepted
       // and records nothing, so a retried call answers like the first one.
@@ -289,12 +290,12 @@ export class TaskService {
       throw new DomainError('TOO_LARGE', `related names ${ids.length} memories; link at most ${ITEMS_PER_CALL_MAX} in one call.`);
     }
     const numeric = ids.map((id) => parseId(id));
-    const rows = numeric.includes(null) ? [] : await manager.findBy(MemoryEntity, { id: In(numeric as number[]) });
+    const rows = numeric.includes(null) ? [] : await memoriesWithIds(manager, numeric as number[]);
     const missing = ids.filter((id) => !rows.some((row) => String(row.id) === String(id).trim() && !row.sessionId));
     if (missing.length) {
       throw refusalWithRemedy('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}.`, 'LINK_BY_ID');
     }
-    const linked = new Set((await manager.findBy(ItemLinkEntity, { itemId })).map((link) => link.memoryId));
+    const linked = new Set((await selectRows(manager, `SELECT l."memoryId" FROM "item_links" l WHERE l."itemId" = ?`, [itemId])).map(([memoryId]) => num(memoryId)));
     const fresh = rows.filter((row) => !linked.has(row.id));
     checkLinkCount(String(itemId), linked.size, new Set(fresh.map((row) => row.id)).size);
     return fresh;

@@ -1,13 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
-import { LoggedChangeEntity, WebhookDeliveryEntity, WebhookEntity } from '../../db/entities/index.js';
+import { WebhookDeliveryEntity } from '../../db/entities/index.js';
 import { inScope } from '../../domain/domains.js';
 import { retryDelayMs, type WebhookRetry } from '../../domain/webhooks.js';
 import { loggedChangeOf } from '../changes/logged-change.js';
 import type { ChangeFeed } from '../kernel/change-feed.js';
-import { newestChangeId } from '../kernel/change-log.js';
+import { loggedChangesAfter, newestChangeId } from '../kernel/change-log.js';
 import { CoalescedPasses } from '../kernel/coalesced.js';
-import { plainRows } from '../kernel/plain-rows.js';
+import { num, runStatement, selectRows } from '../kernel/statements.js';
 import type { Clock } from '../kernel/unit-of-work.js';
 import type { Send } from './webhook-sender.js';
 
@@ -30,7 +30,7 @@ interface DispatcherOptions extends WebhookRetry {
 }
 
 interface Due {
-  id: number | string;
+  id: number;
   webhookId: number;
   body: string;
   attempts: number;
@@ -130,11 +130,12 @@ export class WebhookDispatcher {
    * there is no active webhook: the pass has nothing to send either.
    */
   private async fill(tail: EntityManager): Promise<boolean> {
-    const hooks = await tail.find(WebhookEntity, { where: { active: true }, select: { id: true, position: true } });
+    const hooks = (await selectRows(tail, `SELECT "id", "position" FROM "webhooks" WHERE "active" = ?`, [true]))
+      .map(([id, position]) => ({ id: num(id), position: num(position) }));
     if (hooks.length === 0) return false;
     const newest = await newestChangeId(tail);
     for (const hook of hooks) {
-      while (!this.closed && Number(hook.position) < newest) {
+      while (!this.closed && hook.position < newest) {
         const moved = await this.db.transaction((manager) => this.fillOne(manager, hook.id));
         if (moved === null) break;
         hook.position = moved;
@@ -145,56 +146,48 @@ export class WebhookDispatcher {
 
   /** One batch for one webhook; its new position, or null when another server holds it or nothing was left. */
   private async fillOne(manager: EntityManager, webhookId: number): Promise<number | null> {
-    const query = manager.createQueryBuilder(WebhookEntity, 'w').where('w."id" = :webhookId AND w."active" = :active', { webhookId, active: true });
-    if (this.db.kind === 'postgres') query.setLock('pessimistic_write').setOnLocked('skip_locked');
-    const hook = await query.getOne();
+    const lock = this.db.kind === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+    const [hook] = (await selectRows(manager, `SELECT "id", "domain", "position" FROM "webhooks" WHERE "id" = ? AND "active" = ?${lock}`, [webhookId, true]))
+      .map(([id, domain, position]) => ({ id: num(id), domain: domain as string | null, position: num(position) }));
     if (!hook) return null;
-    const rows = await plainRows(manager, manager.createQueryBuilder(LoggedChangeEntity, 'c')
-      .where('c."id" > :position', { position: Number(hook.position) }).orderBy('c."id"', 'ASC').limit(FILL_BATCH));
+    const rows = await loggedChangesAfter(manager, hook.position, FILL_BATCH);
     if (rows.length === 0) return null;
     const now = this.now();
     const deliveries = rows
       .filter((row) => hook.domain === null || (row.domain !== null && inScope(row.domain, hook.domain)))
-      .map((row) => ({
-        webhookId: hook.id,
-        changeId: Number(row.id),
-        body: JSON.stringify({ webhookId: String(hook.id), change: loggedChangeOf(row) }),
-        attempts: 0,
-        lastStatus: null,
-        lastError: null,
-        deliveredAt: null,
-        nextAttemptAt: now,
-        leasedUntil: null,
-      }));
-    if (deliveries.length > 0) await manager.createQueryBuilder().insert().into(WebhookDeliveryEntity).values(deliveries).updateEntity(false).execute();
-    const position = Number(rows.at(-1)!.id);
-    await manager.update(WebhookEntity, { id: hook.id }, { position });
+      .flatMap((row) => [hook.id, num(row.id), JSON.stringify({ webhookId: String(hook.id), change: loggedChangeOf(row) }), now]);
+    if (deliveries.length > 0) {
+      // A new delivery is unsent: no attempts, status, error or lease yet, due now.
+      const tuples = Array.from({ length: deliveries.length / 4 }, () => '(?, ?, ?, 0, NULL, NULL, NULL, ?, NULL)').join(', ');
+      await runStatement(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "changeId", "body", "attempts", "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES ${tuples}`, deliveries);
+    }
+    const position = num(rows.at(-1)!.id);
+    await runStatement(manager, `UPDATE "webhooks" SET "position" = ? WHERE "id" = ?`, [position, hook.id]);
     return position;
   }
 
   /** The head of each active webhook's queue, when due and not leased by a server sending it (read among undelivered rows only). */
   private async due(tail: EntityManager): Promise<Due[]> {
     const now = this.now();
-    const rows = await tail.createQueryBuilder(WebhookDeliveryEntity, 'd')
-      .innerJoin(WebhookEntity, 'w', 'w."id" = d."webhookId"')
-      .select(['d."id" AS "id"', 'd."webhookId" AS "webhookId"', 'd."body" AS "body"', 'd."attempts" AS "attempts"', 'w."url" AS "url"', 'w."secret" AS "secret"'])
-      .where('w."active" = :active AND d."deliveredAt" IS NULL', { active: true })
-      .andWhere(`d."id" = (SELECT MIN(h."id") FROM "webhook_deliveries" h WHERE h."webhookId" = d."webhookId" AND h."deliveredAt" IS NULL)`)
-      .andWhere('d."nextAttemptAt" IS NOT NULL AND d."nextAttemptAt" <= :now', { now })
-      .andWhere('(d."leasedUntil" IS NULL OR d."leasedUntil" <= :now)')
-      .getRawMany<Due>();
-    return rows.map((row) => ({ ...row, webhookId: Number(row.webhookId), attempts: Number(row.attempts) }));
+    const rows = await selectRows(tail, `SELECT d."id", d."webhookId", d."body", d."attempts", w."url", w."secret"
+      FROM "webhook_deliveries" d INNER JOIN "webhooks" w ON w."id" = d."webhookId"
+      WHERE w."active" = ? AND d."deliveredAt" IS NULL
+      AND d."id" = (SELECT MIN(h."id") FROM "webhook_deliveries" h WHERE h."webhookId" = d."webhookId" AND h."deliveredAt" IS NULL)
+      AND d."nextAttemptAt" IS NOT NULL AND d."nextAttemptAt" <= ?
+      AND (d."leasedUntil" IS NULL OR d."leasedUntil" <= ?)`, [true, now, now]);
+    return rows.map(([id, webhookId, body, attempts, url, secret]) => ({
+      id: num(id), webhookId: num(webhookId), body: body as string, attempts: num(attempts), url: url as string, secret: secret as string,
+    }));
   }
 
   /** Takes the lease, sends, records the answer. True when the head moved on (delivered, or the webhook gave up). */
   private async attempt(delivery: Due): Promise<boolean> {
     const now = this.now();
     const lease = new Date(this.options.clock().getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    const taken = await this.db.transaction((manager) => manager.createQueryBuilder().update(WebhookDeliveryEntity)
-      .set({ leasedUntil: lease })
-      .where('"id" = :id AND "deliveredAt" IS NULL AND ("leasedUntil" IS NULL OR "leasedUntil" <= :now)', { id: Number(delivery.id), now })
-      .execute());
-    if (!taken.affected) return false;
+    const taken = await this.db.transaction((manager) => selectRows(manager,
+      `UPDATE "webhook_deliveries" SET "leasedUntil" = ? WHERE "id" = ? AND "deliveredAt" IS NULL AND ("leasedUntil" IS NULL OR "leasedUntil" <= ?) RETURNING "id"`,
+      [lease, delivery.id, now]));
+    if (taken.length === 0) return false;
     const deliveryId = String(delivery.id);
     const result = await this.options.send({ url: delivery.url, secret: delivery.secret, deliveryId, body: delivery.body });
     const attempts = delivery.attempts + 1;
@@ -202,18 +195,19 @@ export class WebhookDispatcher {
     const gaveUp = !delivered && attempts >= this.options.maxAttempts;
     const at = this.now();
     await this.db.transaction(async (manager) => {
-      const recorded = await manager.createQueryBuilder().update(WebhookDeliveryEntity)
-        .set({
+      const recorded = await selectRows(manager,
+        `UPDATE "webhook_deliveries" SET "attempts" = ?, "lastStatus" = ?, "lastError" = ?, "deliveredAt" = ?, "nextAttemptAt" = ?, "leasedUntil" = NULL
+          WHERE "id" = ? AND "leasedUntil" = ? RETURNING "id"`,
+        [
           attempts,
-          lastStatus: result.status,
-          lastError: result.status === null ? (result.error ?? 'no answer').slice(0, 300) : null,
-          deliveredAt: delivered ? at : null,
-          nextAttemptAt: delivered || gaveUp ? null : new Date(this.options.clock().getTime() + retryDelayMs(this.options, attempts)).toISOString(),
-          leasedUntil: null,
-        })
-        .where('"id" = :id AND "leasedUntil" = :lease', { id: Number(delivery.id), lease })
-        .execute();
-      if (gaveUp && recorded.affected) await manager.update(WebhookEntity, { id: delivery.webhookId }, { active: false });
+          result.status,
+          result.status === null ? (result.error ?? 'no answer').slice(0, 300) : null,
+          delivered ? at : null,
+          delivered || gaveUp ? null : new Date(this.options.clock().getTime() + retryDelayMs(this.options, attempts)).toISOString(),
+          delivery.id,
+          lease,
+        ]);
+      if (gaveUp && recorded.length > 0) await runStatement(manager, `UPDATE "webhooks" SET "active" = ? WHERE "id" = ?`, [false, delivery.webhookId]);
     });
     this.options.onAttempt?.({ webhookId: delivery.webhookId, deliveryId, attempts, status: result.status, error: result.error, gaveUp });
     return delivered || gaveUp;
