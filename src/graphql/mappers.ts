@@ -59,8 +59,7 @@ export function toTaskEvent(row: TaskEventEntity): TaskEvent {
     id: String(row.id),
     at: new Date(row.at),
     action: row.action,
-    items: row.items,
-    changes: row.changes,
+    row,
     sessionId: row.sessionId,
   });
 }
