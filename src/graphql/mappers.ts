@@ -1,18 +1,27 @@
 import { countsOf } from '../db/task-counts.js';
 import type { CommentEntity, ItemEntity, MemoryEntity, TaskEventEntity, TaskNoteEntity } from '../db/entities/index.js';
-import { ItemStateEnum, MemoryKindEnum, MemoryStatusEnum } from './types/enums.js';
+import { taskStateOf, taskStatus } from '../domain/states.js';
+import { ItemStateEnum, MemoryKindEnum, MemoryStatusEnum, TaskStateEnum } from './types/enums.js';
 import { Item } from './types/item.type.js';
 import { Note, Task } from './types/memory.type.js';
 import { TaskEvent } from './types/task-event.type.js';
 import { Comment } from './types/comment.type.js';
 import { Brief, TaskNote } from './types/task-note.type.js';
 
-/** Rows to API types. Derived fields (state, progress, numbers, rendered text) are field resolvers, not copied here. */
+/**
+ * Rows to API types. What follows from the row alone (a task's state, status
+ * and progress) is worked out here once, a plain field the executor reads;
+ * what needs other rows (numbers, rendered text, refs) is a field resolver.
+ */
 export function toTask(row: MemoryEntity): Task {
+  const counts = countsOf(row);
+  const state = taskStateOf(counts);
   return Object.assign(new Task(), {
     taskId: row.id,
     sessionId: row.sessionId,
-    counts: countsOf(row),
+    state: state as TaskStateEnum,
+    status: taskStatus(state) as MemoryStatusEnum,
+    progress: counts,
     id: String(row.id),
     kind: MemoryKindEnum.TASK,
     title: row.title,
@@ -59,8 +68,7 @@ export function toTaskEvent(row: TaskEventEntity): TaskEvent {
     id: String(row.id),
     at: new Date(row.at),
     action: row.action,
-    items: row.items,
-    changes: row.changes,
+    row,
     sessionId: row.sessionId,
   });
 }

@@ -1,5 +1,4 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { taskStateOf, taskStatus } from '../../domain/states.js';
 import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { PageArgs } from '../inputs/page.args.js';
@@ -8,10 +7,9 @@ import { itemPage } from '../item-pages.js';
 import { refsFor, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
 import { after, type Maybe } from '../settled-loader.js';
-import { ItemRef, Progress } from '../types/common.type.js';
+import { ItemRef } from '../types/common.type.js';
 import { toConnection } from '../types/connection.type.js';
 import { ItemConnection, TaskEventConnection } from '../types/connections.type.js';
-import { MemoryStatusEnum, TaskStateEnum } from '../types/enums.js';
 import { Item } from '../types/item.type.js';
 import { Memory, Task } from '../types/memory.type.js';
 import { CreateTaskPayload, ItemsPayload } from '../types/payloads.type.js';
@@ -89,22 +87,6 @@ export class TaskResolver {
   @FieldResolver(() => [ItemRef], { description: 'What each [[#id]] in the goal names now, in order of first appearance.' })
   goalRefs(@Root() task: Task, @Ctx() ctx: Context): Maybe<ItemRef[]> {
     return refsFor(ctx, task.taskId, [task.goal]);
-  }
-
-  // State, status and progress come from the counts the task row keeps (no item is read).
-  @FieldResolver(() => TaskStateEnum, { description: 'OPEN, COMPLETED or CANCELLED, derived from the live items.' })
-  state(@Root() task: Task): TaskStateEnum {
-    return taskStateOf(task.counts) as TaskStateEnum;
-  }
-
-  @FieldResolver(() => MemoryStatusEnum, { description: 'ARCHIVED while the task is COMPLETED or CANCELLED, ACTIVE while OPEN.' })
-  status(@Root() task: Task): MemoryStatusEnum {
-    return taskStatus(taskStateOf(task.counts)) as MemoryStatusEnum;
-  }
-
-  @FieldResolver(() => Progress, { description: 'Counts of live items by state.' })
-  progress(@Root() task: Task): Progress {
-    return task.counts;
   }
 
   @FieldResolver(() => ItemConnection, { description: 'Live items in list order; includeDeleted adds deleted ones where they stood (number null).' })

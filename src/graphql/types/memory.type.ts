@@ -1,6 +1,7 @@
 import { Field, ID, InterfaceType, Int, ObjectType } from 'type-graphql';
 import type { ProgressCounts } from '../../domain/states.js';
-import { MemoryKindEnum, MemoryStatusEnum } from './enums.js';
+import { Progress } from './common.type.js';
+import { MemoryKindEnum, MemoryStatusEnum, TaskStateEnum } from './enums.js';
 
 @InterfaceType({
   description: 'Something the knowledge base remembers: a note or a task. Search and domain listings return memories.',
@@ -44,8 +45,15 @@ export class Task extends Memory {
   /** The session whose plan this is, if any. */
   sessionId: string | null;
 
-  /** Live items by state, as the task row keeps them: state, status and progress read these, not the items. */
-  counts: ProgressCounts;
+  // State, status and progress come from the counts the task row keeps (no item is read), derived once by toTask.
+  @Field(() => TaskStateEnum, { description: 'OPEN, COMPLETED or CANCELLED, derived from the live items.' })
+  state: TaskStateEnum;
+
+  @Field(() => MemoryStatusEnum, { description: 'ARCHIVED while the task is COMPLETED or CANCELLED, ACTIVE while OPEN.' })
+  declare status: MemoryStatusEnum;
+
+  @Field(() => Progress, { description: 'Counts of live items by state.' })
+  progress: ProgressCounts;
 
   @Field({ description: 'The goal as written, [[#id]] tokens kept.' })
   goal: string;

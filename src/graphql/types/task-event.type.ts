@@ -45,11 +45,18 @@ export class TaskEvent {
   })
   action: string;
 
+  /** The history row: its snapshot and changes are read from it when asked for (parsed then, see taskEventOf). */
+  row: { readonly items: readonly ItemSnapshot[]; readonly changes: readonly ItemChange[] };
+
   @Field(() => [ItemSnapshot], { description: 'The list as it stood after this change (live items, in order).' })
-  items: ItemSnapshot[];
+  get items(): readonly ItemSnapshot[] {
+    return this.row.items;
+  }
 
   @Field(() => [ItemChange], { description: 'What changed since the previous event.' })
-  changes: ItemChange[];
+  get changes(): readonly ItemChange[] {
+    return this.row.changes;
+  }
 
   @Field(() => ID, { nullable: true, description: 'The agent session that made the change, if it sent x-session-id.' })
   sessionId: string | null;

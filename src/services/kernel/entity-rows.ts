@@ -94,15 +94,42 @@ const TASK_EVENT = ['id', 'taskId', 'at', 'action', 'sessionId', 'items', 'chang
 export const taskEventColumns = selectList(TASK_EVENT);
 export const TASK_EVENT_WIDTH = TASK_EVENT.length;
 export function taskEventOf(row: readonly unknown[], at = 0): TaskEventEntity {
-  return {
-    id: num(row[at]),
-    taskId: num(row[at + 1]),
-    at: row[at + 2] as string,
-    action: row[at + 3] as string,
-    sessionId: row[at + 4] as string | null,
-    items: json<TaskEventEntity['items']>(row[at + 5]),
-    changes: json<TaskEventEntity['changes']>(row[at + 6]),
-  };
+  return new TaskEventRow(row, at);
+}
+
+/**
+ * A history row as read: its list snapshot (up to 500 items) and its changes
+ * are JSON, parsed the first time they are asked for, so a page that shows
+ * only ids or counts (the dashboard's history(first: 1)) parses neither.
+ */
+class TaskEventRow implements TaskEventEntity {
+  id: number;
+  taskId: number;
+  at: string;
+  action: string;
+  sessionId: string | null;
+  #items: unknown;
+  #changes: unknown;
+  #parsedItems: TaskEventEntity['items'] | undefined;
+  #parsedChanges: TaskEventEntity['changes'] | undefined;
+
+  constructor(row: readonly unknown[], at: number) {
+    this.id = num(row[at]);
+    this.taskId = num(row[at + 1]);
+    this.at = row[at + 2] as string;
+    this.action = row[at + 3] as string;
+    this.sessionId = row[at + 4] as string | null;
+    this.#items = row[at + 5];
+    this.#changes = row[at + 6];
+  }
+
+  get items(): TaskEventEntity['items'] {
+    return (this.#parsedItems ??= json<TaskEventEntity['items']>(this.#items));
+  }
+
+  get changes(): TaskEventEntity['changes'] {
+    return (this.#parsedChanges ??= json<TaskEventEntity['changes']>(this.#changes));
+  }
 }
 
 const CLAIM = ['itemId', 'taskId', 'sessionId', 'claimedAt', 'expiresAt'] as const;
