@@ -26,7 +26,7 @@ async function counted(query: string, variables?: Record<string, unknown>) {
   const statements = reads;
   reads = [];
   const rows: number[] = [];
-  // better-sqlite3 binds no booleans: plainRows sends them as numbers, and so does this.
+  // better-sqlite3 binds no booleans: selectRows sends them as numbers, and so does this.
   const bound = (value: unknown) => (typeof value === 'boolean' && server.app.services.db.kind === 'sqlite' ? Number(value) : value);
   for (const statement of statements) rows.push((await server.app.services.db.reader.query(statement.sql, statement.parameters.map(bound))).length);
   return { data, rows, most: Math.max(0, ...rows), total: rows.reduce((sum, n) => sum + n, 0) };

@@ -4,10 +4,9 @@ import type { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/ent
 import { cleanDomain } from '../../domain/domains.js';
 import { pageSize } from '../../domain/paging.js';
 import { claimColumns, claimOf, itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
-import { plainRows } from '../kernel/plain-rows.js';
 import { distinct, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
-import { liveClaimsOf, readyQuery } from './claim-store.js';
+import { liveClaimsOf, readyItems } from './claim-store.js';
 
 /**
  * Reads for claims and dependencies, shaped for batching: each takes many
@@ -54,11 +53,10 @@ export class ClaimReader {
     return itemIds.map((itemId) => [...new Set(rows.filter((row) => row.dependsOnId === itemId).map((row) => row.itemId))]);
   }
 
-  /** The first `first` ready items of a domain and those under it (1..200, default 50): see readyQuery. */
+  /** The first `first` ready items of a domain and those under it (1..200, default 50): see readyItems. */
   async ready(domain: string, first?: number | null): Promise<ItemEntity[]> {
-    const size = pageSize(first);
-    const manager = this.reader();
-    return plainRows(manager, readyQuery(manager, cleanDomain(domain)).limit(size));
+    const ready = await readyItems(this.reader(), cleanDomain(domain), { limit: pageSize(first) });
+    return ready.map(({ item }) => item);
   }
 }
 

@@ -1,13 +1,13 @@
-import type { EntityManager, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { dbNowSql, kindOf } from '../../db/db-clock.js';
-import { ClaimEntity, ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
+import type { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
-import { claimColumns, claimOf } from '../kernel/entity-rows.js';
-import { distinct, placeholders, runStatement, selectRows } from '../kernel/statements.js';
+import { claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
+import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { snapshotOf } from '../task-aggregate/task-store.js';
+import { insertTaskEvent, snapshotOf } from '../task-aggregate/task-store.js';
 
 /**
  * Claims as rows, and the ready queue. Every "is it claimed" compares the
@@ -24,10 +24,8 @@ export async function liveClaimsOf(manager: EntityManager, itemIds: readonly num
 
 /** How many live claims a session holds. */
 export async function liveClaimCount(manager: EntityManager, sessionId: string): Promise<number> {
-  return manager.createQueryBuilder(ClaimEntity, 'c')
-    .where('c."sessionId" = :sessionId', { sessionId })
-    .andWhere(`c."expiresAt" > ${dbNowSql(kindOf(manager))}`)
-    .getCount();
+  const [[count]] = await selectRows(manager, `SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND c."expiresAt" > ${dbNowSql(kindOf(manager))}`, [sessionId]);
+  return num(count);
 }
 
 /**
@@ -40,17 +38,17 @@ export async function takeClaim(
   manager: EntityManager,
   claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'claimedAt' | 'expiresAt'>,
 ): Promise<boolean> {
-  const kind = kindOf(manager);
-  const marks = kind === 'postgres' ? ['$1', '$2', '$3', '$4', '$5'] : ['?', '?', '?', '?', '?'];
-  const rows = (await manager.query(
-    `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt") VALUES (${marks.join(', ')})
+  const rows = await selectRows(manager, `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt") VALUES (?, ?, ?, ?, ?)
      ON CONFLICT ("itemId") DO UPDATE SET "taskId" = excluded."taskId", "sessionId" = excluded."sessionId",
        "claimedAt" = excluded."claimedAt", "expiresAt" = excluded."expiresAt"
-     WHERE "claims"."expiresAt" <= ${dbNowSql(kind)}
-     RETURNING "itemId"`,
-    [claim.itemId, claim.taskId, claim.sessionId, claim.claimedAt, claim.expiresAt],
-  )) as unknown[];
+     WHERE "claims"."expiresAt" <= ${dbNowSql(kindOf(manager))}
+     RETURNING "itemId"`, [claim.itemId, claim.taskId, claim.sessionId, claim.claimedAt, claim.expiresAt]);
   return rows.length > 0;
+}
+
+/** Moves a claim's expiry (its holder renewing it). */
+export async function setClaimExpiry(manager: EntityManager, itemId: number, expiresAt: string): Promise<void> {
+  await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ? WHERE "itemId" = ?`, [expiresAt, itemId]);
 }
 
 /** Ends the claims on these items (settled or deleted work): no history of its own, the change that ended it has one. */
@@ -78,37 +76,48 @@ export async function recordClaim(
   action: HistoryAction,
   change: ItemChange,
 ): Promise<void> {
-  await uow.manager.insert(TaskEventEntity, {
-    taskId: task.id, at: uow.now, action, sessionId: await uow.knownSessionId(), items: snapshotOf(items), changes: [change],
-  });
+  await insertTaskEvent(uow, task.id, action, snapshotOf(items), [change]);
   uow.emit({
     entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
     about: { itemId: change.itemId, sessionId: change.to ?? change.from },
   });
 }
 
+/** A ready item and its task's domain, as readyItems answers them. */
+export interface ReadyItem {
+  item: ItemEntity;
+  domain: string | null;
+}
+
 /**
  * The ready queue of a domain (and those under it): live PENDING or
  * IN_PROGRESS items of open knowledge-base tasks (never a plan's, never an
  * archived task's), with no live claim, whose every dependency is settled or
- * deleted; oldest task first, then list order.
+ * deleted; oldest task first, then list order. The first `limit`, leaving
+ * out the items `passed`; with `lock` (claimNext on PostgreSQL) the chosen
+ * item rows are locked FOR UPDATE, skipping any another transaction holds,
+ * so concurrent callers pass over each other's candidates instead of waiting.
  */
-export function readyQuery(manager: EntityManager, domain: string): SelectQueryBuilder<ItemEntity> {
-  const now = dbNowSql(kindOf(manager));
-  const params: Record<string, string> = {};
-  const bind = (value: string) => {
-    const name = `scope${Object.keys(params).length}`;
-    params[name] = value;
-    return `:${name}`;
-  };
-  return manager.createQueryBuilder(ItemEntity, 'i')
-    .innerJoin(MemoryEntity, 'm', 'm."id" = i."taskId"')
-    .where(`m."taskState" = 'OPEN' AND m."kind" = 'TASK' AND m."sessionId" IS NULL`)
-    .andWhere(scopeCondition('m."domain"', domain, bind), params)
-    .andWhere(`i."deleted" = :deleted AND i."state" IN ('PENDING', 'IN_PROGRESS')`, { deleted: false })
-    .andWhere(`NOT EXISTS (SELECT 1 FROM "claims" c WHERE c."itemId" = i."id" AND c."expiresAt" > ${now})`)
-    .andWhere(`NOT EXISTS (SELECT 1 FROM "item_dependencies" d INNER JOIN "items" x ON x."id" = d."dependsOnId"
-      WHERE d."itemId" = i."id" AND x."deleted" = :deleted AND x."state" NOT IN ('DONE', 'DROPPED'))`)
-    .orderBy('m."id"', 'ASC')
-    .addOrderBy('i."position"', 'ASC');
+export async function readyItems(
+  manager: EntityManager,
+  domain: string,
+  { limit, passed = [], lock = false }: { limit: number; passed?: readonly number[]; lock?: boolean },
+): Promise<ReadyItem[]> {
+  const kind = kindOf(manager);
+  const scope: string[] = [];
+  const where = scopeCondition('m."domain"', domain, (value) => {
+    scope.push(value);
+    return '?';
+  });
+  const skip = passed.length ? ` AND i."id" NOT IN (${placeholders(passed.length)})` : '';
+  const locking = lock && kind === 'postgres' ? ' FOR UPDATE OF i SKIP LOCKED' : '';
+  const sql = `SELECT ${itemColumns('i')}, m."domain" FROM "items" i INNER JOIN "memories" m ON m."id" = i."taskId"
+    WHERE m."taskState" = 'OPEN' AND m."kind" = 'TASK' AND m."sessionId" IS NULL AND ${where}
+      AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')
+      AND NOT EXISTS (SELECT 1 FROM "claims" c WHERE c."itemId" = i."id" AND c."expiresAt" > ${dbNowSql(kind)})
+      AND NOT EXISTS (SELECT 1 FROM "item_dependencies" d INNER JOIN "items" x ON x."id" = d."dependsOnId"
+        WHERE d."itemId" = i."id" AND x."deleted" = ? AND x."state" NOT IN ('DONE', 'DROPPED'))${skip}
+    ORDER BY m."id" ASC, i."position" ASC LIMIT ?${locking}`;
+  const rows = await selectRows(manager, sql, [...scope, false, false, ...passed, limit]);
+  return rows.map((row) => ({ item: itemOf(row), domain: row[ITEM_WIDTH] as string | null }));
 }

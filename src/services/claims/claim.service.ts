@@ -2,11 +2,10 @@ import { claimedBy, claimNeedsSession, claimTtl, CLAIMS_PER_SESSION_MAX, expiryA
 import { cleanDomain } from '../../domain/domains.js';
 import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
-import { plainRows } from '../kernel/plain-rows.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
-import { liveClaimCount, liveClaimsOf, readyQuery, recordClaim, takeClaim } from './claim-store.js';
+import { endClaimsOnItems, liveClaimCount, liveClaimsOf, readyItems, recordClaim, setClaimExpiry, takeClaim } from './claim-store.js';
 
 interface ClaimInput {
   id: string;
@@ -45,7 +44,7 @@ export class ClaimService {
       const now = await readDbNow(uow.manager);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
       if (held && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt);
-      if (held) return { item, claim: await this.extend(uow, held, now, ttl) };
+      if (held) return { item, claim: await this.extend(uow, aggregate.task, held, now, ttl) };
       if ((await liveClaimCount(uow.manager, sessionId)) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl) };
       if (!(await takeClaim(uow.manager, claim))) {
@@ -63,11 +62,11 @@ export class ClaimService {
     const ttl = claimTtl(input.ttlSeconds);
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'renewClaim');
-      const { item } = await loadItemForChange(uow, input.id);
+      const { aggregate, item } = await loadItemForChange(uow, input.id);
       const now = await readDbNow(uow.manager);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
       if (!held || held.sessionId !== sessionId) throw notClaimed(String(item.id), sessionId);
-      return { item, claim: await this.extend(uow, held, now, ttl) };
+      return { item, claim: await this.extend(uow, aggregate.task, held, now, ttl) };
     });
   }
 
@@ -84,7 +83,7 @@ export class ClaimService {
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
       if (!held) return { item, claim: null };
       if (sessionId && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt);
-      await uow.manager.delete(ClaimEntity, { itemId: item.id });
+      await endClaimsOnItems(uow.manager, [item.id]);
       // The history row's session is who released it (none: a person); the change names whose claim it was.
       await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_RELEASED', { itemId: String(item.id), kind: 'RELEASED', text: item.text, from: held.sessionId, to: null });
       return { item, claim: null };
@@ -109,32 +108,28 @@ export class ClaimService {
       const now = await readDbNow(uow.manager);
       const passed: number[] = [];
       for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
-        const query = readyQuery(uow.manager, domain).limit(1);
-        if (passed.length) query.andWhere('i."id" NOT IN (:...passed)', { passed });
-        if (uow.manager.connection.options.type === 'postgres') query.setLock('pessimistic_write', undefined, ['i']).setOnLocked('skip_locked');
-        const [item] = await plainRows(uow.manager, query);
-        if (!item) return null;
+        const [ready] = await readyItems(uow.manager, domain, { limit: 1, passed, lock: true });
+        if (!ready) return null;
+        const { item } = ready;
         const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl) };
         if (!(await takeClaim(uow.manager, claim))) {
           passed.push(item.id);
           continue;
         }
-        const task = await uow.manager.findOneByOrFail(MemoryEntity, { id: item.taskId });
         const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
-        await recordClaim(uow, task, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
+        await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
         return { item, claim: Object.assign(new ClaimEntity(), claim) };
       }
       return null;
     });
   }
 
-  /** Moves a held claim's expiry to `ttl` seconds after now: a change-log event, no history row. */
-  private async extend(uow: UnitOfWork, held: ClaimEntity, now: string, ttl: number): Promise<ClaimEntity> {
+  /** Moves a held claim (on an item of `task`) to expire `ttl` seconds after now: a change-log event, no history row. */
+  private async extend(uow: UnitOfWork, task: Pick<MemoryEntity, 'id' | 'domain'>, held: ClaimEntity, now: string, ttl: number): Promise<ClaimEntity> {
     const expiresAt = expiryAfter(now, ttl);
-    await uow.manager.update(ClaimEntity, { itemId: held.itemId }, { expiresAt });
-    const task = await uow.manager.findOne(MemoryEntity, { where: { id: held.taskId }, select: { id: true, domain: true } });
+    await setClaimExpiry(uow.manager, held.itemId, expiresAt);
     uow.emit({
-      entity: 'TASK', id: String(held.taskId), action: 'CLAIM_RENEWED', memory: { kind: 'TASK', domain: task?.domain ?? null },
+      entity: 'TASK', id: String(task.id), action: 'CLAIM_RENEWED', memory: { kind: 'TASK', domain: task.domain },
       about: { itemId: String(held.itemId), sessionId: held.sessionId },
     });
     return Object.assign(held, { expiresAt });

@@ -227,8 +227,7 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   Object.assign(task, counts);
   const after = snapshotOf(items);
   const changes = diffSnapshots(aggregate.before, after);
-  // The history row is not read back (TypeORM's insert would select its generated columns): nothing here needs its id.
-  await runStatement(uow.manager, INSERT_TASK_EVENT, [task.id, uow.now, action, await uow.knownSessionId(), JSON.stringify(after), JSON.stringify(changes)]);
+  await insertTaskEvent(uow, task.id, action, after, changes);
   // A state or note change leaves the document as it is, so it is not rewritten: a rewrite costs two
   // statements (an FTS5 delete and insert), which would land on every updateItem.
   if (!task.sessionId && aggregate.searchedAs !== searchDocument(task, items)) {
@@ -242,6 +241,16 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
 
 /** The version's compare-and-set with the counts: a row back when it moved, none when another writer moved it first. */
 const BUMP_TASK = `UPDATE "memories" SET "version" = ?, "updatedAt" = ?, "pendingItems" = ?, "inProgressItems" = ?, "doneItems" = ?, "droppedItems" = ?, "blockedItems" = ?, "failedItems" = ?, "taskState" = ? WHERE "id" = ? AND "version" = ? RETURNING "id"`;
+
+/**
+ * Writes a task's history row: the list as it stands after the change and
+ * what changed, stamped now and with the calling session. Not read back
+ * (TypeORM's insert would select its generated columns): nothing needs its id.
+ */
+export async function insertTaskEvent(uow: UnitOfWork, taskId: number, action: HistoryAction, items: readonly Snapshot[], changes: readonly ItemChange[]): Promise<void> {
+  await runStatement(uow.manager, INSERT_TASK_EVENT, [taskId, uow.now, action, await uow.knownSessionId(), JSON.stringify(items), JSON.stringify(changes)]);
+}
+
 /** A history row; items and changes are simple-json columns, stored as their JSON text on both databases. */
 const INSERT_TASK_EVENT = `INSERT INTO "task_events" ("taskId", "at", "action", "sessionId", "items", "changes") VALUES (?, ?, ?, ?, ?, ?)`;
 
