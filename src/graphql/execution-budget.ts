@@ -59,14 +59,23 @@ function overBudget(kind: 'size' | 'time'): GraphQLError {
   );
 }
 
-function charge(budget: ExecutionBudget, value: unknown): void {
+/** What a field holding `value` adds to an answer. */
+function sizeOf(value: unknown): number {
   let chars = FIELD_OVERHEAD;
   if (typeof value === 'string') chars += value.length;
   else if (Array.isArray(value)) for (const entry of value) chars += typeof entry === 'string' ? entry.length + 3 : 8;
+  return chars;
+}
+
+function spend(budget: ExecutionBudget, chars: number): void {
   budget.chars += chars;
   if (budget.chars > RESPONSE_BUDGET_CHARS) budget.exceeded = overBudget('size');
   else if (Date.now() > budget.deadline) budget.exceeded = overBudget('time');
   if (budget.exceeded) throw budget.exceeded;
+}
+
+function charge(budget: ExecutionBudget, value: unknown): void {
+  spend(budget, sizeOf(value));
 }
 
 /**
@@ -116,19 +125,24 @@ function chargeObjects(budget: ExecutionBudget, value: unknown, info: GraphQLRes
   chargeEach(budget, value, info, context);
 }
 
-function chargeEach(budget: ExecutionBudget, value: unknown, info: GraphQLResolveInfo, context: Context): void {
+function chargeEach(budget: ExecutionBudget, value: unknown, info: GraphQLResolveInfo, context: Context, leaves?: PlainLeaves): void {
   if (value === null || value === undefined) return;
   if (Array.isArray(value)) {
-    for (const entry of value) chargeEach(budget, entry, info, context);
+    // A list of one object type: its selection is looked up once for the whole list.
+    const named = getNamedType(info.returnType);
+    const known = leaves ?? (isObjectType(named) ? plainLeavesOf(info, named) : undefined);
+    for (const entry of value) chargeEach(budget, entry, info, context, known);
     return;
   }
   // A list entry still to come (rare): charged when it comes; an overrun it finds fails the fields after it.
   if (value instanceof Promise) {
-    value.then((entry) => chargeEach(budget, entry, info, context)).catch(() => undefined);
+    value.then((entry) => chargeEach(budget, entry, info, context, leaves)).catch(() => undefined);
     return;
   }
   const source = value as Record<string, unknown>;
-  for (const [, fieldName] of plainLeavesOf(info, runtimeTypeOf(info, source, context))) charge(budget, source[fieldName]);
+  let chars = 0;
+  for (const [, fieldName] of leaves ?? plainLeavesOf(info, runtimeTypeOf(info, source, context))) chars += sizeOf(source[fieldName]);
+  spend(budget, chars);
 }
 
 function runtimeTypeOf(info: GraphQLResolveInfo, source: unknown, context: Context): GraphQLObjectType {
