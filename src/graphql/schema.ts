@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
+import { directFieldResolvers } from './direct-field-resolvers.js';
 import { budgetedSchema } from './execution-budget.js';
 import { freshAfterMutation } from './fresh-after-mutation.js';
 import { AccessResolver } from './resolvers/access.resolver.js';
@@ -40,6 +41,7 @@ export async function createSchema(pubSub: ChangePubSub = createChangePubSub()):
     scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
     validate: false,
   });
+  directFieldResolvers(schema, RESOLVERS);
   freshAfterMutation(schema);
   budgetedSchema(schema);
   // type-graphql has no decorator for the root types; every type is documented, these too.
