@@ -156,13 +156,30 @@ function runtimeTypeOf(info: GraphQLResolveInfo, source: unknown, context: Conte
 }
 
 type PlainLeaves = readonly (readonly [responseKey: string, fieldName: string])[];
-/** Per field node of a document, per type: the plain leaves its selection asks for. */
-const plainLeafCache = new WeakMap<FieldNode, Map<GraphQLObjectType, PlainLeaves>>();
+/**
+ * Per run of field nodes of a document (the nodes one response key merges), per type: the plain leaves
+ * its selection asks for. Keyed by every node, not the first: a fragment's field is one node wherever the
+ * fragment is spread, merged in one place with fields that another place does not have.
+ */
+interface LeafCacheEntry { byType?: Map<GraphQLObjectType, PlainLeaves>; next?: WeakMap<FieldNode, LeafCacheEntry> }
+const plainLeafCache = new WeakMap<FieldNode, LeafCacheEntry>();
+
+function leafCacheEntry(nodes: readonly FieldNode[], create: boolean): LeafCacheEntry | undefined {
+  let level = plainLeafCache;
+  let entry: LeafCacheEntry | undefined;
+  for (const node of nodes) {
+    entry = level.get(node);
+    if (!entry) {
+      if (!create) return undefined;
+      level.set(node, (entry = {}));
+    }
+    level = entry.next ??= new WeakMap();
+  }
+  return entry;
+}
 
 function plainLeavesOf(info: GraphQLResolveInfo, type: GraphQLObjectType): PlainLeaves {
-  const node = info.fieldNodes[0];
-  let byType = plainLeafCache.get(node);
-  const known = byType?.get(type);
+  const known = leafCacheEntry(info.fieldNodes, false)?.byType?.get(type);
   if (known) return known;
   const selected = collectSubfields(info.schema, info.fragments, info.variableValues, type, info.fieldNodes);
   const fields = type.getFields();
@@ -173,8 +190,8 @@ function plainLeavesOf(info: GraphQLResolveInfo, type: GraphQLObjectType): Plain
   }
   // A selection with @skip or @include depends on the variables: worked out again each time.
   if (!info.fieldNodes.some((field) => variesWithVariables(field.selectionSet?.selections ?? [], info.fragments))) {
-    if (!byType) plainLeafCache.set(node, (byType = new Map()));
-    byType.set(type, leaves);
+    const entry = leafCacheEntry(info.fieldNodes, true)!;
+    (entry.byType ??= new Map()).set(type, leaves);
   }
   return leaves;
 }
