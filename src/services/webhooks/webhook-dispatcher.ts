@@ -184,9 +184,13 @@ export class WebhookDispatcher {
   private async attempt(delivery: Due): Promise<boolean> {
     const now = this.now();
     const lease = new Date(this.options.clock().getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString();
+    // The lease is taken only while the delivery still stands as `due` read it (the same attempts, still due): another
+    // server may have taken, sent and recorded it since that read, leaving it unleased and its retry later (or the
+    // webhook given up); a lease on "unleased" alone then sent it once more.
     const taken = await this.db.transaction((manager) => selectRows(manager,
-      `UPDATE "webhook_deliveries" SET "leasedUntil" = ? WHERE "id" = ? AND "deliveredAt" IS NULL AND ("leasedUntil" IS NULL OR "leasedUntil" <= ?) RETURNING "id"`,
-      [lease, delivery.id, now]));
+      `UPDATE "webhook_deliveries" SET "leasedUntil" = ? WHERE "id" = ? AND "deliveredAt" IS NULL AND "attempts" = ?
+        AND "nextAttemptAt" IS NOT NULL AND "nextAttemptAt" <= ? AND ("leasedUntil" IS NULL OR "leasedUntil" <= ?) RETURNING "id"`,
+      [lease, delivery.id, delivery.attempts, now, now]));
     if (taken.length === 0) return false;
     const deliveryId = String(delivery.id);
     const result = await this.options.send({ url: delivery.url, secret: delivery.secret, deliveryId, body: delivery.body });
