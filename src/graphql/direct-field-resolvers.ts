@@ -16,10 +16,9 @@ type Param = { kind: string; index: number; propertyName?: string; getType?: () 
  * @Args, middlewares or roles keep type-graphql's resolve. Run right after
  * buildSchema, before anything else wraps resolve.
  */
-export function directFieldResolvers(schema: GraphQLSchema, resolverClasses: readonly Function[]): number {
+export function directFieldResolvers(schema: GraphQLSchema, resolverClasses: readonly Function[]): void {
   const storage = getMetadataStorage();
   const instances = new Map<Function, Record<string, Method>>();
-  let replaced = 0;
   for (const meta of storage.fieldResolvers) {
     if (meta.kind !== 'external' || !resolverClasses.includes(meta.target)) continue;
     if (meta.middlewares?.length || meta.roles?.length) continue;
@@ -33,9 +32,7 @@ export function directFieldResolvers(schema: GraphQLSchema, resolverClasses: rea
     let instance = instances.get(meta.target);
     if (!instance) instances.set(meta.target, (instance = new (meta.target as new () => Record<string, Method>)()));
     field.resolve = callDirectly(instance, meta.methodName, params.map((param) => param.kind), objectClass as new () => object);
-    replaced += 1;
   }
-  return replaced;
 }
 
 function callDirectly(instance: Record<string, Method>, methodName: string, kinds: readonly string[], Root: new () => object): GraphQLFieldResolver<unknown, unknown> {

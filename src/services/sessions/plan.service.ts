@@ -14,7 +14,8 @@ import type { ItemState } from '../../domain/states.js';
 import { deletedItem, parseId } from '../../domain/task-rules.js';
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { currentPlanIds, loadCallingSession, storeSessionName, updateSessionRow, type SessionRowChange } from './session-store.js';
+import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
+import { updateSessionRow, type SessionRowChange } from '../task-aggregate/session-lock.js';
 import { takenSessionName } from '../../domain/session-names.js';
 import { purgeDeletedSteps } from './plan-purge.js';
 import {

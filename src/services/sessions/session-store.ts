@@ -5,8 +5,8 @@ import { sessionIdOf } from '../../domain/session-ids.js';
 import { SessionEntity, SessionNameWordEntity } from '../../db/entities/index.js';
 import { nameWords } from '../../domain/session-names.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { lockSession } from '../task-aggregate/session-lock.js';
-import { num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
+import { lockSession, updateSessionRow } from '../task-aggregate/session-lock.js';
+import { num, placeholders, selectRows } from '../kernel/statements.js';
 
 /**
  * Gives a session its name and the words a search finds it by
@@ -19,21 +19,6 @@ export async function storeSessionName(uow: UnitOfWork, session: SessionEntity, 
   await updateSessionRow(uow, session.id, { name });
   const words = nameWords(name);
   if (words.length) await uow.manager.insert(SessionNameWordEntity, words.map((word) => ({ word, sessionId: session.id })));
-}
-
-const SESSION_SETTABLE = ['rules', 'planStanding', 'turn', 'finishedAt', 'name'] as const;
-export type SessionRowChange = Partial<Pick<SessionEntity, (typeof SESSION_SETTABLE)[number]>>;
-
-/**
- * Writes the columns a change sets (those not undefined) of one session, on
- * a fixed statement per set of columns: a new turn, a finish, new rules
- * (stored as JSON, as the entity's simple-json column is), a name.
- */
-export async function updateSessionRow(uow: UnitOfWork, id: string, change: SessionRowChange): Promise<void> {
-  const columns = SESSION_SETTABLE.filter((column) => change[column] !== undefined);
-  if (columns.length === 0) return;
-  const sql = `UPDATE "sessions" SET ${columns.map((column) => `"${column}" = ?`).join(', ')} WHERE "id" = ?`;
-  await runStatement(uow.manager, sql, [...columns.map((column) => (column === 'rules' ? JSON.stringify(change.rules) : change[column])), id]);
 }
 
 /**

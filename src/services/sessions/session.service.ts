@@ -9,7 +9,8 @@ import { ItemEntity, SessionEntity, SessionKeyEntity } from '../../db/entities/i
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { cleanSessionName } from '../../domain/session-names.js';
 import { presetOfRules } from '../../domain/plan-render.js';
-import { currentPlanIds, loadCallingSession, storeSessionName, updateSessionRow, type SessionRowChange } from './session-store.js';
+import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
+import { updateSessionRow, type SessionRowChange } from '../task-aggregate/session-lock.js';
 import { endClaimsOfSession } from '../claims/claim-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 

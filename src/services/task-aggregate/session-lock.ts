@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { SessionEntity } from '../../db/entities/index.js';
 import { sessionColumns, sessionOf } from '../kernel/entity-rows.js';
-import { selectRows } from '../kernel/statements.js';
+import { runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
 /**
@@ -29,3 +29,18 @@ export async function readSession(manager: EntityManager, id: string): Promise<S
 }
 
 const SELECT_SESSION = `SELECT ${sessionColumns('s')} FROM "sessions" s WHERE s."id" = ?`;
+
+const SESSION_SETTABLE = ['rules', 'planStanding', 'turn', 'finishedAt', 'name'] as const;
+export type SessionRowChange = Partial<Pick<SessionEntity, (typeof SESSION_SETTABLE)[number]>>;
+
+/**
+ * Writes the columns a change sets (those not undefined) of one session, on
+ * a fixed statement per set of columns: a new turn, a finish, new rules
+ * (stored as JSON, as the entity's simple-json column is), a name.
+ */
+export async function updateSessionRow(uow: UnitOfWork, id: string, change: SessionRowChange): Promise<void> {
+  const columns = SESSION_SETTABLE.filter((column) => change[column] !== undefined);
+  if (columns.length === 0) return;
+  const sql = `UPDATE "sessions" SET ${columns.map((column) => `"${column}" = ?`).join(', ')} WHERE "id" = ?`;
+  await runStatement(uow.manager, sql, [...columns.map((column) => (column === 'rules' ? JSON.stringify(change.rules) : change[column])), id]);
+}

@@ -13,7 +13,7 @@ import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { lockSession, readSession } from './session-lock.js';
+import { lockSession, readSession, updateSessionRow } from './session-lock.js';
 
 /** A task as a mutation changes it: the row and all its items (deleted ones too) in list order. */
 export interface TaskAggregate {
@@ -268,7 +268,7 @@ function soleItemOf(changes: readonly ItemChange[]): string | null {
 export async function markPlanChanged(uow: UnitOfWork, aggregate: TaskAggregate): Promise<void> {
   const sessionId = aggregate.task.sessionId;
   if (!sessionId) return;
-  await runStatement(uow.manager, `UPDATE "sessions" SET "planStanding" = ?, "finishedAt" = NULL WHERE "id" = ?`, [true, sessionId]);
+  await updateSessionRow(uow, sessionId, { planStanding: true, finishedAt: null });
   uow.emit({ entity: 'SESSION', id: sessionId, action: 'PLAN_CHANGED', about: { taskId: String(aggregate.task.id) } });
 }
 
