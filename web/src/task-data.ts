@@ -77,7 +77,8 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
   const [commentPage, setCommentPage] = useState<{ total: number; cursor: string | null; more: boolean }>({ total: 0, cursor: null, more: false });
   const [historyCount, setHistoryCount] = useState(0);
   const [changes, setChanges] = useState(0);
-  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted, comments, commentPage, loadingMore: null as Promise<void> | null });
+  // `reading`: the list being read again (deleted items shown or hidden, another task), which "Show all" and a link to an item wait for.
+  const state = useRef({ items, historyCount: 0, busy: Promise.resolve(), id, showDeleted, comments, commentPage, loadingMore: null as Promise<void> | null, reading: Promise.resolve() });
   state.current.items = items;
   state.current.comments = comments;
   state.current.commentPage = commentPage;
@@ -123,7 +124,7 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     shownFor.current = id;
     // No further page of the list being replaced: "Show more" waits for the new one (a page read after its cursor would mix the two).
     if (state.current.items.more) setItems((old) => ({ ...old, more: false }));
-    void readItems(count).then(setItems, fail);
+    state.current.reading = readItems(count).then((next) => { state.current.items = next; setItems(next); }, fail);
   }, [id, showDeleted]);
 
   const applyChange = async (changed: any) => {
@@ -227,11 +228,18 @@ export function useTaskData(id: string, showDeleted: boolean): TaskData {
     state.current.items = next;
     setItems(next);
   };
+  // Each step waits for a list being read again first: asked for while deleted items were just shown, it would
+  // otherwise see the old list's "no further page" and stop at its first page.
   const loadAll = async () => {
-    for (let i = 0; i < 25 && state.current.items.more; i += 1) await loadMore();
+    for (let i = 0; i < 25; i += 1) {
+      await state.current.reading;
+      if (!state.current.items.more) return;
+      await loadMore();
+    }
   };
   const reach = async (itemId: string) => {
     for (let i = 0; i < 25; i += 1) {
+      await state.current.reading;
       if (state.current.items.nodes.some((item) => item.id === itemId)) return true;
       if (!state.current.items.more) return false;
       await loadMore();
