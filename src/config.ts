@@ -31,6 +31,13 @@ export interface Config {
   changeLog: ChangeLogRetention;
   /** Webhook deliveries: the internal hosts allowed anyway, retries and the timeout (TASKBASE_WEBHOOK_*). */
   webhooks: WebhookSettings;
+  /**
+   * How far, in percent, V8 lets the JavaScript heap grow past what its last
+   * full collection kept before it collects again (TASKBASE_HEAP_GROWTH_PERCENT;
+   * 0 leaves V8's own choice, which grows it up to 4 × under a high
+   * allocation rate). See serve.ts.
+   */
+  heapGrowthPercent: number;
 }
 
 /**
@@ -58,6 +65,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rows: wholeNumberSetting('TASKBASE_CHANGE_LOG_ROWS', env.TASKBASE_CHANGE_LOG_ROWS, 100_000, { accepts: 'a whole number from 1 up (changes the change log keeps at most; default 100000)' }),
     },
     webhooks: loadWebhookSettings(env),
+    heapGrowthPercent: wholeNumberSetting('TASKBASE_HEAP_GROWTH_PERCENT', env.TASKBASE_HEAP_GROWTH_PERCENT, 100, {
+      min: 0, max: 1_000, accepts: "a whole number from 0 to 1000 (percent the JavaScript heap may grow past a full collection's live data; 0 leaves it to V8; default 100)",
+    }),
   };
 }
 

@@ -94,6 +94,8 @@ describe('a bad setting', () => {
     ['TASKBASE_MAX_CONNECTIONS', 'lots', /whole number above 0/],
     ['TASKBASE_ALLOWED_HOSTS', 'http://x/', /host name/],
     ['TASKBASE_ALLOWED_ORIGINS', 'nope', /scheme:\/\/host/],
+    ['TASKBASE_HEAP_GROWTH_PERCENT', '1001', /from 0 to 1000/],
+    ['TASKBASE_HEAP_GROWTH_PERCENT', '1.5', /from 0 to 1000/],
   ];
 
   it.each(BAD)('%s=%s stops `npm start` with one line naming it and what it accepts, exit 1, no stack', async (variable, value, accepts) => {
