@@ -10,13 +10,15 @@ import { TOPIC, type ChangePubSub } from './topics.js';
  * Feeds the subscription topics from the change feed. What a filter needs
  * (a memory's domain, a session's parent) is read here once per change, so
  * a hundred open dashboards cost one lookup, not a hundred; a task's change
- * carries its kind and domain from the writer, and costs none.
+ * carries its kind and domain from the writer, and costs none. A change no
+ * open subscription could hear is not looked up.
  */
 export function bridgeChanges(feed: ChangeFeed, pubSub: ChangePubSub, services: Services, logger: Logger): () => void {
   const publish = async (event: ChangeEvent) => {
     switch (event.entity) {
       case 'TASK':
       case 'NOTE': {
+        if (!pubSub.listening(TOPIC.MEMORY) && (event.entity === 'NOTE' || !pubSub.listening(TOPIC.TASK))) return;
         // The writer says the task's kind and domain; otherwise (a note) they are read back once.
         const row = event.memory
           ?? await services.db.reader.findOne(MemoryEntity, { where: { id: Number(event.id) }, select: { id: true, kind: true, domain: true } });
@@ -28,6 +30,7 @@ export function bridgeChanges(feed: ChangeFeed, pubSub: ChangePubSub, services: 
         return;
       }
       case 'SESSION': {
+        if (!pubSub.listening(TOPIC.SESSION)) return;
         // Every session change (each reminder, each plan write's) comes through here: a fixed statement, not TypeORM's findOne.
         const [row] = await selectRows(services.db.reader, SESSION_PARENT, [event.id]);
         pubSub.publish(TOPIC.SESSION, { ...event, parentId: (row?.[0] as string | null | undefined) ?? null });
@@ -42,9 +45,11 @@ export function bridgeChanges(feed: ChangeFeed, pubSub: ChangePubSub, services: 
       }
     }
   };
+  // Only while a subscription is open does the feed read the changes for this bridge (change-feed.ts).
+  const open = () => pubSub.listening(TOPIC.TASK) || pubSub.listening(TOPIC.MEMORY) || pubSub.listening(TOPIC.SESSION) || pubSub.listening(TOPIC.SETTINGS);
   return feed.subscribe((event) => {
     publish(event).catch((error) => logger.warn({ err: error, event }, 'could not publish a change to subscribers'));
-  });
+  }, open);
 }
 
 const SESSION_PARENT = `SELECT "parentId" FROM "sessions" WHERE "id" = ?`;

@@ -34,7 +34,47 @@ export const TOPIC = {
   SETTINGS: 'SETTINGS_CHANGED',
 } as const satisfies Record<string, keyof ChangeTopics>;
 
-export type ChangePubSub = PubSub<ChangeTopics>;
+export type ChangeTopic = keyof ChangeTopics;
+
+export type ChangePubSub = PubSub<ChangeTopics> & {
+  /** Whether a subscription on the topic (any task's, for TASK_CHANGED) is open now: the bridge reads nothing for none. */
+  listening(topic: ChangeTopic): boolean;
+};
+
+/**
+ * The pub/sub's event target, counting its listeners by topic: each open
+ * subscription is one (@graphql-yoga/subscription adds it when the
+ * subscription starts and removes it when it ends). A task's topic is
+ * TASK_CHANGED:<id>, counted under TASK_CHANGED.
+ */
+class CountedTarget extends EventTarget {
+  private readonly listeners = new Map<string, Set<unknown>>();
+
+  override addEventListener(...[type, listener, options]: Parameters<EventTarget['addEventListener']>): void {
+    if (listener) {
+      const topic = topicOf(type);
+      const open = this.listeners.get(topic) ?? new Set();
+      this.listeners.set(topic, open.add(listener));
+    }
+    super.addEventListener(type, listener, options);
+  }
+
+  override removeEventListener(...[type, listener, options]: Parameters<EventTarget['removeEventListener']>): void {
+    const topic = topicOf(type);
+    const open = this.listeners.get(topic);
+    if (open?.delete(listener) && open.size === 0) this.listeners.delete(topic);
+    super.removeEventListener(type, listener, options);
+  }
+
+  listening(topic: string): boolean {
+    return this.listeners.has(topic);
+  }
+}
+
+const topicOf = (type: string) => {
+  const routed = type.indexOf(':');
+  return routed === -1 ? type : type.slice(0, routed);
+};
 
 /**
  * Every subscription on a topic is one listener, and many dashboards on one
@@ -42,7 +82,7 @@ export type ChangePubSub = PubSub<ChangeTopics>;
  * What bounds the listeners is the socket and subscription caps (ws-server.ts).
  */
 export function createChangePubSub(): ChangePubSub {
-  const eventTarget = new EventTarget();
+  const eventTarget = new CountedTarget();
   setMaxListeners(Infinity, eventTarget);
-  return createPubSub<ChangeTopics>({ eventTarget });
+  return Object.assign(createPubSub<ChangeTopics>({ eventTarget }), { listening: (topic: ChangeTopic) => eventTarget.listening(topic) });
 }

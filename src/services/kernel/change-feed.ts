@@ -10,7 +10,15 @@ import { CoalescedPasses } from './coalesced.js';
  * and in log order. The subscriptions read this.
  */
 export interface ChangeFeed {
-  subscribe(listener: (event: ChangeEvent) => void): () => void;
+  /**
+   * Each change, in log order. `wanted` says whether the listener needs the
+   * changes now (the subscription bridge: only while a subscription is open);
+   * while no listener wants them, the feed reads where the log ends, not its
+   * rows.
+   */
+  subscribe(listener: (event: ChangeEvent) => void, wanted?: () => boolean): () => void;
+  /** "The log has grown": called after each read that found new changes, whether or not their rows were read (the webhook dispatcher). */
+  onGrown(listener: () => void): () => void;
   /** Resolves once the feed hears changes (on PostgreSQL, once LISTEN is on). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -49,6 +57,8 @@ interface LogFeedOptions {
  */
 export class LogChangeFeed implements ChangeFeed {
   private readonly emitter = new EventEmitter();
+  /** Whether each listener wants the changes' rows now. */
+  private readonly wants = new Map<(event: ChangeEvent) => void, () => boolean>();
   private lastId = 0;
   private started: Promise<void> | null = null;
   private live = false;
@@ -65,9 +75,18 @@ export class LogChangeFeed implements ChangeFeed {
     this.emitter.setMaxListeners(0);
   }
 
-  subscribe(listener: (event: ChangeEvent) => void): () => void {
+  subscribe(listener: (event: ChangeEvent) => void, wanted: () => boolean = () => true): () => void {
     this.emitter.on('change', listener);
-    return () => this.emitter.off('change', listener);
+    this.wants.set(listener, wanted);
+    return () => {
+      this.emitter.off('change', listener);
+      this.wants.delete(listener);
+    };
+  }
+
+  onGrown(listener: () => void): () => void {
+    this.emitter.on('grown', listener);
+    return () => this.emitter.off('grown', listener);
   }
 
   ready(): Promise<void> {
@@ -98,20 +117,41 @@ export class LogChangeFeed implements ChangeFeed {
     this.timer.unref();
   }
 
+  private rowsWanted(): boolean {
+    for (const wanted of this.wants.values()) if (wanted()) return true;
+    return false;
+  }
+
+  /**
+   * Reads what the log gained since the last read. With nobody wanting the
+   * changes themselves (no subscription open), only where the log ends is
+   * read: every write wakes the feed, and reading and mapping its rows for
+   * nobody was 7-10 % of a write's CPU (BENCHMARKS.md).
+   */
   private async drain(): Promise<void> {
+    const start = this.lastId;
     try {
       const manager = await this.tail();
       for (;;) {
+        if (!this.rowsWanted()) {
+          const newest = await newestChangeId(manager);
+          // A subscription opened during that read must hear what was committed after it opened: read the rows from
+          // where this read began, which may deliver a few changes from just before it (a look again, never a loss).
+          if (this.rowsWanted()) continue;
+          this.lastId = Math.max(this.lastId, newest);
+          break;
+        }
         const events = await readChanges(manager, this.lastId, BATCH);
         for (const event of events) {
           if (this.closed) return;
           this.lastId = event.logId!;
           this.emitter.emit('change', event);
         }
-        if (events.length < BATCH) return;
+        if (events.length < BATCH) break;
       }
     } catch (error) {
       if (!this.closed) this.options.onError(error);
     }
+    if (this.lastId > start && !this.closed) this.emitter.emit('grown');
   }
 }

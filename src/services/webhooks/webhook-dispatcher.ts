@@ -74,9 +74,9 @@ export class WebhookDispatcher {
     private readonly options: DispatcherOptions,
   ) {}
 
-  /** Runs on every change the feed hears, and on a timer for retries that come due. */
+  /** Runs whenever the feed finds the log grown, and on a timer for retries that come due. */
   start(feed: ChangeFeed): void {
-    this.unsubscribe = feed.subscribe(() => this.wake());
+    this.unsubscribe = feed.onGrown(() => this.wake());
     this.timer = setInterval(() => this.wake(), Math.max(20, Math.min(1_000, this.options.backoffMs)));
     this.timer.unref();
     this.wake();
