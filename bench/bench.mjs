@@ -338,7 +338,7 @@ if (args.record && !args.only) {
   fs.mkdirSync(scratchDir, { recursive: true });
   const file = path.join(scratchDir, name);
   fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
-  process.stdout.write(`${table(run)}\n`);
+  process.stdout.write(`${table(run, root)}\n`);
   const why = args.only ? '--only measures some workloads, so nothing is recorded' : 'add --record to update bench/results/ and BENCHMARKS.md';
   log(`wrote ${path.relative(root, file)} (${why}); ${run.totalSeconds.toFixed(0)} s in all`);
 }

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SCALES, SEARCH_WORD, leafCount, leafDomain } from './scales.mjs';
+import { EVEN_HITS, EVEN_WORD, SCALES, SEARCH_WORD, leafCount, leafDomain } from './scales.mjs';
 // The server's own rule for a task's state from its counts (the build runs first).
 const { progressOf, taskStateOf } = await import('../dist/src/domain/states.js');
 // Sessions start as startSession starts them: the WHOLE_LIST preset's rules, from the server's own table.
@@ -62,7 +62,9 @@ export function* rows(scaleName, table) {
   const { scale, taskId, itemId, noteId, planId, planItemId, sessionId } = layout(scaleName);
   const leaves = leafCount(scale);
   const K = scale.itemsPerTask;
-  const label = (t, i) => `Step ${i + 1} ${words(t + i, 3)}${t % 1000 === 7 && i === 3 ? ` ${SEARCH_WORD}` : ''}`;
+  const everyEven = scale.tasks / EVEN_HITS;
+  const planted = (t, i) => `${t % 1000 === 7 && i === 3 ? ` ${SEARCH_WORD}` : ''}${t % everyEven === 11 && i === 5 ? ` ${EVEN_WORD}` : ''}`;
+  const label = (t, i) => `Step ${i + 1} ${words(t + i, 3)}${planted(t, i)}`;
   const updated = (t) => (t * 7919) % scale.tasks + scale.tasks;
   // The task row's counts of live items by state, and the state the domain derives from them.
   const counted = (states) => {

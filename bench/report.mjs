@@ -6,10 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { EVEN_WORD, EVEN_HITS } from './scales.mjs';
 
 const fixed = (value, digits) => (value === null || value === undefined ? '–' : value.toFixed(digits));
 
-export function table(run) {
+export function table(run, root = null) {
   const lines = [
     `${run.db}, --scale ${run.scale}, ${run.connections} connections, ${run.duration} s per workload, ${run.date.slice(0, 16).replace('T', ' ')} UTC`,
     '',
@@ -24,7 +25,7 @@ export function table(run) {
     const bytes = r.bytes ? ` (${(r.bytes / 1024).toFixed(1)} KB)` : '';
     lines.push(`| ${r.name}${bytes}${failed}${none ? ' (no answer within the run)' : ''} | ${r.reqPerSec.toFixed(0)} | ${latency(r.p50)} | ${latency(r.p99)} | ${r.aloneP50 ?? '–'} | ${fixed(r.ratioToFloor, 2)} | ${fixed(r.ratioToRaw, 2)} | ${fixed(r.ratioToPayload ?? null, 2)} | ${fixed(r.statementsPerRequest, 1)} | ${r.peakRssMb} |`);
   }
-  lines.push('', `Issue 20's targets, in this run (${run.db}, --scale ${run.scale}; the targets are set at --scale large):`, '', runTargets(run));
+  lines.push('', `Issue 20's targets, in this run (${run.db}, --scale ${run.scale}; the targets are set at --scale large):`, '', runTargets(run, root && run.scale === 'large' ? latest(root, run.db, 'small') : null));
   lines.push('', `Database built in ${run.buildSeconds.toFixed(0)} s; the whole run took ${run.totalSeconds.toFixed(0)} s. Machine: ${run.machine.cores} × ${run.machine.cpu}, ${run.machine.memoryGb} GB, Node ${run.machine.node}, ${run.machine.os}.`);
   return lines.join('\n');
 }
@@ -36,7 +37,7 @@ export function table(run) {
  * the raw handler of the same SQL; fixed-rate rows are open loop at half the
  * raw handler's capacity.
  */
-export function runTargets(run) {
+export function runTargets(run, small = null) {
   const rows = [];
   const by = (prefix) => run.results.find((r) => r.name.startsWith(prefix) && !r.fixedRateOf) ?? null;
   const fixedOf = (prefix) => run.results.find((r) => r.fixedRateOf?.startsWith(prefix)) ?? null;
@@ -69,6 +70,15 @@ export function runTargets(run) {
   const domains = fixedOf('domains()');
   const domainsFigure = domains ? (domains.requests ? `${domains.p50} ms at ${domains.offered} req/s offered` : `no answer within ${run.duration} s`) : '–';
   add('`domains()` p50 ≤ 10 ms (at the fixed offered rate)', domainsFigure, domains ? domains.requests > 0 && domains.p50 <= 10 : null);
+  // Issue 20 item 3: the same answer (EVEN_WORD's hits) at 100,000 tasks as at 1,000, against the latest small run.
+  const even = (r) => r?.results.find((w) => w.name.startsWith(`search "${EVEN_WORD}"`) && !w.fixedRateOf) ?? null;
+  const [evenLarge, evenSmall] = [even(run), even(small)];
+  if (run.scale === 'large') {
+    const figure = evenLarge && evenSmall
+      ? `${evenLarge.p50} ms vs ${evenSmall.p50} ms under load (${(evenLarge.p50 / Math.max(evenSmall.p50, 1)).toFixed(2)} ×); one at a time ${evenLarge.aloneP50} vs ${evenSmall.aloneP50} ms; small run ${small.date.slice(0, 16).replace('T', ' ')}`
+      : '– (needs a --scale small run on this database)';
+    add(`search p50 at --scale large ≤ 1.5 × at small, the same ${EVEN_HITS} hits`, figure, evenLarge && evenSmall ? evenLarge.p50 <= 1.5 * Math.max(evenSmall.p50, 1) : null);
+  }
   const servers = run.results.filter((r) => r.kind === 'server');
   const rss = servers.length ? Math.max(...servers.map((r) => r.peakRssMb)) : null;
   add('server RSS under load ≤ 250 MB', rss === null ? '–' : `${rss} MB`, rss === null ? null : rss <= 250);
@@ -146,7 +156,7 @@ function replaceBetween(text, key, content) {
 export function writeReport(root, run) {
   const file = path.join(root, 'BENCHMARKS.md');
   let text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const tableText = table(run);
+  const tableText = table(run, root);
   text = replaceBetween(text, `results:${run.db}-${run.scale}`, tableText);
   text = replaceBetween(text, 'targets', targets(root));
   fs.writeFileSync(file, text);

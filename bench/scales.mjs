@@ -10,6 +10,14 @@ export const SCALES = {
 
 /** The word planted in 0.1% of tasks (one in every 1,000) for the search workload. */
 export const SEARCH_WORD = 'zephyrine';
+/**
+ * The word planted in the same number of tasks at every scale (EVEN_HITS):
+ * searched for at both scales, it asks for the same answer over 1,000 and
+ * over 100,000 tasks, so the two p50s say whether search grows with the data
+ * (issue 20's "within 1.5 ×"). SEARCH_WORD's hits grow with the tasks.
+ */
+export const EVEN_WORD = 'quillwort';
+export const EVEN_HITS = 40;
 
 export function leafCount(scale) {
   return scale.orgs * scale.teams * scale.areas;

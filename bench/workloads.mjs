@@ -4,7 +4,7 @@
  * the database's known layout, so requests spread over the whole data.
  */
 import { layout } from './load.mjs';
-import { SCOPES, SEARCH_WORD } from './scales.mjs';
+import { EVEN_HITS, EVEN_WORD, SCOPES, SEARCH_WORD } from './scales.mjs';
 import { FIRST_PAGE, TASK_OPENED } from '../web/src/dashboard-documents.mjs';
 
 /**
@@ -80,6 +80,7 @@ export function workloads(scaleName, dashboardTaskId) {
     { name: `memories page 1 (${SCOPES.memories})`, kind: 'server', read: true, replay: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories })) },
     { name: `memories page ${deep.page.toLocaleString('en')}`, kind: 'server', read: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories, after: deep.cursor })) },
     { name: `search "${SEARCH_WORD}" (0.1% of tasks)`, kind: 'server', read: true, replay: true, fixedRate: true, next: gql(SEARCH, () => ({ query: SEARCH_WORD })) },
+    { name: `search "${EVEN_WORD}" (${EVEN_HITS} tasks at every scale)`, kind: 'server', read: true, next: gql(SEARCH, () => ({ query: EVEN_WORD })) },
     { name: 'domains()', kind: 'server', read: true, replay: true, fixedRate: true, next: gql(DOMAINS) },
     { name: 'endTurn', kind: 'server', fixedRate: true, next: gql(END_TURN, () => ({}), () => sessionId(randomInt(scale.plans))) },
   ];
