@@ -71,8 +71,7 @@ export function runTargets(run, small = null) {
   const domainsFigure = domains ? (domains.requests ? `${domains.p50} ms at ${domains.offered} req/s offered` : `no answer within ${run.duration} s`) : '–';
   add('`domains()` p50 ≤ 10 ms (at the fixed offered rate)', domainsFigure, domains ? domains.requests > 0 && domains.p50 <= 10 : null);
   // Issue 20 item 3: the same answer (EVEN_WORD's hits) at 100,000 tasks as at 1,000, against the latest small run.
-  const even = (r) => r?.results.find((w) => w.name.startsWith(`search "${EVEN_WORD}"`) && !w.fixedRateOf) ?? null;
-  const [evenLarge, evenSmall] = [even(run), even(small)];
+  const [evenLarge, evenSmall] = [find(run, `search "${EVEN_WORD}"`), find(small, `search "${EVEN_WORD}"`)];
   if (run.scale === 'large') {
     const figure = evenLarge && evenSmall
       ? `${evenLarge.p50} ms vs ${evenSmall.p50} ms under load (${(evenLarge.p50 / Math.max(evenSmall.p50, 1)).toFixed(2)} ×); one at a time ${evenLarge.aloneP50} vs ${evenSmall.aloneP50} ms; small run ${small.date.slice(0, 16).replace('T', ' ')}`

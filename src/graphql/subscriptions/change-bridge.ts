@@ -46,10 +46,9 @@ export function bridgeChanges(feed: ChangeFeed, pubSub: ChangePubSub, services: 
     }
   };
   // Only while a subscription is open does the feed read the changes for this bridge (change-feed.ts).
-  const open = () => pubSub.listening(TOPIC.TASK) || pubSub.listening(TOPIC.MEMORY) || pubSub.listening(TOPIC.SESSION) || pubSub.listening(TOPIC.SETTINGS);
   return feed.subscribe((event) => {
     publish(event).catch((error) => logger.warn({ err: error, event }, 'could not publish a change to subscribers'));
-  }, open);
+  }, () => pubSub.anyListening());
 }
 
 const SESSION_PARENT = `SELECT "parentId" FROM "sessions" WHERE "id" = ?`;

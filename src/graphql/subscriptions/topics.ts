@@ -39,6 +39,8 @@ export type ChangeTopic = keyof ChangeTopics;
 export type ChangePubSub = PubSub<ChangeTopics> & {
   /** Whether a subscription on the topic (any task's, for TASK_CHANGED) is open now: the bridge reads nothing for none. */
   listening(topic: ChangeTopic): boolean;
+  /** Whether any subscription is open, on any topic. */
+  anyListening(): boolean;
 };
 
 /**
@@ -69,6 +71,10 @@ class CountedTarget extends EventTarget {
   listening(topic: string): boolean {
     return this.listeners.has(topic);
   }
+
+  anyListening(): boolean {
+    return this.listeners.size > 0;
+  }
 }
 
 const topicOf = (type: string) => {
@@ -84,5 +90,8 @@ const topicOf = (type: string) => {
 export function createChangePubSub(): ChangePubSub {
   const eventTarget = new CountedTarget();
   setMaxListeners(Infinity, eventTarget);
-  return Object.assign(createPubSub<ChangeTopics>({ eventTarget }), { listening: (topic: ChangeTopic) => eventTarget.listening(topic) });
+  return Object.assign(createPubSub<ChangeTopics>({ eventTarget }), {
+    listening: (topic: ChangeTopic) => eventTarget.listening(topic),
+    anyListening: () => eventTarget.anyListening(),
+  });
 }

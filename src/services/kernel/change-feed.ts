@@ -57,8 +57,8 @@ interface LogFeedOptions {
  */
 export class LogChangeFeed implements ChangeFeed {
   private readonly emitter = new EventEmitter();
-  /** Whether each listener wants the changes' rows now. */
-  private readonly wants = new Map<(event: ChangeEvent) => void, () => boolean>();
+  /** Each change's listeners, with whether each wants the changes' rows now. */
+  private readonly listeners = new Map<(event: ChangeEvent) => void, () => boolean>();
   private lastId = 0;
   private started: Promise<void> | null = null;
   private live = false;
@@ -76,12 +76,8 @@ export class LogChangeFeed implements ChangeFeed {
   }
 
   subscribe(listener: (event: ChangeEvent) => void, wanted: () => boolean = () => true): () => void {
-    this.emitter.on('change', listener);
-    this.wants.set(listener, wanted);
-    return () => {
-      this.emitter.off('change', listener);
-      this.wants.delete(listener);
-    };
+    this.listeners.set(listener, wanted);
+    return () => this.listeners.delete(listener);
   }
 
   onGrown(listener: () => void): () => void {
@@ -118,7 +114,7 @@ export class LogChangeFeed implements ChangeFeed {
   }
 
   private rowsWanted(): boolean {
-    for (const wanted of this.wants.values()) if (wanted()) return true;
+    for (const wanted of this.listeners.values()) if (wanted()) return true;
     return false;
   }
 
@@ -145,7 +141,7 @@ export class LogChangeFeed implements ChangeFeed {
         for (const event of events) {
           if (this.closed) return;
           this.lastId = event.logId!;
-          this.emitter.emit('change', event);
+          for (const listener of [...this.listeners.keys()]) listener(event);
         }
         if (events.length < BATCH) break;
       }
