@@ -63,10 +63,10 @@ export class MemoryResolver {
   @Query(() => [Domain], {
     description: 'Domains at and below `under` (all when null) that hold memories, sorted by path; a parent of such a domain is listed too, with counts over everything below it. At most 1,000 paths, the first in path order: narrow with under for the rest.',
   })
-  async domains(@Ctx() ctx: Context, @Arg('under', () => String, { nullable: true, description: 'Scope; all domains when null.' }) under?: string | null): Promise<Domain[]> {
+  async domains(@Ctx() ctx: Context, @Arg('under', () => String, { nullable: true, description: 'Scope; all domains when null.' }) under?: string | null): Promise<readonly Domain[]> {
     const rows = await ctx.services.memoryReader.domains(under);
     await namedDomain(ctx, under);
-    return rows.map((row) => ({ ...row, lastActivityAt: new Date(row.lastActivityAt), createdAt: new Date(row.createdAt) }));
+    return rows;
   }
 
   @Mutation(() => Note, { nullable: true, description: 'Records a note: a plain memory, searchable and linkable to items.' })

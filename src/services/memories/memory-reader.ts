@@ -9,6 +9,7 @@ import type { MemoryEntity } from '../../db/entities/index.js';
 import type { MemoryKind } from '../../domain/memory-kind.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
+import { CommittedCache } from '../kernel/committed-cache.js';
 import { domainCounts, matchingCount, ownCountsIn, type DomainCounts } from './domain-counts.js';
 import { memoriesPagePlan } from '../../domain/memories-page-plan.js';
 
@@ -53,6 +54,9 @@ export async function memoriesWithIds(manager: EntityManager, ids: readonly numb
 
 /** mustRead lists the most recently updated open tasks, this many at most. */
 export const MUST_READ_MAX = 200;
+
+/** domains() scopes kept at one committed version (each a tree of at most DOMAINS_LISTED_MAX paths). */
+const DOMAIN_TREES_KEPT = 64;
 
 export { DOMAINS_LISTED_MAX, type DomainCounts } from './domain-counts.js';
 
@@ -126,6 +130,9 @@ function newestInIdOrder(postgres: boolean, page: PageRead & { newestId: number 
 
 /** Reads over memories (notes and tasks): by domain, open tasks, domain counts, search; keyset-paged. */
 export class MemoryReader {
+  /** domains() answers by scope ('' for all), kept while nothing commits. */
+  private readonly domainTrees = new CommittedCache<readonly DomainCounts[]>(DOMAIN_TREES_KEPT);
+
   constructor(
     private readonly reader: () => EntityManager,
     private readonly searchIndex: SearchIndex,
@@ -166,9 +173,14 @@ export class MemoryReader {
   /**
    * Domains at and below `under` (all when null) that hold memories, each
    * with counts over itself and everything below it (domain-counts.ts).
+   * The tree is summed again only after something commits: one statement
+   * (the committed version) while nothing has, two after. Shared between
+   * requests: not to be changed by the caller.
    */
-  async domains(under: string | null | undefined): Promise<DomainCounts[]> {
-    return domainCounts(this.reader(), under === null || under === undefined ? null : cleanDomain(under));
+  async domains(under: string | null | undefined): Promise<readonly DomainCounts[]> {
+    const scope = under === null || under === undefined ? null : cleanDomain(under);
+    const reader = this.reader();
+    return this.domainTrees.get(reader, scope ?? '', () => domainCounts(reader, scope));
   }
 
   /** Full-text search, best match first; the cursor is the last hit's (rank, id). */
