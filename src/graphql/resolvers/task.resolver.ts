@@ -1,6 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
+import { keepWritten } from '../fresh-after-mutation.js';
 import { PageArgs } from '../inputs/page.args.js';
 import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
 import { itemPage } from '../item-pages.js';
@@ -48,7 +49,9 @@ export class TaskResolver {
 
   @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, or links memories to it." })
   async updateItem(@Arg('input') input: UpdateItemInput, @Ctx() ctx: Context): Promise<Item> {
-    return toItem((await ctx.services.tasks.updateItem(ctx.caller, input)).item);
+    const { item, view } = await ctx.services.tasks.updateItem(ctx.caller, input);
+    keepWritten(ctx, view.task);
+    return toItem(item);
   }
 
   @Mutation(() => Task, { nullable: true, description: 'A delete stands alone: no other change in the same call. No other item\'s id or number is reused.' })
