@@ -4,13 +4,16 @@
  * index seek) instead of its changes, and still says the log grew (what the
  * webhook dispatcher listens for). A subscription opened at any moment hears
  * every change committed after it, including one committed while the feed
- * was reading the log's end for nobody. On a real database file (and on
- * PostgreSQL in CI), with the tail connection's statements counted.
+ * was reading the log's end for nobody. A commit of this process that says
+ * the newest id it appended needs no statement at all, and neither does its
+ * own PostgreSQL notification; a wake-up from elsewhere reads the log's end
+ * again. On a real database file (and on PostgreSQL in CI), with the tail
+ * connection's statements counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from 'typeorm';
 import { Database } from '../src/db/database.js';
-import { LogChangeFeed } from '../src/services/kernel/change-feed.js';
+import { LogChangeFeed, type Wakeups } from '../src/services/kernel/change-feed.js';
 import { appendChanges } from '../src/services/kernel/change-log.js';
 import { CommitSignal, type ChangeEvent } from '../src/services/kernel/changes.js';
 import { testDatabase } from './harness.js';
@@ -18,6 +21,9 @@ import { testDatabase } from './harness.js';
 let db: Database;
 let feed: LogChangeFeed;
 const commits = new CommitSignal();
+/** What the feed's notifications call, as PostgreSQL's LISTEN connection would (pg-change-feed.ts). */
+let notification: (tag?: string) => void = () => undefined;
+const wakeups: Wakeups = { start: async (wake) => { notification = wake; }, close: async () => undefined };
 /** The tail connection's statements since the last write, and what runs as each one is sent. */
 let tailStatements: string[] = [];
 let onTailStatement: (sql: string) => void = () => undefined;
@@ -33,7 +39,7 @@ beforeAll(async () => {
     return logQuery(sql, parameters, runner);
   };
   // No poll during the test: only a commit's wake-up reads the log.
-  feed = new LogChangeFeed(() => db.tail(), commits, { pollMs: 3_600_000, onError: (error) => { throw error; } });
+  feed = new LogChangeFeed(() => db.tail(), commits, { pollMs: 3_600_000, wakeups, onError: (error) => { throw error; } });
   await feed.ready();
 });
 afterAll(async () => {
@@ -42,18 +48,28 @@ afterAll(async () => {
 });
 
 let serial = 0;
-/** Commits one change as a mutation does, wakes the feed, and resolves once the feed has read past it. */
-async function commitChange(): Promise<string> {
+/** The feed's next "the log grew". */
+const nextGrown = () => new Promise<void>((resolve) => { const off = feed.onGrown(() => { off(); resolve(); }); });
+
+/**
+ * Commits one change, wakes the feed, and resolves once the feed has read
+ * past it: by default as a commit that does not say where the log ends; with
+ * `ownId`, as this process's Writer does (the newest id appended).
+ */
+async function commitChange(how: { ownId?: boolean } = {}): Promise<string> {
   serial += 1;
   const id = `change-${serial}`;
   const event: ChangeEvent = { entity: 'SETTINGS', id, action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() };
-  await db.transaction((manager) => appendChanges(manager, db.kind, [event]));
+  const newestId = await db.transaction((manager) => appendChanges(manager, db.kind, [event], commits.tag));
   tailStatements = [];
-  const grown = new Promise<void>((resolve) => { const off = feed.onGrown(() => { off(); resolve(); }); });
-  commits.notify();
+  const grown = nextGrown();
+  commits.notify(how.ownId ? newestId : null);
   await grown;
   return id;
 }
+
+/** Lets the feed's pass run (nothing to wait for when it sends no statement). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 const readsRows = (sql: string) => /FROM "changes" c WHERE/.test(sql);
 const readsEnd = (sql: string) => /SELECT MAX\("id"\) FROM "changes"/.test(sql);
@@ -96,6 +112,48 @@ describe('the change feed reads for its listeners', () => {
       expect(tailStatements.some(readsRows)).toBe(true);
     } finally {
       onTailStatement = () => undefined;
+      off();
+    }
+  });
+});
+
+describe('the change feed knows where its own commits ended the log', () => {
+  it('sends no statement for a commit of its own that says its newest id, and still says the log grew', async () => {
+    const heard: string[] = [];
+    const off = feed.subscribe((event) => heard.push(event.id), () => false);
+    await commitChange({ ownId: true });
+    await commitChange({ ownId: true });
+    off();
+    expect(heard).toEqual([]);
+    expect(tailStatements).toEqual([]);
+  });
+
+  it('ignores its own commits\' notification, and reads the log\'s end on another process\'s', async () => {
+    await commitChange({ ownId: true });
+    notification(commits.tag);
+    await settle();
+    expect(tailStatements).toEqual([]);
+    notification('another-process');
+    await settle();
+    expect(tailStatements.filter(readsEnd)).toHaveLength(1);
+  });
+
+  it('finds a change another process committed after its own, and hands it to a subscription that wants rows', async () => {
+    await commitChange({ ownId: true });
+    // Another process's change: in the log, but this process's signal never says so.
+    await db.transaction((manager) => appendChanges(manager, db.kind, [{ entity: 'SETTINGS', id: 'elsewhere', action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() }], 'another-process'));
+    tailStatements = [];
+    const grown = nextGrown();
+    notification('another-process');
+    await grown;
+    expect(tailStatements.filter(readsEnd)).toHaveLength(1);
+    const heard: string[] = [];
+    const off = feed.subscribe((event) => heard.push(event.id));
+    try {
+      const mine = await commitChange({ ownId: true });
+      expect(heard).toEqual([mine]);
+      expect(tailStatements.some(readsRows)).toBe(true);
+    } finally {
       off();
     }
   });

@@ -47,7 +47,10 @@ describe('domains() kept until something commits', () => {
   it('answers a second time from what it kept: one statement, which reads no table', async () => {
     const first = await domains();
     expect(paths(first.answer)).toEqual(['kept', 'kept/alpha', 'kept/beta', 'kept/beta/deep']);
-    const second = await domains();
+    // On PostgreSQL the snapshot is the cluster's: a commit in another test file's database moves it too, and the
+    // next read derives again. Of a few reads in a row, one finds the snapshot unmoved since the one before it.
+    let second = await domains();
+    for (let tries = 1; tries < 10 && second.sent.length > 1; tries += 1) second = await domains();
     expect(second.answer).toEqual(first.answer);
     expect(second.sent).toHaveLength(1);
     expect(second.sent[0]).toMatch(VERSION);

@@ -26,8 +26,12 @@ export interface ChangeFeed {
 
 /** Something that says the log may have grown: PostgreSQL's LISTEN connection (pg-change-feed.ts). */
 export interface Wakeups {
-  /** Resolves once listening; calls `wake` on each notification, and after a dropped connection is back. */
-  start(wake: () => void): Promise<void>;
+  /**
+   * Resolves once listening; calls `wake` on each notification, with its
+   * writer's tag (CommitSignal), and with none after a dropped connection
+   * is back.
+   */
+  start(wake: (tag?: string) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,6 +64,10 @@ export class LogChangeFeed implements ChangeFeed {
   /** Each change's listeners, with whether each wants the changes' rows now. */
   private readonly listeners = new Map<(event: ChangeEvent) => void, () => boolean>();
   private lastId = 0;
+  /** The newest log id this process's own commits appended (CommitSignal): where the log ends, unless another process wrote since. */
+  private ownEnd = 0;
+  /** Whether anything other than this process's own commits may have grown the log since its end was last read. */
+  private othersMayHaveWritten = true;
   private started: Promise<void> | null = null;
   private live = false;
   private closed = false;
@@ -90,8 +98,16 @@ export class LogChangeFeed implements ChangeFeed {
     return this.started;
   }
 
-  /** Reads the log now (coalesced with a read under way). */
+  /** Reads the log now (coalesced with a read under way): something, maybe another process, may have grown it. */
   wake(): void {
+    this.othersMayHaveWritten = true;
+    this.reads.request();
+  }
+
+  /** This process committed, and its log ended at `newestId` (null: not known, read it). */
+  private ownCommit(newestId: number | null): void {
+    if (newestId === null) return this.wake();
+    this.ownEnd = Math.max(this.ownEnd, newestId);
     this.reads.request();
   }
 
@@ -105,10 +121,11 @@ export class LogChangeFeed implements ChangeFeed {
 
   private async start(): Promise<void> {
     // Listening first, then the newest id: a change committed in between is after that id, and the next read finds it.
-    await this.options.wakeups?.start(() => this.wake());
+    // This process's own notifications are already heard from its CommitSignal, with the ids they appended.
+    await this.options.wakeups?.start((tag) => { if (tag === undefined || tag !== this.commits.tag) this.wake(); });
     this.lastId = await newestChangeId(await this.tail());
     this.live = true;
-    this.unsubscribe = this.commits.onCommit(() => this.wake());
+    this.unsubscribe = this.commits.onCommit((newestId) => this.ownCommit(newestId));
     this.timer = setInterval(() => this.wake(), this.options.pollMs);
     this.timer.unref();
   }
@@ -122,7 +139,11 @@ export class LogChangeFeed implements ChangeFeed {
    * Reads what the log gained since the last read. With nobody wanting the
    * changes themselves (no subscription open), only where the log ends is
    * read: every write wakes the feed, and reading and mapping its rows for
-   * nobody was 7-10 % of a write's CPU (BENCHMARKS.md).
+   * nobody was 7-10 % of a write's CPU (BENCHMARKS.md). When only this
+   * process's own commits woke it, even that is known without a statement:
+   * each commit says the newest id it appended (the `MAX("id")` per write
+   * was 2.4-3 % of a write's CPU). A poll, a notification from another
+   * process or a commit that did not say reads the log's end again.
    */
   private async drain(): Promise<void> {
     const start = this.lastId;
@@ -130,13 +151,20 @@ export class LogChangeFeed implements ChangeFeed {
       const manager = await this.tail();
       for (;;) {
         if (!this.rowsWanted()) {
+          if (!this.othersMayHaveWritten) {
+            this.lastId = Math.max(this.lastId, this.ownEnd);
+            break;
+          }
+          // Cleared before the read: a wake-up from elsewhere during it sets it again, and the pass after this one reads again.
+          this.othersMayHaveWritten = false;
           const newest = await newestChangeId(manager);
           // A subscription opened during that read must hear what was committed after it opened: read the rows from
           // where this read began, which may deliver a few changes from just before it (a look again, never a loss).
           if (this.rowsWanted()) continue;
-          this.lastId = Math.max(this.lastId, newest);
+          this.lastId = Math.max(this.lastId, newest, this.ownEnd);
           break;
         }
+        this.othersMayHaveWritten = false;
         const events = await readChanges(manager, this.lastId, BATCH);
         for (const event of events) {
           if (this.closed) return;

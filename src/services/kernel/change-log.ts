@@ -6,7 +6,7 @@ import { CHANGE_CHANNEL } from '../../db/change-channel.js';
 import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
 import type { ChangeEvent } from './changes.js';
 import { loggedChangeColumns, loggedChangeRowOf } from './entity-rows.js';
-import { num, placeholders, runStatement, selectRows } from './statements.js';
+import { num, placeholders, selectRows } from './statements.js';
 
 /**
  * The change log's storage (table `changes`): appended to by every writer in
@@ -29,13 +29,15 @@ const LOG_LOCK_KEY = '74626368616e6765';
  * ids are visible in the order they were given. It is taken last, after every
  * row lock, and its holder only inserts and commits, so it cannot deadlock;
  * it serializes just the append and the commit. The NOTIFY beside it is
- * delivered at commit (never for a rollback) and carries no payload: it only
- * wakes the listeners, which read the log by id.
+ * delivered at commit (never for a rollback) and carries only the writer's
+ * `tag` (CommitSignal's): it wakes the listeners, which read the log by id,
+ * and a listener in the writer's own process knows it already
+ * (change-feed.ts). Answers the newest id appended (null for no events).
  */
-export async function appendChanges(manager: EntityManager, kind: DatabaseKind, events: readonly ChangeEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export async function appendChanges(manager: EntityManager, kind: DatabaseKind, events: readonly ChangeEvent[], tag = ''): Promise<number | null> {
+  if (events.length === 0) return null;
   if (kind === 'postgres') {
-    await manager.query(`SELECT pg_advisory_xact_lock(x'${LOG_LOCK_KEY}'::bigint), pg_notify($1, '')`, [CHANGE_CHANNEL]);
+    await manager.query(`SELECT pg_advisory_xact_lock(x'${LOG_LOCK_KEY}'::bigint), pg_notify($1, $2)`, [CHANGE_CHANNEL, tag]);
   }
   // Every write ends here, so the rows go in on a fixed statement per number of events, not a query builder's insert.
   const tuples = Array.from({ length: events.length }, () => `(${placeholders(LOGGED_COLUMNS.length)})`).join(', ');
@@ -43,7 +45,8 @@ export async function appendChanges(manager: EntityManager, kind: DatabaseKind, 
     const row = rowOf(event);
     return LOGGED_COLUMNS.map((column) => row[column] ?? null);
   });
-  await runStatement(manager, `INSERT INTO "changes" (${LOGGED_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${tuples}`, values);
+  const ids = await selectRows(manager, `INSERT INTO "changes" (${LOGGED_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${tuples} RETURNING "id"`, values);
+  return Math.max(...ids.map(([id]) => num(id)));
 }
 
 const LOGGED_COLUMNS = ['at', 'action', 'entity', 'entityId', 'kind', 'domain', 'taskId', 'itemId', 'sessionId', 'madeBy'] as const satisfies readonly (keyof LoggedChangeEntity)[];

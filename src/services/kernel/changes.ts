@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
 
@@ -27,20 +28,27 @@ export interface ChangeEvent {
  * "This process just committed changes": a wake-up for its own change feed,
  * so its own changes are read from the log at once instead of at the next
  * poll. It carries no events on purpose: the log is the one path they are
- * delivered by, so none is delivered twice.
+ * delivered by, so none is delivered twice. It carries where the log ended
+ * after the commit (the newest id the commit appended), so a feed with
+ * nobody wanting the changes' rows knows where the log ends without asking
+ * the database, and the tag its writer's PostgreSQL notifications carry, so
+ * that feed can tell its own commits' notifications from other processes'.
  */
 export class CommitSignal {
   private readonly emitter = new EventEmitter();
+  /** What this process's commits NOTIFY with on PostgreSQL (one per signal: two servers in one process each have their own). */
+  readonly tag = randomUUID();
 
   constructor() {
     this.emitter.setMaxListeners(0);
   }
 
-  notify(): void {
-    this.emitter.emit('commit');
+  /** `newestId`: the newest log id the commit appended; null when not known (the feed then reads where the log ends). */
+  notify(newestId: number | null = null): void {
+    this.emitter.emit('commit', newestId);
   }
 
-  onCommit(listener: () => void): () => void {
+  onCommit(listener: (newestId: number | null) => void): () => void {
     this.emitter.on('commit', listener);
     return () => this.emitter.off('commit', listener);
   }

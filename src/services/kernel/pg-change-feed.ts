@@ -11,21 +11,22 @@ const RECONNECT_MS = 1000;
  * The wake-ups of a server's change feed on PostgreSQL: LISTEN on one
  * dedicated connection. Every writer's transaction NOTIFYs at commit (see
  * services/kernel/change-log.ts), so each commit anywhere wakes every server,
- * which then reads the log by id. A dropped connection reconnects, and wakes
+ * which then reads the log by id; the notification's payload is the tag of
+ * the writer that sent it (CommitSignal), handed to the feed. A dropped connection reconnects, and wakes
  * the feed once it listens again: the feed reads from the last id it
  * delivered, so what was committed meanwhile is delivered then, not lost.
  */
 export class PostgresWakeups implements Wakeups {
   private client: pg.Client | null = null;
   private closed = false;
-  private wake: () => void = () => undefined;
+  private wake: (tag?: string) => void = () => undefined;
 
   constructor(
     private readonly url: string,
     private readonly logger: Logger,
   ) {}
 
-  async start(wake: () => void): Promise<void> {
+  async start(wake: (tag?: string) => void): Promise<void> {
     this.wake = wake;
     await this.connect();
   }
@@ -40,7 +41,7 @@ export class PostgresWakeups implements Wakeups {
   private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url, application_name: listenerName() });
     client.on('notification', (message) => {
-      if (message.channel === CHANGE_CHANNEL) this.wake();
+      if (message.channel === CHANGE_CHANNEL) this.wake(message.payload);
     });
     client.on('error', (error) => {
       this.logger.warn({ err: error }, 'change feed connection lost; reconnecting');

@@ -198,7 +198,7 @@ export class Writer {
 
   async run<T>(caller: Caller, work: (uow: UnitOfWork) => Promise<T>, options: RunOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
-      let logged = 0;
+      let newestId: number | null = null;
       try {
         const result = await this.db.transaction(async (manager) => {
           const uow = new UnitOfWork(manager, caller, this.clock);
@@ -206,11 +206,10 @@ export class Writer {
           const value = await work(uow);
           await uow.flushDomains();
           const events = uow.takeEvents();
-          await appendChanges(manager, this.db.kind, events);
-          logged = events.length;
+          newestId = await appendChanges(manager, this.db.kind, events, this.commits.tag);
           return value;
         });
-        if (logged > 0) this.commits.notify();
+        if (newestId !== null) this.commits.notify(newestId);
         return result;
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRaceLost(error)) throw error;
