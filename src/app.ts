@@ -53,6 +53,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   const retention = keepChangeLog(services, config, logger);
   const webhooks = deliverWebhooks(services, config, logger);
   webhooks.start(feed);
+  const stopHearingCreated = services.webhooks.onCreated(() => webhooks.hooksChanged());
   if (owner) {
     // A server bound to every interface is reached on loopback by the processes beside it.
     const url = /^http:\/\/(0\.0\.0\.0|\[?::\]?):/.test(server.url) ? server.url.replace(/^http:\/\/[^/]*:(\d+)$/, 'http://127.0.0.1:$1') : server.url;
@@ -65,6 +66,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     logger,
     close: async () => {
       await retention.stop();
+      stopHearingCreated();
       await webhooks.close();
       await server.stop();
       await feed.close();

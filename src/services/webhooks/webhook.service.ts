@@ -21,6 +21,8 @@ interface CreateWebhook {
 
 /** Creating, deleting and listing webhooks; the dispatcher (webhook-dispatcher.ts) delivers. */
 export class WebhookService {
+  private readonly createdListeners = new Set<() => void>();
+
   constructor(
     private readonly writer: Writer,
     private readonly reader: () => EntityManager,
@@ -46,7 +48,16 @@ export class WebhookService {
         url: url.href, domain, secret, active: true, createdAt: uow.now, position: await newestChangeId(uow.manager),
       });
       return uow.manager.save(row);
+    }).then((created) => {
+      for (const listener of this.createdListeners) listener();
+      return created;
     });
+  }
+
+  /** Called once each webhook this process creates is committed (its dispatcher then looks for active webhooks at once). */
+  onCreated(listener: () => void): () => void {
+    this.createdListeners.add(listener);
+    return () => this.createdListeners.delete(listener);
   }
 
   /** Deletes the webhook and its outbox; a delivery being sent is not recorded. */
