@@ -95,7 +95,7 @@ function start(script, scriptArgs, env) {
     profileStart: () => ask({ type: 'profile-start' }, 'profile-started'),
     recordStart: () => ask({ type: 'record-start' }, 'record-started'),
     recordStop: async () => (await ask({ type: 'record-stop' }, 'record-stopped')).statements,
-    setReplay: (name, statements, { write = false } = {}) => ask({ type: 'replay', name, statements, write }, 'replay-set'),
+    setReplay: (name, statements) => ask({ type: 'replay', name, statements }, 'replay-set'),
     setPayload: (name, answer) => ask({ type: 'payload', name, answer }, 'payload-set'),
     profileStop: (file) => ask({ type: 'profile-stop', file }, 'profile-stopped'),
     stop: () => new Promise((resolve) => {
@@ -178,24 +178,19 @@ try {
       log(`  ${workload.name}: ${stats.reqPerSec.toFixed(0)} req/s, p50 ${stats.p50} ms, p99 ${stats.p99} ms, ${stats.handedOut} handed out, ${stats.handedTwice} twice, ${stats.non2xx} failed`);
       continue;
     }
-    if (workload.kind === 'server' && (workload.read || workload.replay)) {
+    if (workload.kind === 'server' && workload.read) {
       // The references this read is measured against, from one request of its own: the payload floor answers its
-      // very answer, and the replay runs the very statements the server sent for it.
-      // A write's recorded request is sent once before, so the statements replayed are a plan rewrite's (the first
-      // write of a session also names it, and its name's rows, committed then, would collide in every replay).
-      const sent = workload.replay === 'write' ? workload.next() : null;
-      if (sent) await answerOf({ ...workload, next: () => sent });
+      // very answer, and the replay runs the very statements the server sent for it. (Writes have hand-written raw
+      // handlers that commit, bench/raw-server.mjs: a replayed write would add its rows again each time.)
       if (workload.replay) await server.recordStart();
-      const answer = await answerOf(sent ? { ...workload, next: () => sent } : workload, { record: Boolean(workload.replay) });
+      const answer = await answerOf(workload, { record: Boolean(workload.replay) });
       const statements = workload.replay ? await server.recordStop() : null;
-      if (workload.read) {
-        await raw.setPayload(workload.name, answer);
-        const payload = { name: `payload floor: ${workload.name}`, kind: 'payload', path: `/payload/${encodeURIComponent(workload.name)}`, next: workload.next, bytes: Buffer.byteLength(JSON.stringify(answer)) };
-        results.push(await measure(payload));
-        workload.payload = payload.name;
-      }
+      await raw.setPayload(workload.name, answer);
+      const payload = { name: `payload floor: ${workload.name}`, kind: 'payload', path: `/payload/${encodeURIComponent(workload.name)}`, next: workload.next, bytes: Buffer.byteLength(JSON.stringify(answer)) };
+      results.push(await measure(payload));
+      workload.payload = payload.name;
       if (statements) {
-        await raw.setReplay(workload.name, statements, { write: workload.replay === 'write' });
+        await raw.setReplay(workload.name, statements);
         const replayed = { name: `raw ${workload.name} (its SQL replayed)`, kind: 'raw', path: `/replay/${encodeURIComponent(workload.name)}`, next: workload.next };
         results.push(await measure(replayed));
         workload.raw = replayed.name;

@@ -1,18 +1,21 @@
 /**
  * The bench's second reference: a plain node:http handler that does the
- * dashboard read's and updateItem's SQL directly with the same driver (no
- * GraphQL, no ORM), answering the same data. What the server costs above
- * this is what GraphQL, TypeORM and our own code add.
+ * dashboard read's, updateItem's and writeTodos's SQL directly with the same
+ * driver (no GraphQL, no ORM), answering the same data. What the server costs
+ * above this is what GraphQL, TypeORM and our own code add. The writes are
+ * written by hand and commit, one transaction each, as the server's do.
  *
  *   node bench/raw-server.mjs <DATABASE_URL> <port>
  *   POST /dashboard   {"id": "<task id>"}
  *   POST /update-item {"id": "<item id>", "state": "DONE"}
+ *   POST /write-todos {"todos": [{"content": "…", "status": "DONE"}, …]}
+ *     with the session in x-session-id (or "session" in the body): the
+ *     session's plan replaced by the list, the server's statements in its
+ *     order (writeTodos below).
  *   POST /replay/<name>   (any body): the statements the bench recorded from
- *     one of the server's own requests (src/bench-probe.ts), run again with
+ *     one of the server's own reads (src/bench-probe.ts), run again with
  *     the driver, in order, the rows answered as JSON: the raw handler of a
  *     read whose SQL is the server's, whatever the server's readers become.
- *     A write's (writeTodos) run in one transaction on the writer, as the
- *     server runs them behind its write lock, and rolled back.
  *   POST /payload/<name>  (any JSON body): the payload floor, taskbase's own
  *     answer for a workload, JSON.stringify'd again for every request: what
  *     serving those bytes costs in Node, with no database and no GraphQL.
@@ -49,12 +52,12 @@ async function openDriver() {
     return {
       read: async (sql, params) => read(sql, params),
       // One writer connection: transactions take turns, as behind the server's write lock.
-      tx: (work, { rollback = false } = {}) => {
+      tx: (work) => {
         const run = queue.then(async () => {
           write('BEGIN IMMEDIATE');
           try {
             const result = await work(write);
-            write(rollback ? 'ROLLBACK' : 'COMMIT');
+            write('COMMIT');
             return result;
           } catch (error) {
             write('ROLLBACK');
@@ -69,21 +72,20 @@ async function openDriver() {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const numbered = (sql) => { let n = 0; return sql.replace(/\?/g, () => `$${++n}`); };
-  // SQL recorded from the server is numbered already ($1, $2, …): { numbered: true } sends it as it is.
-  const on = (client) => async (sql, params = [], { numbered: ready = false } = {}) => {
+  const on = (client) => async (sql, params = []) => {
     statements += 1;
-    return (await client.query(ready ? sql : numbered(sql), params)).rows;
+    return (await client.query(numbered(sql), params)).rows;
   };
   return {
     read: on(pool),
     // SQL recorded from the server is numbered already ($1, $2, …).
     readNumbered: async (sql, params = []) => { statements += 1; return (await pool.query(sql, params)).rows; },
-    tx: async (work, { rollback = false } = {}) => {
+    tx: async (work) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         const result = await work(on(client));
-        await client.query(rollback ? 'ROLLBACK' : 'COMMIT');
+        await client.query('COMMIT');
         return result;
       } catch (error) {
         await client.query('ROLLBACK');
@@ -102,27 +104,17 @@ const payloads = new Map();
 const BRACKET = /^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOINT|RELEASE|SET)\b/i;
 const sqliteValue = (value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
-async function replay(name) {
-  const recorded = replays.get(name);
-  if (!recorded) throw new Error(`no statements recorded for ${name}`);
-  // Rolled back: every replay does the same work on the same rows (committed, each would add the plan's new steps
-  // again and the next would read a longer list). It skips the commit's own write, so it is if anything the faster.
-  if (recorded.write) return driver.tx(async (run) => runAll(recorded.statements, run), { rollback: true });
-  return runAll(recorded.statements, null);
-}
-
 /**
- * The recorded statements in order, brackets left out: a read's on the read
- * side (the pool, or the read-only SQLite connection), a write's with `run`,
- * inside the one transaction `tx` opened for it on the writer.
+ * A read's recorded statements in order, brackets left out, on the read side
+ * (the pool, or the read-only SQLite connection).
  */
-async function runAll(statements, run) {
+async function replay(name) {
+  const statements = replays.get(name);
+  if (!statements) throw new Error(`no statements recorded for ${name}`);
   const results = [];
   for (const { sql, parameters } of statements) {
     if (BRACKET.test(sql)) continue;
-    if (run) {
-      results.push(await run(sql, postgres ? parameters : parameters.map(sqliteValue), { numbered: true }));
-    } else if (postgres) {
+    if (postgres) {
       results.push(await driver.readNumbered(sql, parameters));
     } else {
       results.push(await driver.read(sql, parameters.map(sqliteValue)));
@@ -223,6 +215,121 @@ async function updateItem(id, state) {
   });
 }
 
+/** The history actions that change a list (src/domain/history.ts LIST_ACTIONS): a plan whose latest such row is PLAN_CLEARED was cleared. */
+const LIST_ACTIONS = ['TASK_CREATED', 'ITEM_STATE', 'ITEMS_ADDED', 'ITEM_RENAMED', 'ITEM_DELETED', 'ITEM_MOVED', 'PLAN_WRITTEN', 'PLAN_CLEARED', 'ITEM_RESTORED'];
+const marks = (n) => Array.from({ length: n }, () => '?').join(', ');
+const snapshot = (items) => items.filter((i) => !truthy(i.deleted)).map((i) => ({ id: String(i.id), text: i.text, state: i.state }));
+
+/**
+ * writeTodos's writes, in the server's order (src/services/sessions/plan.service.ts): the calling session (its
+ * owner, then the row locked), its plan task (locked) and every item of it, whether the plan was cleared; the list
+ * sent replaces the live list by text: a text kept keeps its item and takes the new state (its note cleared),
+ * new texts are inserted at the end, items left out are marked deleted; positions follow the list; the task's
+ * counts and version (compare-and-set), the history row with the list after it and what changed, the session's
+ * plan standing again (and its name, on its first plan), and the change log's two rows (the task's and the
+ * session's), under the log's advisory lock on PostgreSQL. One transaction, committed. Not mirrored: the plan
+ * rules' checks (done in memory) and the purge of old deleted steps, which starts past 200 deleted steps
+ * (plan-purge.ts), more than a bench plan collects; the bench's lists never reorder kept steps, so no MOVED.
+ */
+async function writeTodos(sessionId, todos) {
+  const now = new Date().toISOString();
+  const lock = postgres ? ' FOR NO KEY UPDATE' : '';
+  const bool = (value) => (postgres ? value : value ? 1 : 0);
+  return driver.tx(async (run) => {
+    const [owner] = await run('SELECT "id", "owner" FROM "sessions" WHERE "id" = ?', [sessionId]);
+    if (!owner) return null;
+    const [session] = await run(`SELECT * FROM "sessions" s WHERE s."id" = ?${lock}`, [sessionId]);
+    if (session.planTaskId === null) throw new Error(`session ${sessionId} has no plan task (the bench's sessions all have one)`);
+    const [task] = await run(`SELECT * FROM "memories" m WHERE m."id" = ?${lock}`, [session.planTaskId]);
+    const items = await run('SELECT * FROM "items" i WHERE i."taskId" IN (?) ORDER BY i."position" ASC, i."id" ASC', [task.id]);
+    const cleared = await run(`SELECT e."taskId" FROM "task_events" e WHERE e."id" IN (SELECT MAX(l."id") FROM "task_events" l`
+      + ` WHERE l."taskId" IN (?) AND l."action" IN (${marks(LIST_ACTIONS.length)}) GROUP BY l."taskId") AND e."action" = ?`,
+    [task.id, ...LIST_ACTIONS, 'PLAN_CLEARED']);
+    const current = cleared.length === 0;
+    const before = snapshot(items);
+
+    // The list sent, matched by text against the live items: the first live item of a text keeps it.
+    const byText = new Map();
+    for (const item of items) if (!truthy(item.deleted) && !byText.has(item.text)) byText.set(item.text, item);
+    const next = todos.map((todo) => ({ text: todo.content.trim().normalize('NFC'), state: todo.status }))
+      .map((todo) => ({ ...todo, item: byText.get(todo.text) ?? null }));
+    const kept = new Set(next.filter((todo) => todo.item).map((todo) => todo.item));
+    const removed = items.filter((item) => !truthy(item.deleted) && !kept.has(item));
+    if (removed.length) {
+      await run(`UPDATE "items" SET "deleted" = ?, "updatedAt" = ? WHERE "id" IN (${marks(removed.length)})`, [bool(true), now, ...removed.map((item) => item.id)]);
+      for (const item of removed) Object.assign(item, { deleted: true, updatedAt: now });
+    }
+    for (const todo of next) {
+      if (!todo.item || todo.item.state === todo.state) continue;
+      await run('UPDATE "items" SET "state" = ?, "note" = ?, "updatedAt" = ? WHERE "id" = ?', [todo.state, null, now, todo.item.id]);
+      Object.assign(todo.item, { state: todo.state, note: null, updatedAt: now });
+    }
+    const fresh = next.filter((todo) => !todo.item);
+    if (fresh.length) {
+      const rows = fresh.map((todo, index) => ({ taskId: task.id, text: todo.text, state: todo.state, position: items.length + index, deleted: false, added: current, note: null }));
+      const returned = await run(`INSERT INTO "items" ("taskId", "text", "state", "position", "deleted", "added", "note", "createdAt", "updatedAt") VALUES ${
+        rows.map(() => `(${marks(9)})`).join(', ')} RETURNING "id", "position"`,
+      rows.flatMap((row) => [row.taskId, row.text, row.state, row.position, bool(false), bool(row.added), null, now, now]));
+      const byPosition = new Map(rows.map((row) => [row.position, row]));
+      for (const { id, position } of returned) byPosition.get(Number(position)).id = Number(id);
+      fresh.forEach((todo, index) => { todo.item = rows[index]; });
+    }
+    // The new order: the list sent, each item no longer live kept right after the nearest earlier live one (whole-list.ts).
+    const live = new Set(next.map((todo) => todo.item));
+    const leading = [];
+    const following = new Map();
+    let anchor = null;
+    for (const item of items) {
+      if (live.has(item)) anchor = item;
+      else if (anchor === null) leading.push(item);
+      else following.set(anchor, [...(following.get(anchor) ?? []), item]);
+    }
+    const ordered = [...leading, ...next.flatMap((todo) => [todo.item, ...(following.get(todo.item) ?? [])])];
+    for (const [position, item] of ordered.entries()) {
+      if (item.position === position) continue;
+      item.position = position;
+      await run('UPDATE "items" SET "position" = ? WHERE "id" = ?', [position, item.id]);
+    }
+
+    const c = progressOf(ordered);
+    const bumped = await run(`UPDATE "memories" SET "version" = ?, "updatedAt" = ?, "pendingItems" = ?, "inProgressItems" = ?, "doneItems" = ?,
+      "droppedItems" = ?, "blockedItems" = ?, "failedItems" = ?, "taskState" = ? WHERE "id" = ? AND "version" = ? RETURNING "id"`,
+    [task.version + 1, now, c.pending, c.inProgress, c.done, c.dropped, c.blocked, c.failed, stateOf(c), task.id, task.version]);
+    if (bumped.length === 0) throw new Error(`task ${task.id} changed under the lock`);
+    const after = snapshot(ordered);
+    const was = new Map(before.map((item) => [item.id, item]));
+    const afterIds = new Set(after.map((item) => item.id));
+    const changes = [
+      ...after.flatMap((item) => {
+        const old = was.get(item.id);
+        if (!old) return [{ itemId: item.id, kind: 'ADDED', text: item.text, from: null, to: item.state }];
+        return old.state === item.state ? [] : [{ itemId: item.id, kind: 'STATE', text: item.text, from: old.state, to: item.state }];
+      }),
+      ...before.filter((old) => !afterIds.has(old.id)).map((old) => ({ itemId: old.id, kind: 'REMOVED', text: old.text, from: old.state, to: null })),
+    ];
+    await run('INSERT INTO "task_events" ("taskId", "at", "action", "sessionId", "items", "changes") VALUES (?, ?, ?, ?, ?, ?)',
+      [task.id, now, 'PLAN_WRITTEN', sessionId, JSON.stringify(after), JSON.stringify(changes)]);
+    await run('UPDATE "sessions" SET "planTaskId" = ?, "planStanding" = ?, "finishedAt" = ? WHERE "id" = ?', [task.id, bool(true), null, sessionId]);
+    if (session.name === null && after.length) {
+      // A session with no name takes its first plan's first step (session-store.ts storeSessionName), and the words a search finds it by.
+      const name = [...after[0].text.replace(/\s+/g, ' ').trim()].slice(0, 120).join('');
+      await run('UPDATE "sessions" SET "name" = ? WHERE "id" = ?', [name, sessionId]);
+      const words = [...new Set(name.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))];
+      if (words.length) await run(`INSERT INTO "session_name_words" ("word", "sessionId") VALUES ${words.map(() => '(?, ?)').join(', ')}`, words.flatMap((word) => [word, sessionId]));
+    }
+    // The change log (src/services/kernel/change-log.ts): the task's row and the session's, appended last.
+    if (postgres) await run(`SELECT pg_advisory_xact_lock(x'74626368616e6765'::bigint), pg_notify(?, '')`, ['taskbase_changes']);
+    const changedIds = new Set(changes.map((change) => change.itemId));
+    const soleItem = changedIds.size === 1 ? Number([...changedIds][0]) : null;
+    await run(`INSERT INTO "changes" ("at", "action", "entity", "entityId", "kind", "domain", "taskId", "itemId", "sessionId", "madeBy") VALUES (${marks(10)}), (${marks(10)})`, [
+      now, 'PLAN_WRITTEN', 'TASK', String(task.id), 'TASK', null, task.id, soleItem, sessionId, sessionId,
+      now, 'PLAN_WRITTEN', 'SESSION', sessionId, null, null, null, null, sessionId, sessionId,
+    ]);
+    const count = (state) => after.filter((item) => item.state === state).length;
+    return { message: `Updated todo list: ${count('PENDING')} pending, ${count('IN_PROGRESS')} in progress, ${count('DONE')} completed.` };
+  });
+}
+
 function send(res, status, body) {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -237,6 +344,12 @@ const server = http.createServer((req, res) => {
       const input = body ? JSON.parse(body) : {};
       if (req.url === '/dashboard') return send(res, 200, { data: { task: await dashboard(Number(input.id)) } });
       if (req.url === '/update-item') return send(res, 200, { data: { updateItem: await updateItem(Number(input.id), input.state) } });
+      if (req.url === '/write-todos') {
+        const session = req.headers['x-session-id'] ?? input.session;
+        const answer = session ? await writeTodos(String(session), input.todos) : null;
+        if (!answer) return send(res, 200, { errors: [{ message: 'NO_SESSION: start a session and send its id in x-session-id' }], data: null });
+        return send(res, 200, { data: { writeTodos: answer } });
+      }
       if (req.url.startsWith('/replay/')) return send(res, 200, { data: await replay(decodeURIComponent(req.url.slice('/replay/'.length))) });
       if (req.url.startsWith('/payload/')) {
         const answer = payloads.get(decodeURIComponent(req.url.slice('/payload/'.length)));
@@ -253,7 +366,7 @@ const server = http.createServer((req, res) => {
 process.on('message', (message) => {
   if (message?.type === 'probe') process.send({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
   if (message?.type === 'replay') {
-    replays.set(message.name, { statements: message.statements, write: message.write === true });
+    replays.set(message.name, message.statements);
     process.send({ type: 'replay-set' });
   }
   if (message?.type === 'payload') {

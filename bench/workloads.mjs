@@ -53,8 +53,7 @@ function memoriesCursor(scaleName, page) {
  * handler), `next()` gives one request's body (and session header), `raw`
  * names the raw reference it is compared with. A `read` also gets its payload
  * floor (a bare node:http answering its exact bytes); `replay` gives it a raw
- * handler that runs the SQL the server ran for it (bench/raw-server.mjs;
- * `replay: 'write'` runs it in one transaction on the writer);
+ * handler that runs the SQL the server ran for it (bench/raw-server.mjs);
  * `fixedRate` measures its latency again at a fixed offered rate, half its
  * raw handler's capacity (half its own where it has none).
  */
@@ -63,26 +62,27 @@ export function workloads(scaleName, dashboardTaskId) {
   const deep = memoriesCursor(scaleName, 1000);
   const randomItem = () => String(itemId(randomInt(scale.tasks), randomInt(scale.itemsPerTask)));
   const gql = (query, variables = () => ({}), session) => () => ({ body: { query, variables: variables() }, session: session?.() });
+  const randomSession = () => sessionId(randomInt(scale.plans));
+  // One turn of an agent's plan: the same ten steps, the first `active` done, the next in progress.
+  const turnTodos = () => {
+    const active = randomInt(10);
+    return { todos: Array.from({ length: 10 }, (_, i) => ({ content: `Step ${i + 1} of the turn`, status: i < active ? 'DONE' : i === active ? 'IN_PROGRESS' : 'PENDING' })) };
+  };
   return [
     { name: 'floor { __typename }', kind: 'server', read: true, next: gql('{ __typename }') },
     { name: 'raw dashboard read', kind: 'raw', path: '/dashboard', next: () => ({ body: { id: dashboardTaskId } }) },
     { name: 'raw updateItem', kind: 'raw', path: '/update-item', next: () => ({ body: { id: randomItem(), state: pick(STATES) } }) },
     { name: 'dashboard read', kind: 'server', raw: 'raw dashboard read', read: true, fixedRate: true, next: gql(DASHBOARD, () => dashboardVariables(dashboardTaskId)) },
     { name: 'updateItem', kind: 'server', raw: 'raw updateItem', next: gql(UPDATE_ITEM, () => ({ input: { id: randomItem(), state: pick(STATES) } })) },
-    {
-      name: 'writeTodos (10 steps)', kind: 'server', replay: 'write',
-      next: gql(WRITE_TODOS, () => {
-        const active = randomInt(10);
-        return { todos: Array.from({ length: 10 }, (_, i) => ({ content: `Step ${i + 1} of the turn`, status: i < active ? 'DONE' : i === active ? 'IN_PROGRESS' : 'PENDING' })) };
-      }, () => sessionId(randomInt(scale.plans))),
-    },
+    { name: 'raw writeTodos (10 steps)', kind: 'raw', path: '/write-todos', next: () => ({ body: turnTodos(), session: randomSession() }) },
+    { name: 'writeTodos (10 steps)', kind: 'server', raw: 'raw writeTodos (10 steps)', next: gql(WRITE_TODOS, turnTodos, randomSession) },
     { name: `mustRead (${SCOPES.mustRead})`, kind: 'server', read: true, replay: true, fixedRate: true, next: gql(MUST_READ, () => ({ domain: SCOPES.mustRead })) },
     { name: `memories page 1 (${SCOPES.memories})`, kind: 'server', read: true, replay: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories })) },
     { name: `memories page ${deep.page.toLocaleString('en')}`, kind: 'server', read: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories, after: deep.cursor })) },
     { name: `search "${SEARCH_WORD}" (0.1% of tasks)`, kind: 'server', read: true, replay: true, fixedRate: true, next: gql(SEARCH, () => ({ query: SEARCH_WORD })) },
     { name: `search "${EVEN_WORD}" (${EVEN_HITS} tasks at every scale)`, kind: 'server', read: true, next: gql(SEARCH, () => ({ query: EVEN_WORD })) },
     { name: 'domains()', kind: 'server', read: true, replay: true, fixedRate: true, next: gql(DOMAINS) },
-    { name: 'endTurn', kind: 'server', fixedRate: true, next: gql(END_TURN, () => ({}), () => sessionId(randomInt(scale.plans))) },
+    { name: 'endTurn', kind: 'server', fixedRate: true, next: gql(END_TURN, () => ({}), randomSession) },
   ];
 }
 
