@@ -11,11 +11,11 @@
  * connection's statements counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EntityManager } from 'typeorm';
 import { Database } from '../src/db/database.js';
 import { LogChangeFeed, type Wakeups } from '../src/services/kernel/change-feed.js';
 import { appendChanges } from '../src/services/kernel/change-log.js';
 import { CommitSignal, type ChangeEvent } from '../src/services/kernel/changes.js';
+import { hearTailStatements } from './fixtures/change-log.js';
 import { testDatabase } from './harness.js';
 
 let db: Database;
@@ -30,14 +30,10 @@ let onTailStatement: (sql: string) => void = () => undefined;
 
 beforeAll(async () => {
   db = await Database.open((await testDatabase()).databaseUrl);
-  const tail: EntityManager = await db.tail();
-  const logger = tail.connection.logger;
-  const logQuery = logger.logQuery.bind(logger);
-  logger.logQuery = (sql, parameters, runner) => {
+  await hearTailStatements(db, (sql) => {
     tailStatements.push(sql);
     onTailStatement(sql);
-    return logQuery(sql, parameters, runner);
-  };
+  });
   // No poll during the test: only a commit's wake-up reads the log.
   feed = new LogChangeFeed(() => db.tail(), commits, { pollMs: 3_600_000, wakeups, onError: (error) => { throw error; } });
   await feed.ready();

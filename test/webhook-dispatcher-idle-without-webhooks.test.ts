@@ -7,12 +7,12 @@
  * with the tail connection's statements counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EntityManager } from 'typeorm';
 import { Database } from '../src/db/database.js';
 import type { ChangeFeed } from '../src/services/kernel/change-feed.js';
 import { appendChanges, newestChangeId } from '../src/services/kernel/change-log.js';
 import { runStatement } from '../src/services/kernel/statements.js';
 import { WebhookDispatcher } from '../src/services/webhooks/webhook-dispatcher.js';
+import { hearTailStatements } from './fixtures/change-log.js';
 import { testDatabase } from './harness.js';
 
 let db: Database;
@@ -31,13 +31,7 @@ const change = () => db.transaction((manager) => appendChanges(manager, db.kind,
 
 beforeAll(async () => {
   db = await Database.open((await testDatabase()).databaseUrl);
-  const tail: EntityManager = await db.tail();
-  const logger = tail.connection.logger;
-  const logQuery = logger.logQuery.bind(logger);
-  logger.logQuery = (sql, parameters, runner) => {
-    tailStatements.push(sql);
-    return logQuery(sql, parameters, runner);
-  };
+  await hearTailStatements(db, (sql) => { tailStatements.push(sql); });
   dispatcher = new WebhookDispatcher(db, {
     timeoutMs: 1_000, backoffMs: BACKOFF_MS, maxAttempts: 3, clock: () => new Date(),
     onError: (error) => { throw error; },
