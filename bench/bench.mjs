@@ -29,6 +29,7 @@ import { buildDatabase } from './load.mjs';
 import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
 import { AGENTS, prepareClaimNext, runClaimNext } from './claim-next.mjs';
+import { openLoop } from './open-loop.mjs';
 import { table, writeReport } from './report.mjs';
 import { formatSummary, summarize } from './profile-summary.mjs';
 
@@ -233,11 +234,24 @@ try {
 
   /**
    * One workload: its statements per request and its one-at-a-time p50 (20 requests in a row), then one autocannon
-   * run, closed loop (every connection sends as soon as it is answered) or, with `rate`, at a fixed offered rate.
+   * run, closed loop (every connection sends as soon as it is answered), or, with `rate`, one open-loop run at that
+   * offered rate (bench/open-loop.mjs).
    */
   async function measure(workload, { rate, sampled } = {}) {
     const proc = workload.kind === 'server' ? server : raw;
     const { aloneP50, statements } = sampled ? { aloneP50: sampled.aloneP50, statements: sampled.statementsPerRequest } : await sample(workload, proc);
+    if (rate) {
+      const stats = await openLoop({
+        url: urlOf(workload), rate, warmup: Math.max(0, Number(args.warmup)), duration, connections, next: workload.next,
+        ok: (status, text) => status >= 200 && status < 300 && !text.includes('"errors":[{'),
+      });
+      const peak = await proc.probe();
+      log(`  ${workload.name}: ${stats.reqPerSec.toFixed(0)} req/s answered, p50 ${stats.p50} ms, p99 ${stats.p99} ms (open loop), ${stats.non2xx + stats.errors} failed`);
+      return {
+        name: workload.name, kind: workload.kind, raw: null, payload: null, fixedRateOf: workload.fixedRateOf, offered: rate,
+        ...stats, aloneP50, statementsPerRequest: statements, peakRssMb: Math.round(peak.maxRssKb / 1024),
+      };
+    }
     // One autocannon run of warm-up + duration on the same connections; only what is sent after the warm-up
     // is measured. (Measured separately, each run's first second was a burst of new connections, which the
     // busy server accepts a few per turn of its event loop: their first requests waited seconds, and that
@@ -246,7 +260,6 @@ try {
     const instance = autocannon({
       url: urlOf(workload),
       connections, duration: warmup + duration,
-      ...(rate ? { overallRate: rate } : {}),
       requests: [{
         method: 'POST',
         setupRequest: (request) => {
@@ -260,7 +273,7 @@ try {
     const answered = [];
     instance.on('response', (_client, status, _bytes, took) => answered.push({ sent: performance.now() - took, took, status }));
     // --profile: a CPU profile of the server over this workload's measured part (not the raw handler's).
-    const profiling = args.profile && workload.kind === 'server' && !rate;
+    const profiling = args.profile && workload.kind === 'server';
     const profileStarted = profiling
       ? new Promise((resolve) => setTimeout(resolve, warmup * 1000)).then(() => proc.profileStart())
       : Promise.resolve();
@@ -289,7 +302,6 @@ try {
     const result = {
       name: workload.name, kind: workload.kind, raw: workload.raw ?? null, payload: workload.payload ?? null,
       ...(workload.bytes ? { bytes: workload.bytes } : {}),
-      ...(rate ? { fixedRateOf: workload.fixedRateOf, offered: rate } : {}),
       ...stats, aloneP50,
       statementsPerRequest: statements, peakRssMb: Math.round(peak.maxRssKb / 1024),
       ...(profile ? { profile } : {}),
