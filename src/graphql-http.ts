@@ -11,7 +11,7 @@ import type { RepeatedQueries } from './graphql/repeated-queries.js';
 
 export interface GraphQLHttpOptions {
   apollo: ApolloServer<Context>;
-  /** The short way for queries Apollo has answered before (repeated-queries.ts); the lean path tries it first. */
+  /** The short way for operations Apollo has answered before (repeated-queries.ts); the lean path tries it first. */
   repeated: RepeatedQueries;
   tokens: Map<string, Access>;
   origins: OriginPolicy;
@@ -141,13 +141,13 @@ export function leanGraphQL(options: GraphQLHttpOptions): (req: IncomingMessage,
   };
 }
 
-/** A repeated query the short way, anything else through Apollo. */
+/** A repeated operation the short way, anything else through Apollo. */
 async function answerLean(
   options: GraphQLHttpOptions, req: IncomingMessage, res: ServerResponse, body: unknown, access: Access, principal: string | null,
 ): Promise<void> {
-  const text = await options.repeated.answer(body, req.headers.accept, () => options.context(req.headers, access, principal));
-  if (text === null) return answerGraphQL(options, req, res, body, access, principal);
-  sendAnswer(req, res, 200, APOLLO_JSON, text);
+  const answer = await options.repeated.answer(body, req.headers.accept, () => options.context(req.headers, access, principal));
+  if (answer === null) return answerGraphQL(options, req, res, body, access, principal);
+  sendAnswer(req, res, answer.status, APOLLO_JSON, answer.text);
 }
 
 /** body-parser's JSON in its strict mode: an empty body is {}, and only an object or an array is read (anything else throws). */

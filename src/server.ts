@@ -59,12 +59,13 @@ export async function startServer(
   const pubSub = createChangePubSub();
   const schema = await createSchema(pubSub);
   const jit = jitGateway(schema);
-  // Queries sent again and again run without Apollo's request pipeline once Apollo has answered them (repeated-queries.ts).
-  const repeated = new RepeatedQueries(schema, jit.compiledFor);
+  // Operations sent again and again run without Apollo's request pipeline once Apollo has answered them (repeated-queries.ts).
+  const formatError = createErrorFormatter(logger);
+  const repeated = new RepeatedQueries(schema, jit.compiledFor, formatError);
   const apollo = new ApolloServer<Context>({
     // The schema, executed by graphql-jit (jit-executor.ts).
     gateway: jit.gateway,
-    formatError: createErrorFormatter(logger),
+    formatError,
     includeStacktraceInErrorResponses: false,
     // One compact JSON.stringify per answer: Apollo's default indents every answer (JSON.stringify(value, null, 2)),
     // 10 % of mustRead's profile at --scale large, and a quarter more bytes to send and compress. The body still

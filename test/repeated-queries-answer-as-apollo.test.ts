@@ -97,11 +97,57 @@ describe('a query sent again and again', () => {
     expect(refused.status).toBe(406);
   });
 
-  it('never serves a mutation the short way: each one runs and is recorded', async () => {
+  it('runs a known mutation each time it is sent, once: each is recorded', async () => {
     const { task, items } = await createTask(server, ['Count me'], { domain: 'repeat/mutation' });
     const mutation = { query: `mutation($input: AddCommentInput!) { addComment(input: $input) { id } } # mutation`, variables: { input: { taskId: task.id, item: items[0].id, body: 'again' } } };
     const answers = await repeated(mutation, 4);
     const ids = answers.map((answer) => JSON.parse(answer.body).data.addComment.id);
     expect(new Set(ids).size).toBe(4);
+    const { task: read } = await server.ok(`query($id: ID!) { task(id: $id) { comments(includeItems: true) { totalCount } } }`, { id: task.id });
+    expect(read.comments.totalCount).toBe(4);
+  });
+
+  it("answers a known mutation's refusals and conflicts in Apollo's words and status, recording nothing", async () => {
+    const { task, items } = await createTask(server, ['Step one', 'Step two'], { domain: 'repeat/mutation-refused' });
+    const UPDATE = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state task { id version } } }`;
+    const known = `${UPDATE} # known`;
+    // Learned and compiled: Apollo answers it twice with data, then it goes the short way.
+    await post({ query: known, variables: { input: { id: items[0].id, state: 'IN_PROGRESS' } } });
+    await post({ query: known, variables: { input: { id: items[0].id, state: 'DONE' } } });
+    const cases: Record<string, unknown>[] = [
+      { input: { id: items[1].id, state: 'DONE', expectedVersion: 1 } },
+      { input: { id: '999999999', state: 'DONE' } },
+      { input: { id: items[1].id } },
+      { input: { id: items[1].id, text: 'Step one' } },
+    ];
+    for (const variables of cases) {
+      const fresh = await post({ query: `${UPDATE} # fresh-${JSON.stringify(variables)}`, variables });
+      expect(JSON.parse(fresh.body).errors).toHaveLength(1);
+      const again = await post({ query: known, variables });
+      expect(again).toEqual(fresh);
+    }
+    const { task: after } = await server.ok(`query($id: ID!) { task(id: $id) { version items { nodes { text state } } } }`, { id: task.id });
+    expect(after.version).toBe((task.version as number) + 2);
+    expect(after.items.nodes).toEqual([{ text: 'Step one', state: 'DONE' }, { text: 'Step two', state: 'PENDING' }]);
+  });
+
+  it("refuses a read-only token's known mutation before any of it runs", async () => {
+    const guarded = await startTestServer({ env: { TASKBASE_TOKENS: 'writer-secret, reader-secret:read' } });
+    try {
+      const as = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+      const send = async (token: string, variables: unknown) => {
+        const response = await fetch(guarded.url, { method: 'POST', headers: as(token), body: JSON.stringify({ query: 'mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }', variables }) });
+        return { status: response.status, body: await response.json() as { errors?: { extensions: { code: string } }[] } };
+      };
+      const note = (title: string) => ({ input: { title, body: 'b', domain: 'repeat/read-only' } });
+      for (const title of ['one', 'two', 'three']) expect((await send('writer-secret', note(title))).status).toBe(200);
+      const refused = await send('reader-secret', note('four'));
+      expect(refused.status).toBe(403);
+      expect(refused.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
+      const notes = await fetch(guarded.url, { method: 'POST', headers: as('writer-secret'), body: JSON.stringify({ query: '{ memories(domain: "repeat/read-only") { totalCount } }' }) });
+      expect(((await notes.json()) as { data: { memories: { totalCount: number } } }).data.memories.totalCount).toBe(3);
+    } finally {
+      await guarded.close();
+    }
   });
 });

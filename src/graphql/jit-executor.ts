@@ -12,9 +12,11 @@ const COMPILE_AFTER = 2;
  * graphql-jit's errors look like graphql-js's but are not: one without
  * extensions has none at all, where Apollo (and errors.ts) expect an object.
  * Each becomes a graphql-js GraphQLError with the same message, locations,
- * path and original error, so formatting sees what graphql-js would give.
+ * path and original error, so formatting sees what graphql-js would give;
+ * and `errors` comes first, as graphql-js puts it, so an answer's text is the
+ * same whichever executor ran it.
  */
-function asGraphQLJsErrors(result: ExecutionResult): ExecutionResult {
+export function asGraphQLJsErrors(result: ExecutionResult): ExecutionResult {
   if (!result.errors?.length) return result;
   const errors = result.errors.map((error) => {
     const copy = new GraphQLError(error.message, {
@@ -23,7 +25,8 @@ function asGraphQLJsErrors(result: ExecutionResult): ExecutionResult {
     if (error.locations) Object.defineProperty(copy, 'locations', { value: error.locations, enumerable: true });
     return copy;
   });
-  return { ...result, errors };
+  const { errors: _, ...rest } = result;
+  return { errors, ...rest };
 }
 
 /**

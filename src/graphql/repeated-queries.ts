@@ -1,9 +1,10 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { Context } from './context.js';
 import { runningBudget, tooLargeAnswer } from './execution-budget.js';
+import { asGraphQLJsErrors } from './jit-executor.js';
 import { checkCoercedOperation } from './request-limits.js';
 
 /** Distinct queries kept, as many as the jit executor keeps compiled (jit-executor.ts). */
@@ -45,6 +46,42 @@ function acceptsJson(accept: string | undefined): boolean {
 
 const keyOf = (query: string, operationName: string | null | undefined) => `${operationName ?? ''}\u0000${query}`;
 
+/** Apollo's formatError as server.ts gives it (errors.ts): the one place an error's words and code are chosen. */
+type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
+/** An answer given the short way: its status and text. */
+export interface ShortAnswer {
+  status: number;
+  text: string;
+}
+
+/**
+ * A mutation's errors as Apollo formats them (@apollo/server's
+ * normalizeAndFormatErrors, with includeStacktraceInErrorResponses off): each
+ * error's JSON with a code (INTERNAL_SERVER_ERROR when it has none) through
+ * formatError, an `extensions.http.status` taken as the answer's status and
+ * dropped, and a formatter that throws answering Apollo's own words. The
+ * status is 503 when one says UNAVAILABLE (errors.ts's unavailableStatus).
+ */
+function formattedErrors(errors: readonly GraphQLError[], formatError: FormatError): { status: number; errors: GraphQLFormattedError[] } {
+  let status = 200;
+  const formatted = errors.map((error) => {
+    const extensions: Record<string, unknown> = { ...error.extensions, code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR' };
+    const http = extensions.http as { status?: unknown } | undefined;
+    if (http && typeof http === 'object') {
+      if (typeof http.status === 'number') status = http.status;
+      delete extensions.http;
+    }
+    try {
+      return formatError({ ...error.toJSON(), extensions }, error);
+    } catch {
+      return { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    }
+  });
+  if (formatted.some((error) => error.extensions?.code === 'UNAVAILABLE')) status = 503;
+  return { status, errors: formatted };
+}
+
 /**
  * The short way for the queries clients send again and again (the
  * dashboard's reads, an agent's lookups, the `{ __typename }` of a health
@@ -58,12 +95,16 @@ const keyOf = (query: string, operationName: string | null | undefined) => `${op
  * query's time budget starts as it runs, and an answer over its size budget
  * is the same TOO_LARGE answer the plugin gives.
  *
- * Only queries, and only answers with no error, go this way: whenever
- * anything would make an error (a variable of the wrong type, a limit, a
- * resolver's refusal, the database unavailable), the request is run again
- * through Apollo from the start, so every error is Apollo's own, formatted
- * and logged in one place (errors.ts). A query writes nothing, so running it
- * twice changes nothing. Mutations always go through Apollo.
+ * A query's answer with an error never goes this way: whenever anything
+ * would make an error (a resolver's refusal, the database unavailable), the
+ * request is run again through Apollo from the start, so the error is
+ * Apollo's own; a query writes nothing, so running it twice changes nothing.
+ * A mutation (measured: Apollo's pipeline around it was about a tenth of
+ * updateItem's CPU) is run once whatever happens, since it may have written:
+ * its errors are formatted here as Apollo does, through the same formatError
+ * (errors.ts), so they read and are logged the same. Whatever is refused
+ * before anything runs (a variable of the wrong type, a limit, a read-only
+ * token's mutation) still goes to Apollo, which answers it.
  */
 export class RepeatedQueries {
   private readonly known = new LRUCache<string, Known>({ max: KNOWN_MAX });
@@ -71,14 +112,15 @@ export class RepeatedQueries {
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly compiledFor: (queryHash: string, operationName: string | null | undefined) => CompiledQuery | undefined,
+    private readonly formatError: FormatError,
   ) {}
 
-  /** The plugin that learns which queries may go the short way: those Apollo answered whole, with data and no error. */
+  /** The plugin that learns which operations may go the short way: those Apollo answered whole, with data and no error. */
   plugin(): ApolloServerPlugin<Context> {
     return {
       requestDidStart: async () => ({
         willSendResponse: async ({ request, response, document, operation, queryHash, contextValue }) => {
-          if (operation?.operation !== 'query' || !document || typeof request.query !== 'string') return;
+          if ((operation?.operation !== 'query' && operation?.operation !== 'mutation') || !document || typeof request.query !== 'string') return;
           if (response.body.kind !== 'single' || response.body.singleResult.errors || (response.http.status ?? 200) !== 200) return;
           if (contextValue.budget.exceeded) return;
           const key = keyOf(request.query, request.operationName);
@@ -95,7 +137,7 @@ export class RepeatedQueries {
    * when it must go through Apollo (unknown, not a plain body, another Accept,
    * or anything that would be an error).
    */
-  async answer(body: unknown, accept: string | undefined, context: () => Promise<Context>): Promise<string | null> {
+  async answer(body: unknown, accept: string | undefined, context: () => Promise<Context>): Promise<ShortAnswer | null> {
     if (!acceptsJson(accept)) return null;
     const request = plainBody(body);
     if (!request) return null;
@@ -109,19 +151,40 @@ export class RepeatedQueries {
     } catch {
       return null;
     }
+    const mutation = known.operation.operation === 'mutation';
     let contextValue: Context;
-    let result: Awaited<ReturnType<CompiledQuery['query']>>;
     try {
       contextValue = await context();
-      contextValue.budget.deadline = runningBudget().deadline;
-      result = await known.compiled.query(undefined, contextValue, variables);
     } catch {
       // A context that cannot be made (the session key's lookup failed) is Apollo's to answer, in its words.
       return null;
     }
+    // A read-only token's mutation is refused before any of it runs (read-only-access.ts): Apollo's to answer.
+    if (mutation && contextValue.access !== 'write') return null;
+    if (!mutation) contextValue.budget.deadline = runningBudget().deadline;
+    if (mutation) return this.mutationAnswer(known.compiled, contextValue, variables);
+    let result: Awaited<ReturnType<CompiledQuery['query']>>;
+    try {
+      result = await known.compiled.query(undefined, contextValue, variables);
+    } catch {
+      return null;
+    }
     const exceeded = contextValue.budget.exceeded;
-    if (exceeded) return answerText(tooLargeAnswer(exceeded));
+    if (exceeded) return { status: 200, text: answerText(tooLargeAnswer(exceeded)) };
     if (result.errors?.length) return null;
-    return answerText({ data: result.data });
+    return { status: 200, text: answerText({ data: result.data }) };
+  }
+
+  /**
+   * A known mutation, run once: it may have written, so it is never run
+   * again through Apollo. Its errors (a refusal, a conflict, the database
+   * away, an answer past its budget, at the path of the field that failed)
+   * are formatted here as Apollo formats them, by the same formatError.
+   */
+  private async mutationAnswer(compiled: CompiledQuery, contextValue: Context, variables: Record<string, unknown>): Promise<ShortAnswer> {
+    const result = asGraphQLJsErrors(await compiled.query(undefined, contextValue, variables));
+    if (!result.errors?.length) return { status: 200, text: answerText({ data: result.data }) };
+    const { status, errors } = formattedErrors(result.errors as GraphQLError[], this.formatError);
+    return { status, text: answerText({ ...result, errors }) };
   }
 }
