@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from './harness.js';
 import { CREATE_NOTE } from './fixtures/documents.js';
 import { createTask } from './fixtures/tasks.js';
 import { openTasksIn } from '../src/services/memories/memory-reader.js';
+import { readyItems } from '../src/services/claims/claim-store.js';
 import { planOf as planOn } from './fixtures/query-plans.js';
 
 let captured: { sql: string; parameters: readonly unknown[] }[] = [];
@@ -85,6 +86,28 @@ describe('domain scopes', () => {
       const searches = plan.filter((line) => /^SEARCH m\b/.test(line));
       expect(searches, plan.join('\n')).toHaveLength(2);
       for (const line of searches) expect(line, plan.join('\n')).toMatch(/domain>\?/);
+    }
+  });
+
+  it('the ready queue (claimNext, ready) reads the scope\'s ready tasks from their index, then their items task by task', async () => {
+    captured = [];
+    capturing = true;
+    const ready = await readyItems(server.app.services.db.reader, 'acme/checkout', { limit: 1 });
+    capturing = false;
+    expect(ready.map((entry) => entry.domain)).toEqual(['acme/checkout']);
+    expect(captured).toHaveLength(1);
+    const plan = await planOf(captured[0].sql, captured[0].parameters);
+    const text = plan.join('\n');
+    // Never a walk of every memory in id order (what PostgreSQL chose for a scope newer than its statistics), nor a
+    // join of every item of the scope before sorting: the tasks come from their own index, the items by task.
+    if (postgres) {
+      expect(text, text).toMatch(/(Index (Only )?Scan|Bitmap Index Scan) using idx_memories_ready_tasks on memories|Bitmap Index Scan on idx_memories_ready_tasks/);
+      expect(text, text).not.toMatch(/memories_pkey/);
+    } else {
+      expect(text, text).toMatch(/SEARCH m USING (COVERING )?INDEX idx_memories_(ready|open)_tasks \((taskState=\? AND )?domain>\? AND domain<\?\)/);
+      expect(text, text).toMatch(/SEARCH i USING INDEX idx_items_task_\w+ \(taskId=\?/);
+      // Items are sorted within a task only: the tasks arrive in id order, so the walk can stop at the page.
+      expect(text, text).toMatch(/USE TEMP B-TREE FOR LAST TERM OF ORDER BY/);
     }
   });
 

@@ -12,6 +12,7 @@ import { DomainCounts1764570000000 } from './1764570000000-domain-counts.js';
 import { SearchIndex1764575000000 } from './1764575000000-search-index.js';
 import { SessionPresetsAndNameWords1764580000000 } from './1764580000000-session-presets-and-name-words.js';
 import { SessionOrderIndexes1764586000000 } from './1764586000000-session-order-indexes.js';
+import { ReadyTaskIndex1764590000000 } from './1764590000000-ready-task-index.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   SearchIndex1764575000000,
   SessionPresetsAndNameWords1764580000000,
   SessionOrderIndexes1764586000000,
+  ReadyTaskIndex1764590000000,
 ];

@@ -111,9 +111,13 @@ export async function readyItems(
   });
   const skip = passed.length ? ` AND i."id" NOT IN (${placeholders(passed.length)})` : '';
   const locking = lock && kind === 'postgres' ? ' FOR UPDATE OF i SKIP LOCKED' : '';
-  const sql = `SELECT ${itemColumns('i')}, m."domain" FROM "items" i INNER JOIN "memories" m ON m."id" = i."taskId"
-    WHERE m."taskState" = 'OPEN' AND m."kind" = 'TASK' AND m."sessionId" IS NULL AND ${where}
-      AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')
+  // The scope's tasks come first, from their own index and in id order (a sorted sub-select, which neither database
+  // folds into the join), so the items are walked task by task and the walk stops at the page; the lock, after the
+  // order, takes only the rows handed back.
+  const sql = `SELECT ${itemColumns('i')}, m."domain" FROM (SELECT m."id", m."domain" FROM "memories" m
+      WHERE m."kind" = 'TASK' AND m."taskState" = 'OPEN' AND m."sessionId" IS NULL AND ${where} ORDER BY m."id"${kind === 'sqlite' ? ' LIMIT -1' : ''}) m
+    INNER JOIN "items" i ON i."taskId" = m."id"
+    WHERE i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')
       AND NOT EXISTS (SELECT 1 FROM "claims" c WHERE c."itemId" = i."id" AND c."expiresAt" > ${dbNowSql(kind)})
       AND NOT EXISTS (SELECT 1 FROM "item_dependencies" d INNER JOIN "items" x ON x."id" = d."dependsOnId"
         WHERE d."itemId" = i."id" AND x."deleted" = ? AND x."state" NOT IN ('DONE', 'DROPPED'))${skip}
