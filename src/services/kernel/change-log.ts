@@ -6,7 +6,7 @@ import { CHANGE_CHANNEL } from '../../db/change-channel.js';
 import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
 import type { ChangeEvent } from './changes.js';
 import { loggedChangeColumns, loggedChangeRowOf } from './entity-rows.js';
-import { num, placeholders, selectRows } from './statements.js';
+import { num, placeholders, selectRows, tuples } from './statements.js';
 
 /**
  * The change log's storage (table `changes`): appended to by every writer in
@@ -59,8 +59,6 @@ function lockedInsert(count: number): string {
   const typed = LOGGED_COLUMNS.map((column) => (INTEGER_COLUMNS.has(column) ? '?::integer' : '?::text')).join(', ');
   return `INSERT INTO "changes" (${COLUMN_LIST}) SELECT v.* FROM (SELECT pg_advisory_xact_lock(x'${LOG_LOCK_KEY}'::bigint), pg_notify(?, ?)) l, (VALUES ${tuples(count, typed)}) v RETURNING "id"`;
 }
-
-const tuples = (count: number, tuple: string): string => Array.from({ length: count }, () => `(${tuple})`).join(', ');
 
 const LOGGED_COLUMNS = ['at', 'action', 'entity', 'entityId', 'kind', 'domain', 'taskId', 'itemId', 'sessionId', 'madeBy'] as const satisfies readonly (keyof LoggedChangeEntity)[];
 const COLUMN_LIST = LOGGED_COLUMNS.map((column) => `"${column}"`).join(', ');

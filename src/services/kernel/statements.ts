@@ -53,6 +53,11 @@ export function placeholders(count: number): string {
   return count === 1 ? '?' : `?${', ?'.repeat(count - 1)}`;
 }
 
+/** `(…), (…)`: `count` rows of one `tuple` (its placeholders and literals), for a multi-row VALUES list. */
+export function tuples(count: number, tuple: string): string {
+  return Array.from({ length: count }, () => `(${tuple})`).join(', ');
+}
+
 /** The distinct values of a list, in first-seen order: what an IN list needs. */
 export function distinct<T>(values: readonly T[]): T[] {
   return [...new Set(values)];

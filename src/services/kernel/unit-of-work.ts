@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
 import type { SessionEntity } from '../../db/entities/index.js';
 import { appendChanges } from './change-log.js';
-import { num, placeholders, runStatement, selectRows } from './statements.js';
+import { num, placeholders, runStatement, selectRows, tuples } from './statements.js';
 import type { ChangeEvent, CommitSignal } from './changes.js';
 import { DomainError } from '../../domain/errors.js';
 import { noSession } from '../../domain/plan-steps.js';
@@ -129,8 +129,7 @@ export class UnitOfWork {
       fresh = fresh.filter((domain) => !named.has(domain)).slice(0, Math.max(DOMAINS_PER_SESSION_MAX - held, 0));
     }
     if (fresh.length === 0) return;
-    const tuples = Array.from({ length: fresh.length }, () => '(?, ?, ?)').join(', ');
-    await runStatement(this.manager, `INSERT INTO "session_domains" ("sessionId", "domain", "createdAt") VALUES ${tuples} ON CONFLICT DO NOTHING`,
+    await runStatement(this.manager, `INSERT INTO "session_domains" ("sessionId", "domain", "createdAt") VALUES ${tuples(fresh.length, '?, ?, ?')} ON CONFLICT DO NOTHING`,
       fresh.flatMap((domain) => [sessionId, domain, this.now]));
   }
 

@@ -10,7 +10,7 @@ import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
-import { num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
+import { num, placeholders, runStatement, selectRows, tuples } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession, readSession, updateSessionRow } from './session-lock.js';
@@ -129,8 +129,7 @@ export async function insertItems(
     added: row.added, note: row.note ?? null, createdAt: uow.now, updatedAt: uow.now,
   }));
   const values = created.flatMap((item) => [item.taskId, item.text, item.state, item.position, item.deleted, item.added, item.note, item.createdAt, item.updatedAt]);
-  const tuples = Array.from({ length: created.length }, () => `(${placeholders(INSERTED_COLUMNS.length)})`).join(', ');
-  const sql = `INSERT INTO "items" (${INSERTED_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${tuples} RETURNING "id", "position"`;
+  const sql = `INSERT INTO "items" (${INSERTED_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${tuples(created.length, placeholders(INSERTED_COLUMNS.length))} RETURNING "id", "position"`;
   const byPosition = new Map(created.map((item) => [item.position, item]));
   for (const [id, position] of await selectRows(uow.manager, sql, values)) byPosition.get(num(position))!.id = num(id);
   return created;

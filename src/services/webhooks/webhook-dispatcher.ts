@@ -7,7 +7,7 @@ import { loggedChangeOf } from '../changes/logged-change.js';
 import type { ChangeFeed } from '../kernel/change-feed.js';
 import { loggedChangesAfter, newestChangeId } from '../kernel/change-log.js';
 import { CoalescedPasses } from '../kernel/coalesced.js';
-import { num, runStatement, selectRows } from '../kernel/statements.js';
+import { num, runStatement, selectRows, tuples } from '../kernel/statements.js';
 import type { Clock } from '../kernel/unit-of-work.js';
 import type { Send } from './webhook-sender.js';
 
@@ -182,8 +182,8 @@ export class WebhookDispatcher {
       .flatMap((row) => [hook.id, num(row.id), JSON.stringify({ webhookId: String(hook.id), change: loggedChangeOf(row) }), now]);
     if (deliveries.length > 0) {
       // A new delivery is unsent: no attempts, status, error or lease yet, due now.
-      const tuples = Array.from({ length: deliveries.length / 4 }, () => '(?, ?, ?, 0, NULL, NULL, NULL, ?, NULL)').join(', ');
-      await runStatement(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "changeId", "body", "attempts", "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES ${tuples}`, deliveries);
+      const unsent = tuples(deliveries.length / 4, '?, ?, ?, 0, NULL, NULL, NULL, ?, NULL');
+      await runStatement(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "changeId", "body", "attempts", "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES ${unsent}`, deliveries);
     }
     const position = num(rows.at(-1)!.id);
     await runStatement(manager, `UPDATE "webhooks" SET "position" = ? WHERE "id" = ?`, [position, hook.id]);
