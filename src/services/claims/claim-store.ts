@@ -112,8 +112,9 @@ export async function readyItems(
   const skip = passed.length ? ` AND i."id" NOT IN (${placeholders(passed.length)})` : '';
   const locking = lock && kind === 'postgres' ? ' FOR UPDATE OF i SKIP LOCKED' : '';
   // The scope's tasks come first, from their own index and in id order (a sorted sub-select, which neither database
-  // folds into the join), so the items are walked task by task and the walk stops at the page; the lock, after the
-  // order, takes only the rows handed back.
+  // folds into the join: PostgreSQL keeps a sub-select with ORDER BY, SQLite one with a LIMIT, and -1 is none), so
+  // the items are walked task by task and the walk stops at the page; the lock, after the order, takes only the rows
+  // handed back.
   const sql = `SELECT ${itemColumns('i')}, m."domain" FROM (SELECT m."id", m."domain" FROM "memories" m
       WHERE m."kind" = 'TASK' AND m."taskState" = 'OPEN' AND m."sessionId" IS NULL AND ${where} ORDER BY m."id"${kind === 'sqlite' ? ' LIMIT -1' : ''}) m
     INNER JOIN "items" i ON i."taskId" = m."id"
