@@ -86,7 +86,8 @@ export function decodeCursor(cursor: string | null | undefined, types: readonly 
 /** One page of a keyset-paged list. */
 export interface Page<T> {
   nodes: T[];
-  cursors: string[];
+  /** Each row's cursor, in order (worked out when first read). */
+  readonly cursors: string[];
   hasNextPage: boolean;
   endCursor: string | null;
   totalCount: number;
@@ -98,12 +99,16 @@ export interface Page<T> {
  */
 export function pageFrom<T>(rows: T[], size: number, keyOf: (row: T) => CursorKey, totalCount: number): Page<T> {
   const nodes = rows.slice(0, size);
-  const cursors = nodes.map((row) => encodeCursor(keyOf(row)));
+  // Only the last row's cursor is made now: most pages are read as nodes and pageInfo, and each cursor is a JSON and a
+  // base64 encoding (70 per dashboard read, one of them shown). The others are made if edges are asked for.
+  let cursors: string[] | undefined;
   return {
     nodes,
-    cursors,
+    get cursors() {
+      return (cursors ??= nodes.map((row) => encodeCursor(keyOf(row))));
+    },
     hasNextPage: rows.length > size,
-    endCursor: cursors.length ? cursors[cursors.length - 1] : null,
+    endCursor: nodes.length ? encodeCursor(keyOf(nodes[nodes.length - 1]!)) : null,
     totalCount,
   };
 }

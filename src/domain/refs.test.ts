@@ -40,6 +40,23 @@ describe('parseRefs', () => {
   it('keeps ids as written, leading zeros included', () => {
     expect(parseRefs('[[#057]] [[#57]]')).toEqual(['057', '57']);
   });
+
+  it('reads a token that starts inside a near miss, and ids past the first sixteen', () => {
+    expect(parseRefs('[[[#4]] [[#[[#5]] [[#6]]]')).toEqual(['4', '5', '6']);
+    const many = Array.from({ length: 40 }, (_, i) => `[[#${i}]]`);
+    expect(parseRefs([...many, ...many].join(' x '))).toEqual(many.map((_, i) => String(i)));
+  });
+
+  it('finds what the token pattern finds, in any text made of its characters', () => {
+    const alphabet = ['[', ']', '#', '1', '2', '0', ' ', 'a', '[[#', ']]'];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let n = 0; n < 2000; n += 1) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      const expected = [...new Set([...text.matchAll(refTokenPattern())].map((match) => match[1]))];
+      expect(parseRefs(text), text).toEqual(expected);
+    }
+  });
 });
 
 describe('refTokenPattern', () => {

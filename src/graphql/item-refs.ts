@@ -43,7 +43,7 @@ export function refsIn(texts: readonly (string | null | undefined)[], targets: R
       const target = targets.get(id);
       if (seen.has(id) || !target) continue;
       seen.add(id);
-      refs.push({ ...target });
+      refs.push(target);
     }
   }
   return refs;
@@ -146,7 +146,7 @@ function liveRefsIn(texts: readonly (string | null | undefined)[], targets: Read
       if (!target) return null;
       if ((seen ??= new Set()).has(id)) continue;
       seen.add(id);
-      refs.push({ ...target });
+      refs.push(target);
     }
   }
   return refs;
@@ -172,7 +172,25 @@ export function itemsOfTaskWithIds(ctx: Context, taskId: number, ids: readonly n
   });
 }
 
-/** A dependency as the API shows it: the item waited for, as it reads now, and the reason raw and rendered. */
-export function dependencyOf(target: Target, reason: string | null, targets: ReadonlyMap<string, RefTarget>) {
-  return { item: { ...target }, reason, reasonText: reason === null ? null : renderRefs(reason, targets) };
+/**
+ * A dependency as the API shows it: the item waited for, as it reads now, and
+ * the reason raw and rendered. The rendering waits until reasonText is read
+ * (a property the executor reads only when the query asks for it): the
+ * dashboard shows reasons raw, and rendering each brief's reasons it never
+ * showed was a regex pass per dependency. `targets` already holds every id
+ * the reason cites (dependenciesOf looked them up), and entries are only
+ * ever added to it, so a later read renders what an eager one would have.
+ */
+export function dependencyOf(target: Target, reason: string | null, targets: ReadonlyMap<string, RefTarget>): DependencyView {
+  return new DependencyView(target, reason, targets);
+}
+
+class DependencyView {
+  #rendered: string | null | undefined;
+  constructor(readonly item: ItemRef, readonly reason: string | null, private readonly targets: ReadonlyMap<string, RefTarget>) {}
+
+  get reasonText(): string | null {
+    if (this.#rendered === undefined) this.#rendered = this.reason === null ? null : renderRefs(this.reason, this.targets);
+    return this.#rendered;
+  }
 }

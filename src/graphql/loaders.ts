@@ -94,7 +94,7 @@ const LOADERS = {
   /** Each item's comment and brief counts and its briefs' dependencies (Item.comments/notes { totalCount } alone, Item.dependsOn). */
   itemFacts: (services: Services) => new DataLoader((itemIds: readonly number[]) => services.itemFacts.factsOfItems(itemIds)),
   /** Memories linked to each item. */
-  related: (services: Services, budget: ExecutionBudget) => new DataLoader((itemIds: readonly number[]) => relatedOfItems(services, budget, itemIds)),
+  related: (services: Services, budget: ExecutionBudget) => new SettledLoader((itemIds: readonly number[]) => relatedOfItems(services, budget, itemIds)),
   /** A page of comments on each item (Item.comments, when its nodes are asked for). */
   itemComments: (services: Services) =>
     pageLoader((itemIds, { first, after }) => services.commentReader.commentPagesOfItems(itemIds, first, after)),
@@ -125,11 +125,11 @@ const LOADERS = {
     return webhookIds.map((id) => stops.get(id) ?? null);
   }),
   /** The live claim on each item (Item.claim). */
-  claim: (services: Services) => new DataLoader((itemIds: readonly number[]) => services.claimReader.claimsOfItems(itemIds)),
+  claim: (services: Services) => new SettledLoader((itemIds: readonly number[]) => services.claimReader.claimsOfItems(itemIds)),
   /** What each item waits for (Item.blockedBy, Item.ready). */
-  blockers: (services: Services) => new DataLoader((itemIds: readonly number[]) => services.claimReader.blockersOfItems(itemIds)),
+  blockers: (services: Services) => new SettledLoader((itemIds: readonly number[]) => services.claimReader.blockersOfItems(itemIds)),
   /** The items waiting for each item (Item.blocks). */
-  waiters: (services: Services) => new DataLoader((itemIds: readonly number[]) => services.claimReader.waitersOfItems(itemIds)),
+  waiters: (services: Services) => new SettledLoader((itemIds: readonly number[]) => services.claimReader.waitersOfItems(itemIds)),
   /** The items each session holds a live claim on (Session.claims). */
   sessionClaims: (services: Services) => new DataLoader((sessionIds: readonly string[]) => services.claimReader.claimedItemsOfSessions(sessionIds)),
   ...SESSION_LOADERS,

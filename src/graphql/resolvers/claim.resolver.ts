@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { ClaimItemInput } from '../inputs/claim.inputs.js';
 import { dependencyOf, itemsById, refTargets } from '../item-refs.js';
 import { toItem } from '../mappers.js';
-import { afterBoth, type Maybe } from '../settled-loader.js';
+import { after, afterBoth, type Maybe } from '../settled-loader.js';
 import { toSession } from '../session-mappers.js';
 import { Claim } from '../types/claim.type.js';
 import { Item } from '../types/item.type.js';
@@ -77,14 +77,13 @@ export class ItemClaimResolver {
     nullable: true,
     description: "The live claim on this item, or null (never an expired one). A mutation's answer names the holder here when another session's claim holds the item: claims coordinate, they do not refuse work.",
   })
-  async claim(@Root() item: Item, @Ctx() ctx: Context): Promise<Claim | null> {
-    const row = await ctx.loaders.claim.load(item.itemId);
-    return row ? toClaim(row) : null;
+  claim(@Root() item: Item, @Ctx() ctx: Context): Maybe<Claim | null> {
+    return after(ctx.loaders.claim.loadNow(item.itemId), (row) => (row ? toClaim(row) : null));
   }
 
   @FieldResolver(() => [Dependency], { description: "Items this one waits for (from briefs' depends_on), with the reason given; each once, the earliest brief's reason." })
   blockedBy(@Root() item: Item, @Ctx() ctx: Context): Maybe<Dependency[]> {
-    return afterBoth(ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
+    return afterBoth(ctx.loaders.blockers.loadNow(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
       const targets = refTargets(items);
       return edges.flatMap((edge) => {
         const target = targets.get(String(edge.dependsOnId));
@@ -95,7 +94,7 @@ export class ItemClaimResolver {
 
   @FieldResolver(() => [Item], { description: 'Items that wait for this one, in id order.' })
   blocks(@Root() item: Item, @Ctx() ctx: Context): Maybe<Item[]> {
-    return afterBoth(ctx.loaders.waiters.load(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (waiters, items) => {
+    return afterBoth(ctx.loaders.waiters.loadNow(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (waiters, items) => {
       const byId = itemsById(items);
       return waiters.flatMap((id) => (byId.has(id) ? [toItem(byId.get(id)!)] : []));
     });
@@ -106,7 +105,7 @@ export class ItemClaimResolver {
   })
   ready(@Root() item: Item, @Ctx() ctx: Context): Maybe<boolean> {
     if (item.deleted || !isOpenWork(item.state)) return false;
-    return afterBoth(ctx.loaders.blockers.load(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
+    return afterBoth(ctx.loaders.blockers.loadNow(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
       const byId = itemsById(items);
       return edges.every((edge) => {
         const target = byId.get(edge.dependsOnId);

@@ -25,7 +25,7 @@ export class CommentResolver {
     const id = String(comment.itemId);
     return after(targetsOf(ctx, comment.taskId, [id]), (targets) => {
       const target = targets.get(id);
-      return target ? { ...target } : null;
+      return target ?? null;
     });
   }
 

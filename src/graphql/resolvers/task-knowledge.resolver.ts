@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { PageArgs } from '../inputs/page.args.js';
 import { dependenciesOf } from '../item-refs.js';
 import { toComment, toMemory, toTaskNote } from '../mappers.js';
-import { asksOnlyFor } from '../selection.js';
+import { asksOnlyFor, nodeFieldsOf } from '../selection.js';
 import { after, type Maybe } from '../settled-loader.js';
 import { toConnection } from '../types/connection.type.js';
 import { Item } from '../types/item.type.js';
@@ -20,6 +20,20 @@ function itemFilter(item: string | null | undefined): number | undefined {
   return parseId(item) ?? -1;
 }
 
+/**
+ * The fields of a note or comment that read its task's items (refs, numbers
+ * and rendered text): when a page with rows asks for one, the page waits for
+ * the task's live items (the read its first row's field would start, in the
+ * same batch as the task's item page when the query shows one), so each
+ * row's field answers at once instead of with a promise per row.
+ */
+const READS_TASK_ITEMS = new Set(['refs', 'items', 'item', 'dependsOn', 'bodyText', 'goalText', 'contextText', 'stepsText', 'pitfallsText', 'doneWhenText', 'extraInfoText', 'reasonText']);
+
+function readsTaskItems(info: GraphQLResolveInfo): boolean {
+  for (const name of nodeFieldsOf(info)) if (READS_TASK_ITEMS.has(name)) return true;
+  return false;
+}
+
 /** A task's notes and comments. */
 @Resolver(() => Task)
 export class TaskKnowledgeResolver {
@@ -29,11 +43,13 @@ export class TaskKnowledgeResolver {
     @Ctx() ctx: Context,
     @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('item', () => ID, { nullable: true, description: 'Only the briefs on this item.' }) item?: string | null,
+    @Info() info?: GraphQLResolveInfo,
   ): Promise<TaskNoteConnection> {
     const itemId = itemFilter(item);
     const page = itemId === undefined
       ? await ctx.loaders.taskNotes.load({ ownerId: task.taskId, first, after })
       : await ctx.services.taskNoteReader.taskNotes(task.taskId, itemId, first, after);
+    if (page.nodes.length && info && readsTaskItems(info)) await ctx.loaders.taskItems.loadNow(task.taskId);
     return Object.assign(toConnection(page, toTaskNote), { taskId: task.taskId });
   }
 
@@ -46,11 +62,13 @@ export class TaskKnowledgeResolver {
     @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('item', () => ID, { nullable: true, description: "Only this item's comments." }) item?: string | null,
     @Arg('includeItems', () => Boolean, { nullable: true, defaultValue: false, description: "Without item: also list comments on the task's items." }) includeItems: boolean | null = false,
+    @Info() info?: GraphQLResolveInfo,
   ): Promise<CommentConnection> {
     const itemId = itemFilter(item);
     const page = itemId === undefined
       ? await ctx.loaders.taskComments.load({ ownerId: task.taskId, first, after, includeItems: includeItems ?? false })
       : await ctx.services.commentReader.comments({ taskId: task.taskId, itemId, first, after });
+    if (page.nodes.length && info && readsTaskItems(info)) await ctx.loaders.taskItems.loadNow(task.taskId);
     return Object.assign(toConnection(page, toComment), { taskId: task.taskId });
   }
 }
@@ -96,8 +114,8 @@ export class ItemKnowledgeResolver {
   }
 
   @FieldResolver(() => [Memory], { description: 'Memories linked to this item (related), oldest link first; at most 100.' })
-  async related(@Root() item: Item, @Ctx() ctx: Context): Promise<Memory[]> {
-    return (await ctx.loaders.related.load(item.itemId)).map(toMemory);
+  related(@Root() item: Item, @Ctx() ctx: Context): Maybe<Memory[]> {
+    return after(ctx.loaders.related.loadNow(item.itemId), (rows) => rows.map(toMemory));
   }
 
   @FieldResolver(() => [Dependency], { description: 'From the briefs on this item: the items it waits for, each once.' })

@@ -1,10 +1,11 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { keepWritten } from '../fresh-after-mutation.js';
 import { PageArgs } from '../inputs/page.args.js';
 import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
-import { itemPage } from '../item-pages.js';
+import { itemPage, readForItemFields } from '../item-pages.js';
 import { refsFor, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
 import { after, type Maybe } from '../settled-loader.js';
@@ -98,8 +99,11 @@ export class TaskResolver {
     @Ctx() ctx: Context,
     @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('includeDeleted', () => Boolean, { nullable: true, defaultValue: false, description: 'Also list deleted items.' }) includeDeleted: boolean | null = false,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<ItemConnection> {
-    return toConnection(await itemPage(ctx, task.taskId, first, after, includeDeleted ?? false), toItem);
+    const page = await itemPage(ctx, task.taskId, first, after, includeDeleted ?? false);
+    await readForItemFields(ctx, info, page.nodes);
+    return toConnection(page, toItem);
   }
 
   @FieldResolver(() => [Item], { description: 'Items now IN_PROGRESS, in list order.' })

@@ -33,11 +33,17 @@ export function Connection<TNode extends object>(nodeType: abstract new (...args
   return ConnectionBase;
 }
 
-/** A service page, mapped to GraphQL nodes. */
+/**
+ * A service page, mapped to GraphQL nodes. The edges (a cursor each) are
+ * made when the query reads them: the executor reads a field's property only
+ * when the query asks for it.
+ */
 export function toConnection<TRow, TNode>(page: Page<TRow>, map: (row: TRow) => TNode) {
   const nodes = page.nodes.map(map);
   return {
-    edges: nodes.map((node, index) => ({ cursor: page.cursors[index], node })),
+    get edges() {
+      return nodes.map((node, index) => ({ cursor: page.cursors[index]!, node }));
+    },
     nodes,
     pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor },
     totalCount: page.totalCount,

@@ -40,17 +40,28 @@ export class ClaimReader {
 
   /** What each item waits for: one edge per item waited for (the earliest brief's reason), in the order the briefs name them. */
   async blockersOfItems(itemIds: readonly number[]): Promise<ItemDependencyEntity[][]> {
-    const rows = await dependencyRows(this.reader(), 'itemId', itemIds, 'noteId');
-    return itemIds.map((itemId) => {
-      const seen = new Set<number>();
-      return rows.filter((row) => row.itemId === itemId && !seen.has(row.dependsOnId) && seen.add(row.dependsOnId));
-    });
+    return blockersIn(await dependencyRows(this.reader(), 'itemId', itemIds, 'noteId'), itemIds);
   }
 
   /** The ids of the items waiting for each item, each once, in id order. */
   async waitersOfItems(itemIds: readonly number[]): Promise<number[][]> {
-    const rows = await dependencyRows(this.reader(), 'dependsOnId', itemIds, 'itemId');
-    return itemIds.map((itemId) => [...new Set(rows.filter((row) => row.dependsOnId === itemId).map((row) => row.itemId))]);
+    return waitersIn(await dependencyRows(this.reader(), 'dependsOnId', itemIds, 'itemId'), itemIds);
+  }
+
+  /**
+   * blockersOfItems and waitersOfItems of the same items in one statement: a
+   * page whose rows show both what they wait for and what waits for them (the
+   * dashboard's) reads the edges touching its items once, one round trip
+   * fewer on PostgreSQL.
+   */
+  async dependenciesOfItems(itemIds: readonly number[]): Promise<{ blockers: ItemDependencyEntity[][]; waiters: number[][] }> {
+    if (itemIds.length === 0) return { blockers: [], waiters: [] };
+    const wanted = distinct(itemIds);
+    const list = placeholders(wanted.length);
+    const rows = (await selectRows(this.reader(), `SELECT ${itemDependencyColumns('d')} FROM "item_dependencies" d
+      WHERE d."itemId" IN (${list}) OR d."dependsOnId" IN (${list}) ORDER BY d."noteId" ASC`, [...wanted, ...wanted]))
+      .map((row) => itemDependencyOf(row));
+    return { blockers: blockersIn(rows, itemIds), waiters: waitersIn([...rows].sort((a, b) => a.itemId - b.itemId), itemIds) };
   }
 
   /** The first `first` ready items of a domain and those under it (1..200, default 50): see readyItems. */
@@ -58,6 +69,19 @@ export class ClaimReader {
     const ready = await readyItems(this.reader(), cleanDomain(domain), { limit: pageSize(first) });
     return ready.map(({ item }) => item);
   }
+}
+
+/** Each item's edges to what it waits for, from rows in brief order: the first edge to each item waited for. */
+function blockersIn(rows: readonly ItemDependencyEntity[], itemIds: readonly number[]): ItemDependencyEntity[][] {
+  return itemIds.map((itemId) => {
+    const seen = new Set<number>();
+    return rows.filter((row) => row.itemId === itemId && !seen.has(row.dependsOnId) && seen.add(row.dependsOnId));
+  });
+}
+
+/** Each item's waiters' ids, each once, from rows in waiter id order. */
+function waitersIn(rows: readonly ItemDependencyEntity[], itemIds: readonly number[]): number[][] {
+  return itemIds.map((itemId) => [...new Set(rows.filter((row) => row.dependsOnId === itemId).map((row) => row.itemId))]);
 }
 
 /** The dependency edges whose `key` is one of `ids`, ordered by `order`: one fixed statement per IN-list length. */
