@@ -34,7 +34,8 @@ export function table(run, root = null) {
  * Issue 20's "Targets" table against one run: every ratio and latency from
  * that run alone, each target beside its figure and met or short. The payload
  * floor is a bare node:http answering the workload's exact answer; × raw is
- * the raw handler of the same SQL; fixed-rate rows are open loop at half the
+ * the raw handler of the same SQL (the mean of its runs just before and just
+ * after the server's); fixed-rate rows are open loop at half the
  * raw handler's capacity.
  */
 export function runTargets(run, small = null) {
