@@ -41,26 +41,32 @@ export async function readForItemFields(ctx: Context, info: GraphQLResolveInfo, 
   const fields = nodeFieldsOf(info);
   const ids = items.map((item) => item.id);
   const reads: Promise<unknown>[] = [];
-  if (fields.has('claim')) reads.push(ctx.loaders.claim.loadMany(ids));
   if (fields.has('related')) reads.push(ctx.loaders.related.loadMany(ids));
+  const claims = fields.has('claim');
+  const waiters = fields.has('blocks');
   const waiting = fields.has('blockedBy') ? ids : fields.has('ready') ? items.filter((item) => !item.deleted && isOpenWork(item.state)).map((item) => item.id) : [];
-  // Should the one read fail, the loaders hold nothing and each field reads (and reports) on its own, as before.
-  if (fields.has('blocks') && waiting.length) reads.push(readBothWays(ctx, ids).catch(() => undefined));
-  else if (fields.has('blocks')) reads.push(ctx.loaders.waiters.loadMany(ids));
-  else if (waiting.length) reads.push(ctx.loaders.blockers.loadMany(waiting));
+  if (Number(claims) + Number(waiters) + Number(waiting.length > 0) >= 2) {
+    // Should the one read fail, the loaders hold nothing and each field reads (and reports) on its own, as before.
+    reads.push(readCoordination(ctx, ids, claims).catch(() => undefined));
+  } else {
+    if (claims) reads.push(ctx.loaders.claim.loadMany(ids));
+    if (waiters) reads.push(ctx.loaders.waiters.loadMany(ids));
+    if (waiting.length) reads.push(ctx.loaders.blockers.loadMany(waiting));
+  }
   // loadMany answers a failed key as an Error in its place: the field that asks for it fails as it would have.
   await Promise.all(reads);
 }
 
 /**
- * What the items wait for and what waits for them, in one statement, kept in
- * both loaders as their own reads would have left them (the items a loader
- * already holds keep what it read first).
+ * What the items wait for, what waits for them and (with `claims`) their
+ * claims, in one statement, kept in the loaders as their own reads would
+ * have left them (a key a loader already holds keeps what it read first).
  */
-async function readBothWays(ctx: Context, ids: readonly number[]): Promise<void> {
-  const { blockers, waiters } = await ctx.services.claimReader.dependenciesOfItems(ids);
+async function readCoordination(ctx: Context, ids: readonly number[], claims: boolean): Promise<void> {
+  const read = await ctx.services.claimReader.coordinationOfItems(ids, { claims });
   ids.forEach((id, index) => {
-    ctx.loaders.blockers.prime(id, blockers[index]!);
-    ctx.loaders.waiters.prime(id, waiters[index]!);
+    if (claims) ctx.loaders.claim.prime(id, read.claims[index]!);
+    ctx.loaders.blockers.prime(id, read.blockers[index]!);
+    ctx.loaders.waiters.prime(id, read.waiters[index]!);
   });
 }

@@ -4,7 +4,7 @@ import type { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/ent
 import { cleanDomain } from '../../domain/domains.js';
 import { pageSize } from '../../domain/paging.js';
 import { claimColumns, claimOf, itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
-import { distinct, placeholders, selectRows } from '../kernel/statements.js';
+import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { liveClaimsOf, readyItems } from './claim-store.js';
 
@@ -49,19 +49,44 @@ export class ClaimReader {
   }
 
   /**
-   * blockersOfItems and waitersOfItems of the same items in one statement: a
-   * page whose rows show both what they wait for and what waits for them (the
-   * dashboard's) reads the edges touching its items once, one round trip
-   * fewer on PostgreSQL.
+   * What a page's rows show of coordination, in one statement: what each item
+   * waits for and what waits for it (as blockersOfItems and waitersOfItems
+   * answer them) and, with `claims`, each one's live claim (claimsOfItems). A
+   * dashboard page shows all three, and on PostgreSQL each statement is a
+   * round trip: one read where there were three.
    */
-  async dependenciesOfItems(itemIds: readonly number[]): Promise<{ blockers: ItemDependencyEntity[][]; waiters: number[][] }> {
-    if (itemIds.length === 0) return { blockers: [], waiters: [] };
+  async coordinationOfItems(itemIds: readonly number[], { claims }: { claims: boolean }): Promise<{
+    claims: (ClaimEntity | null)[]; blockers: ItemDependencyEntity[][]; waiters: number[][];
+  }> {
+    if (itemIds.length === 0) return { claims: [], blockers: [], waiters: [] };
+    const manager = this.reader();
     const wanted = distinct(itemIds);
     const list = placeholders(wanted.length);
-    const rows = (await selectRows(this.reader(), `SELECT ${itemDependencyColumns('d')} FROM "item_dependencies" d
-      WHERE d."itemId" IN (${list}) OR d."dependsOnId" IN (${list}) ORDER BY d."noteId" ASC`, [...wanted, ...wanted]))
-      .map((row) => itemDependencyOf(row));
-    return { blockers: blockersIn(rows, itemIds), waiters: waitersIn([...rows].sort((a, b) => a.itemId - b.itemId), itemIds) };
+    // One row shape for both: a kind, then the claim's or the edge's columns where the other has NULL, each named
+    // (PostgreSQL's rows come keyed by column name, and unnamed ones would share one). Ordered by kind, then the
+    // claim's item or the edge's note (the order blockersOfItems reads edges in).
+    const claimRows = claims
+      ? `SELECT 'claim' AS "kind", c."itemId" AS "k1", c."taskId" AS "k2", NULL AS "k3", c."sessionId" AS "t1", c."claimedAt" AS "t2", c."expiresAt" AS "t3", NULL AS "k4" FROM "claims" c
+      WHERE c."itemId" IN (${list}) AND c."expiresAt" > ${dbNowSql(kindOf(manager))}
+      UNION ALL `
+      : '';
+    const rows = await selectRows(manager, `${claimRows}SELECT 'edge' AS "kind", d."noteId" AS "k1", d."itemId" AS "k2", d."dependsOnId" AS "k3", d."reason" AS "t1",
+      NULL AS "t2", NULL AS "t3", d."taskId" AS "k4" FROM "item_dependencies" d WHERE d."itemId" IN (${list}) OR d."dependsOnId" IN (${list}) ORDER BY 1, 2`,
+    claims ? [...wanted, ...wanted, ...wanted] : [...wanted, ...wanted]);
+    const live = new Map<number, ClaimEntity>();
+    const edges: ItemDependencyEntity[] = [];
+    for (const row of rows) {
+      if (row[0] === 'claim') {
+        live.set(num(row[1]), { itemId: num(row[1]), taskId: num(row[2]), sessionId: row[4] as string, claimedAt: row[5] as string, expiresAt: row[6] as string });
+      } else {
+        edges.push({ noteId: num(row[1]), itemId: num(row[2]), dependsOnId: num(row[3]), reason: row[4] as string | null, taskId: num(row[7]) });
+      }
+    }
+    return {
+      claims: itemIds.map((id) => live.get(id) ?? null),
+      blockers: blockersIn(edges, itemIds),
+      waiters: waitersIn([...edges].sort((a, b) => a.itemId - b.itemId), itemIds),
+    };
   }
 
   /** The first `first` ready items of a domain and those under it (1..200, default 50): see readyItems. */
