@@ -35,6 +35,11 @@ export function isOpenWork(state: ItemState): boolean {
   return state === 'PENDING' || state === 'IN_PROGRESS';
 }
 
+/** Whether an item may be ready at all, before what it waits for is read: a live item that is still work. */
+export function mayBeReady(item: { deleted: boolean; state: ItemState }): boolean {
+  return !item.deleted && isOpenWork(item.state);
+}
+
 /** Settled items end their claim, and no longer block the items waiting for them. */
 export function isSettled(state: ItemState): boolean {
   return SETTLED_ITEM_STATES.includes(state);

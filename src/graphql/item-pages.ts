@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { ItemEntity } from '../db/entities/index.js';
-import { isOpenWork } from '../domain/claims.js';
+import { mayBeReady } from '../domain/claims.js';
 import { LIST_CURSOR, decodeCursor, pageInMemory, pageSize, type Page } from '../domain/paging.js';
 import type { Context } from './context.js';
 import { nodeFieldsOf } from './selection.js';
@@ -44,7 +44,7 @@ export async function readForItemFields(ctx: Context, info: GraphQLResolveInfo, 
   if (fields.has('related')) reads.push(ctx.loaders.related.loadMany(ids));
   const claims = fields.has('claim');
   const waiters = fields.has('blocks');
-  const waiting = fields.has('blockedBy') ? ids : fields.has('ready') ? items.filter((item) => !item.deleted && isOpenWork(item.state)).map((item) => item.id) : [];
+  const waiting = fields.has('blockedBy') ? ids : fields.has('ready') ? items.filter(mayBeReady).map((item) => item.id) : [];
   if (Number(claims) + Number(waiters) + Number(waiting.length > 0) >= 2) {
     // Should the one read fail, the loaders hold nothing and each field reads (and reports) on its own, as before.
     reads.push(readCoordination(ctx, ids, claims).catch(() => undefined));

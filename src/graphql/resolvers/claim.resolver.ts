@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { isOpenWork, isSettled } from '../../domain/claims.js';
+import { isSettled, mayBeReady } from '../../domain/claims.js';
 import type { ClaimEntity } from '../../db/entities/index.js';
 import type { Context } from '../context.js';
 import { ClaimItemInput } from '../inputs/claim.inputs.js';
@@ -104,7 +104,7 @@ export class ItemClaimResolver {
     description: 'True when every item it waits for is settled (DONE or DROPPED; a deleted one no longer counts) and the item itself is PENDING or IN_PROGRESS. A claim does not change it: ready (the query) also leaves claimed items out.',
   })
   ready(@Root() item: Item, @Ctx() ctx: Context): Maybe<boolean> {
-    if (item.deleted || !isOpenWork(item.state)) return false;
+    if (!mayBeReady(item)) return false;
     return afterBoth(ctx.loaders.blockers.loadNow(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
       const byId = itemsById(items);
       return edges.every((edge) => {

@@ -3,8 +3,8 @@ import { dbNowSql, kindOf } from '../../db/db-clock.js';
 import type { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/entities/index.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { pageSize } from '../../domain/paging.js';
-import { claimColumns, claimOf, itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
-import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
+import { CLAIM_WIDTH, ITEM_DEPENDENCY_WIDTH, claimColumns, claimOf, itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
+import { distinct, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { liveClaimsOf, readyItems } from './claim-store.js';
 
@@ -62,24 +62,27 @@ export class ClaimReader {
     const manager = this.reader();
     const wanted = distinct(itemIds);
     const list = placeholders(wanted.length);
-    // One row shape for both: a kind, then the claim's or the edge's columns where the other has NULL, each named
-    // (PostgreSQL's rows come keyed by column name, and unnamed ones would share one). Ordered by kind, then the
-    // claim's item or the edge's note (the order blockersOfItems reads edges in).
+    // One row shape for both: a kind, then the claim's columns and the edge's, each branch NULL where the other's are,
+    // so each row maps with claimOf or itemDependencyOf at its offset. The first branch names the columns, and each
+    // needs a name of its own (PostgreSQL's rows come keyed by name). Ordered by kind, then the edge's note (the
+    // order blockersOfItems reads edges in).
+    const edgeAt = claims ? 1 + CLAIM_WIDTH : 1;
     const claimRows = claims
-      ? `SELECT 'claim' AS "kind", c."itemId" AS "k1", c."taskId" AS "k2", NULL AS "k3", c."sessionId" AS "t1", c."claimedAt" AS "t2", c."expiresAt" AS "t3", NULL AS "k4" FROM "claims" c
+      ? `SELECT 'claim' AS "kind", ${claimColumns('c')}, ${Array.from({ length: ITEM_DEPENDENCY_WIDTH }, (_, i) => `NULL AS "edge${i}"`).join(', ')} FROM "claims" c
       WHERE c."itemId" IN (${list}) AND c."expiresAt" > ${dbNowSql(kindOf(manager))}
       UNION ALL `
       : '';
-    const rows = await selectRows(manager, `${claimRows}SELECT 'edge' AS "kind", d."noteId" AS "k1", d."itemId" AS "k2", d."dependsOnId" AS "k3", d."reason" AS "t1",
-      NULL AS "t2", NULL AS "t3", d."taskId" AS "k4" FROM "item_dependencies" d WHERE d."itemId" IN (${list}) OR d."dependsOnId" IN (${list}) ORDER BY 1, 2`,
+    const rows = await selectRows(manager, `${claimRows}SELECT 'edge' AS "kind", ${claims ? 'NULL, '.repeat(CLAIM_WIDTH) : ''}${itemDependencyColumns('d')}
+      FROM "item_dependencies" d WHERE d."itemId" IN (${list}) OR d."dependsOnId" IN (${list}) ORDER BY 1, ${edgeAt + 1}`,
     claims ? [...wanted, ...wanted, ...wanted] : [...wanted, ...wanted]);
     const live = new Map<number, ClaimEntity>();
     const edges: ItemDependencyEntity[] = [];
     for (const row of rows) {
       if (row[0] === 'claim') {
-        live.set(num(row[1]), { itemId: num(row[1]), taskId: num(row[2]), sessionId: row[4] as string, claimedAt: row[5] as string, expiresAt: row[6] as string });
+        const claim = claimOf(row, 1);
+        live.set(claim.itemId, claim);
       } else {
-        edges.push({ noteId: num(row[1]), itemId: num(row[2]), dependsOnId: num(row[3]), reason: row[4] as string | null, taskId: num(row[7]) });
+        edges.push(itemDependencyOf(row, edgeAt));
       }
     }
     return {

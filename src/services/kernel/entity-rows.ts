@@ -134,6 +134,7 @@ class TaskEventRow implements TaskEventEntity {
 
 const CLAIM = ['itemId', 'taskId', 'sessionId', 'claimedAt', 'expiresAt'] as const;
 export const claimColumns = selectList(CLAIM);
+export const CLAIM_WIDTH = CLAIM.length;
 export function claimOf(row: readonly unknown[], at = 0): ClaimEntity {
   return {
     itemId: num(row[at]),
@@ -146,6 +147,7 @@ export function claimOf(row: readonly unknown[], at = 0): ClaimEntity {
 
 const ITEM_DEPENDENCY = ['noteId', 'itemId', 'dependsOnId', 'taskId', 'reason'] as const;
 export const itemDependencyColumns = selectList(ITEM_DEPENDENCY);
+export const ITEM_DEPENDENCY_WIDTH = ITEM_DEPENDENCY.length;
 export function itemDependencyOf(row: readonly unknown[], at = 0): ItemDependencyEntity {
   return {
     noteId: num(row[at]),
