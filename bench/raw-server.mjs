@@ -72,14 +72,22 @@ async function openDriver() {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const numbered = (sql) => { let n = 0; return sql.replace(/\?/g, () => `$${++n}`); };
+  // Each text is a named statement, so a connection parses and plans it once, as the server's are
+  // (src/services/kernel/statements.ts) and as better-sqlite3's prepared statements are above.
+  const names = new Map();
+  const named = (text, values) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `raw${names.size + 1}`));
+    return { name, text, values };
+  };
   const on = (client) => async (sql, params = []) => {
     statements += 1;
-    return (await client.query(numbered(sql), params)).rows;
+    return (await client.query(named(numbered(sql), params))).rows;
   };
   return {
     read: on(pool),
     // SQL recorded from the server is numbered already ($1, $2, …).
-    readNumbered: async (sql, params = []) => { statements += 1; return (await pool.query(sql, params)).rows; },
+    readNumbered: async (sql, params = []) => { statements += 1; return (await pool.query(named(sql, params))).rows; },
     tx: async (work) => {
       const client = await pool.connect();
       try {

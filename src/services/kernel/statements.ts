@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, type EntityManager } from 'typeorm';
 
 /**
  * Statements of our own for the hot reads: SQL written once as text with `?`
@@ -18,13 +18,8 @@ export async function selectRows(manager: EntityManager, sql: string, parameters
     const statement = preparedOn((driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection, sql);
     return statement.all(...sqliteValues(parameters));
   }
-  const answer: unknown[] = await manager.query(numbered(sql), parameters as unknown[]);
-  // TypeORM answers an UPDATE or DELETE on PostgreSQL as [rows, rowCount], not as its rows (RETURNING).
-  const rows = (CHANGES_ROWS.test(sql) ? answer[0] : answer) as Record<string, unknown>[];
-  return rows.map((row) => Object.values(row));
+  return (await onPostgres(manager, sql, parameters)).rows;
 }
-
-const CHANGES_ROWS = /^\s*(UPDATE|DELETE)\b/i;
 
 /**
  * A write of our own (an UPDATE or INSERT that answers no rows) on the same
@@ -40,7 +35,56 @@ export async function runStatement(manager: EntityManager, sql: string, paramete
     preparedOn((driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection, sql).run(...sqliteValues(parameters));
     return;
   }
-  await manager.query(numbered(sql), parameters as unknown[]);
+  await onPostgres(manager, sql, parameters);
+}
+
+/** What pg needs of a client or pool to run one statement. */
+interface PgQueryable {
+  query(config: { name?: string; text: string; values: unknown[]; rowMode: 'array' }): Promise<{ rows: unknown[][] }>;
+}
+interface PgQueryRunner {
+  isReleased: boolean;
+  connect(): Promise<PgQueryable>;
+}
+
+/**
+ * One of our statements on PostgreSQL, through pg itself rather than
+ * TypeORM's query runner: on the transaction's client when the manager has
+ * one, else on the pool (which takes a client for the statement and gives it
+ * back, as TypeORM's runner would). Rows come as arrays (pg's rowMode), and
+ * the statement is a named one (see statementName), so each connection
+ * parses and plans it once rather than on every run. A driver error is
+ * wrapped as TypeORM wraps it (QueryFailedError, the driver's error as
+ * driverError), so the unit of work's race check and the UNAVAILABLE check
+ * read it alike.
+ */
+async function onPostgres(manager: EntityManager, sql: string, parameters: readonly unknown[]): Promise<{ rows: unknown[][] }> {
+  const text = numbered(sql);
+  const values = parameters as unknown[];
+  manager.connection.logger.logQuery(text, values);
+  const runner = manager.queryRunner as unknown as PgQueryRunner | undefined;
+  try {
+    if (runner?.isReleased) throw new QueryRunnerAlreadyReleasedError();
+    const on: PgQueryable = runner ? await runner.connect() : (manager.connection.driver as unknown as { master: PgQueryable }).master;
+    return await on.query({ name: statementName(text), text, values, rowMode: 'array' });
+  } catch (error) {
+    if (error instanceof QueryRunnerAlreadyReleasedError) throw error;
+    throw new QueryFailedError(text, values, error as Error);
+  }
+}
+
+/**
+ * Texts given a name, so PostgreSQL keeps each one parsed per connection.
+ * Every IN-list length is a text of its own and each connection keeps what
+ * it prepared, so past this many the rest run unnamed (parsed each time):
+ * the hot statements are the first to be seen.
+ */
+const NAMED_MAX = 400;
+const names = new Map<string, string>();
+function statementName(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < NAMED_MAX) names.set(text, (name = `tb${names.size + 1}`));
+  return name;
 }
 
 /** SQLite binds no booleans: 1 and 0, as TypeORM stores them. */
