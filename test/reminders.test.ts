@@ -118,6 +118,17 @@ describe('endTurn', () => {
     expect(reminder?.tasks.map((t) => t.id)).toEqual([below.id]);
   });
 
+  it('lists a task once when the session named its domain and a domain above it, newest first', async () => {
+    const session = await newSession();
+    const other = await newSession();
+    const older = await taskIn('nest/checkout', other);
+    const inner = await taskIn('nest/checkout/billing', other);
+    await server.ok('query { mustRead(domain: "nest/checkout/billing") { id } }', {}, { session });
+    await server.ok('query { mustRead(domain: "nest/checkout") { id } }', {}, { session });
+    const reminder = await endTurn(session);
+    expect(reminder?.tasks.map((t) => t.id)).toEqual([inner.id, older.id]);
+  });
+
   it('reminds once when two servers-worth of endTurn calls race', async () => {
     const session = await newSession();
     await taskIn('acme/race', session);
