@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { DateTimeResolver } from 'graphql-scalars';
+import { IsoDateTime } from './iso-date-time.js';
 import { buildSchema } from 'type-graphql';
 import { directFieldResolvers } from './direct-field-resolvers.js';
 import { budgetedSchema } from './execution-budget.js';
@@ -38,7 +38,7 @@ export async function createSchema(pubSub: ChangePubSub = createChangePubSub()):
   const schema = await buildSchema({
     resolvers: [...RESOLVERS],
     pubSub,
-    scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
+    scalarsMap: [{ type: Date, scalar: IsoDateTime }],
     validate: false,
   });
   directFieldResolvers(schema, RESOLVERS);
