@@ -57,6 +57,10 @@ if (args.db === 'postgres' && !process.env.TEST_POSTGRES_URL) {
 }
 
 const log = (line) => process.stderr.write(`${line}\n`);
+/** The server against its raw handler: this many slices of each, alternating, of this many seconds, each after its own warm-up. */
+const PAIRED_SLICES = 4;
+const PAIRED_SECONDS = 2;
+const SLICE_WARMUP = 0.5;
 const started = Date.now();
 const duration = Number(args.duration);
 const connections = Number(args.connections);
@@ -204,18 +208,18 @@ try {
     results.push(result);
     if (workload.kind === 'raw') rawWorkloads.set(workload.name, workload);
     if (workload.raw && rawWorkloads.has(workload.raw)) {
-      // The raw reference again, right after the server's run: this machine's speed drifts by up to 2 × over
-      // minutes, and a reference measured half a minute earlier moved a ratio by 0.1 and more between runs. Its
-      // rate is the mean of the runs on either side of the server's, so a steady drift cancels out.
-      const reference = results.find((r) => r.name === workload.raw);
-      const again = await measure(rawWorkloads.get(workload.raw));
-      reference.reqPerSecRuns = [...(reference.reqPerSecRuns ?? [reference.reqPerSec]), again.reqPerSec];
-      reference.reqPerSec = reference.reqPerSecRuns.reduce((sum, rate) => sum + rate, 0) / reference.reqPerSecRuns.length;
-      log(`  ${workload.raw}: ${reference.reqPerSec.toFixed(0)} req/s, the mean of its runs before and after ${workload.name}`);
+      // The server against its raw handler in alternating slices: this machine's speed drifts by up to 2 × over
+      // minutes, and runs of the two measured a few seconds apart moved a ratio by 0.1–0.2 between runs of the
+      // same code. Each slice of one is followed by a slice of the other, so both see the same machine.
+      result.paired = await alternate(workload, rawWorkloads.get(workload.raw));
+      const { server: rate, raw: rawRate } = result.paired;
+      log(`  ${workload.name} against ${workload.raw}, ${PAIRED_SLICES} alternating slices of ${PAIRED_SECONDS} s each: ${rate.toFixed(0)} vs ${rawRate.toFixed(0)} req/s, ${(rate / rawRate).toFixed(2)} ×`);
     }
     if (workload.fixedRate) {
-      // Open loop: requests offered at a fixed rate, half of what the raw handler of the same SQL answers (half of
-      // what the server itself answered where there is none), so the latency is the request's, not the queue's.
+      // Open loop: requests offered at a fixed rate, half of what the raw handler of the same SQL answers in its
+      // run of `duration` (half of what the server itself answered where there is none), so the latency is the
+      // request's, not the queue's. Not the slices' rate: both sides answer about a fifth more in short slices
+      // than over a whole run, and half of that was above what the server answers for long.
       const reference = results.find((r) => r.name === workload.raw) ?? result;
       const rate = Math.max(1, Math.round(reference.reqPerSec / 2));
       results.push(await measure({ ...workload, name: `${workload.name} at ${rate} req/s offered`, fixedRateOf: workload.name, offered: rate, raw: null, payload: null }, { rate, sampled: result }));
@@ -247,6 +251,45 @@ try {
   }
 
   /**
+   * A server workload and its raw reference, closed loop, in PAIRED_SLICES slices of PAIRED_SECONDS each, one
+   * after the other and starting with each in turn; each slice after a short warm-up on its own connections.
+   * The rate of each is what it answered (2xx) in its slices over their time together.
+   */
+  async function alternate(workload, reference) {
+    const answered = { server: 0, raw: 0 };
+    for (let slice = 0; slice < PAIRED_SLICES; slice += 1) {
+      for (const which of slice % 2 === 0 ? ['raw', 'server'] : ['server', 'raw']) {
+        answered[which] += await answeredIn(which === 'server' ? workload : reference, PAIRED_SECONDS);
+      }
+    }
+    const seconds = PAIRED_SLICES * PAIRED_SECONDS;
+    return { slices: PAIRED_SLICES, secondsEach: PAIRED_SECONDS, server: answered.server / seconds, raw: answered.raw / seconds };
+  }
+
+  /** Requests of one workload answered 2xx in `seconds`, closed loop, counting those sent after a warm-up of SLICE_WARMUP. */
+  async function answeredIn(workload, seconds) {
+    const instance = autocannon({ url: urlOf(workload), connections, duration: SLICE_WARMUP + seconds, requests: requestsOf(workload) });
+    const from = performance.now() + SLICE_WARMUP * 1000;
+    let ok = 0;
+    instance.on('response', (_client, status, _bytes, took) => {
+      if (status >= 200 && status < 300 && performance.now() - took >= from) ok += 1;
+    });
+    await instance;
+    return ok;
+  }
+
+  /** What autocannon sends for a workload: a fresh body (and session) per request. */
+  function requestsOf(workload) {
+    return [{
+      method: 'POST',
+      setupRequest: (request) => {
+        const { body, session } = workload.next();
+        return { ...request, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) } };
+      },
+    }];
+  }
+
+  /**
    * One workload: its statements per request and its one-at-a-time p50 (20 requests in a row), then one autocannon
    * run, closed loop (every connection sends as soon as it is answered), or, with `rate`, one open-loop run at that
    * offered rate (bench/open-loop.mjs).
@@ -274,13 +317,7 @@ try {
     const instance = autocannon({
       url: urlOf(workload),
       connections, duration: warmup + duration,
-      requests: [{
-        method: 'POST',
-        setupRequest: (request) => {
-          const { body, session } = workload.next();
-          return { ...request, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) } };
-        },
-      }],
+      requests: requestsOf(workload),
     });
     const startedAt = performance.now();
     const measuredFrom = startedAt + warmup * 1000;
@@ -336,7 +373,8 @@ for (const r of results) {
   // A reference that answered nothing within the run gives no ratio (not Infinity).
   const over = (reference) => (reference && reference.reqPerSec > 0 ? r.reqPerSec / reference.reqPerSec : null);
   r.ratioToFloor = closedLoop ? over(floor) : null;
-  r.ratioToRaw = over(r.raw && results.find((other) => other.name === r.raw));
+  // Against its raw handler: from the alternating slices where there are some, else from the two runs.
+  r.ratioToRaw = r.paired ? r.paired.server / r.paired.raw : over(r.raw && results.find((other) => other.name === r.raw));
   r.ratioToPayload = over(r.payload && results.find((other) => other.name === r.payload));
 }
 const cpus = os.cpus();
