@@ -167,7 +167,7 @@ try {
   const dashboardTaskId = await createDashboardTask(call);
 
   const all = [...workloads(args.scale, dashboardTaskId), { name: `claimNext (${AGENTS} agents)`, kind: 'agents' }];
-  /** The raw references measured so far, by name, to measure again after the server's workload that is held to them. */
+  /** The raw references measured so far, by name, for the alternating slices of the server's workload held to each. */
   const rawWorkloads = new Map();
   const chosen = all.filter((w) => !args.only || w.kind === 'raw' || w.name.startsWith('floor') || args.only.split(',').some((o) => w.name.startsWith(o)));
   for (const workload of chosen) {

@@ -1,12 +1,12 @@
 import type { EntityManager } from 'typeorm';
-import { dbNowSql, kindOf } from '../../db/db-clock.js';
+import { kindOf } from '../../db/db-clock.js';
 import type { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/entities/index.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { pageSize } from '../../domain/paging.js';
 import { CLAIM_WIDTH, ITEM_DEPENDENCY_WIDTH, claimColumns, claimOf, itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
 import { distinct, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
-import { liveClaimsOf, readyItems } from './claim-store.js';
+import { claimIsLive, liveClaimsOf, readyItems } from './claim-store.js';
 
 /**
  * Reads for claims and dependencies, shaped for batching: each takes many
@@ -28,7 +28,7 @@ export class ClaimReader {
     const manager = this.reader();
     const wanted = distinct(sessionIds);
     const claims = wanted.length === 0 ? [] : (await selectRows(manager, `SELECT ${claimColumns('c')} FROM "claims" c
-      WHERE c."sessionId" IN (${placeholders(wanted.length)}) AND c."expiresAt" > ${dbNowSql(kindOf(manager))}
+      WHERE c."sessionId" IN (${placeholders(wanted.length)}) AND ${claimIsLive('c', kindOf(manager))}
       ORDER BY c."claimedAt" ASC, c."itemId" ASC`, wanted)).map((row) => claimOf(row));
     const items = await itemsWithIds(manager, claims.map((claim) => claim.itemId));
     const byId = new Map(items.map((item) => [item.id, item]));
@@ -69,7 +69,7 @@ export class ClaimReader {
     const edgeAt = claims ? 1 + CLAIM_WIDTH : 1;
     const claimRows = claims
       ? `SELECT 'claim' AS "kind", ${claimColumns('c')}, ${Array.from({ length: ITEM_DEPENDENCY_WIDTH }, (_, i) => `NULL AS "edge${i}"`).join(', ')} FROM "claims" c
-      WHERE c."itemId" IN (${list}) AND c."expiresAt" > ${dbNowSql(kindOf(manager))}
+      WHERE c."itemId" IN (${list}) AND ${claimIsLive('c', kindOf(manager))}
       UNION ALL `
       : '';
     const rows = await selectRows(manager, `${claimRows}SELECT 'edge' AS "kind", ${claims ? 'NULL, '.repeat(CLAIM_WIDTH) : ''}${itemDependencyColumns('d')}

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { dbNowSql, kindOf } from '../../db/db-clock.js';
+import type { DatabaseKind } from '../../db/data-source.js';
 import type { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
@@ -15,16 +16,21 @@ import { insertTaskEvent, snapshotOf } from '../task-aggregate/task-store.js';
  * claim wherever it is read, and nothing ever has to clean one up.
  */
 
+/** The one place a claim row (as `alias`) is said to hold: its expiry is still ahead of the database's clock. */
+export function claimIsLive(alias: string, kind: DatabaseKind): string {
+  return `${alias}."expiresAt" > ${dbNowSql(kind)}`;
+}
+
 /** The live claims on these items (at most one each). */
 export async function liveClaimsOf(manager: EntityManager, itemIds: readonly number[]): Promise<ClaimEntity[]> {
   if (itemIds.length === 0) return [];
-  const sql = `SELECT ${claimColumns('c')} FROM "claims" c WHERE c."itemId" IN (${placeholders(itemIds.length)}) AND c."expiresAt" > ${dbNowSql(kindOf(manager))}`;
+  const sql = `SELECT ${claimColumns('c')} FROM "claims" c WHERE c."itemId" IN (${placeholders(itemIds.length)}) AND ${claimIsLive('c', kindOf(manager))}`;
   return (await selectRows(manager, sql, itemIds)).map((row) => claimOf(row));
 }
 
 /** How many live claims a session holds. */
 export async function liveClaimCount(manager: EntityManager, sessionId: string): Promise<number> {
-  const [[count]] = await selectRows(manager, `SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND c."expiresAt" > ${dbNowSql(kindOf(manager))}`, [sessionId]);
+  const [[count]] = await selectRows(manager, `SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kindOf(manager))}`, [sessionId]);
   return num(count);
 }
 
@@ -41,7 +47,7 @@ export async function takeClaim(
   const rows = await selectRows(manager, `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt") VALUES (?, ?, ?, ?, ?)
      ON CONFLICT ("itemId") DO UPDATE SET "taskId" = excluded."taskId", "sessionId" = excluded."sessionId",
        "claimedAt" = excluded."claimedAt", "expiresAt" = excluded."expiresAt"
-     WHERE "claims"."expiresAt" <= ${dbNowSql(kindOf(manager))}
+     WHERE NOT (${claimIsLive('"claims"', kindOf(manager))})
      RETURNING "itemId"`, [claim.itemId, claim.taskId, claim.sessionId, claim.claimedAt, claim.expiresAt]);
   return rows.length > 0;
 }
@@ -119,7 +125,7 @@ export async function readyItems(
       WHERE m."kind" = 'TASK' AND m."taskState" = 'OPEN' AND m."sessionId" IS NULL AND ${where} ORDER BY m."id"${kind === 'sqlite' ? ' LIMIT -1' : ''}) m
     INNER JOIN "items" i ON i."taskId" = m."id"
     WHERE i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')
-      AND NOT EXISTS (SELECT 1 FROM "claims" c WHERE c."itemId" = i."id" AND c."expiresAt" > ${dbNowSql(kind)})
+      AND NOT EXISTS (SELECT 1 FROM "claims" c WHERE c."itemId" = i."id" AND ${claimIsLive('c', kind)})
       AND NOT EXISTS (SELECT 1 FROM "item_dependencies" d INNER JOIN "items" x ON x."id" = d."dependsOnId"
         WHERE d."itemId" = i."id" AND x."deleted" = ? AND x."state" NOT IN ('DONE', 'DROPPED'))${skip}
     ORDER BY m."id" ASC, i."position" ASC LIMIT ?${locking}`;

@@ -63,12 +63,11 @@ async function onPostgres(manager: EntityManager, sql: string, parameters: reado
   const values = parameters as unknown[];
   manager.connection.logger.logQuery(text, values);
   const runner = manager.queryRunner as unknown as PgQueryRunner | undefined;
+  if (runner?.isReleased) throw new QueryRunnerAlreadyReleasedError();
   try {
-    if (runner?.isReleased) throw new QueryRunnerAlreadyReleasedError();
     const on: PgQueryable = runner ? await runner.connect() : (manager.connection.driver as unknown as { master: PgQueryable }).master;
     return await on.query({ name: statementName(text), text, values, rowMode: 'array' });
   } catch (error) {
-    if (error instanceof QueryRunnerAlreadyReleasedError) throw error;
     throw new QueryFailedError(text, values, error as Error);
   }
 }
