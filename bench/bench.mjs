@@ -99,6 +99,7 @@ function start(script, scriptArgs, env) {
     probe: () => ask({ type: 'probe' }, 'probe'),
     profileStart: () => ask({ type: 'profile-start' }, 'profile-started'),
     recordStart: () => ask({ type: 'record-start' }, 'record-started'),
+    keepReads: (on) => ask({ type: 'keep-reads', on }, 'keep-reads-set'),
     recordStop: async () => (await ask({ type: 'record-stop' }, 'record-stopped')).statements,
     setReplay: (name, statements) => ask({ type: 'replay', name, statements }, 'replay-set'),
     setPayload: (name, answer) => ask({ type: 'payload', name, answer }, 'payload-set'),
@@ -215,6 +216,12 @@ try {
       const { server: rate, raw: rawRate } = result.paired;
       log(`  ${workload.name} against ${workload.raw}, ${PAIRED_SLICES} alternating slices of ${PAIRED_SECONDS} s each: ${rate.toFixed(0)} vs ${rawRate.toFixed(0)} req/s, ${(rate / rawRate).toFixed(2)} ×`);
     }
+    // A read the server keeps until anything commits (src/services/kernel/committed-cache.ts) is answered from what
+    // it kept whenever nothing committed since: that is what the run above measured. Its cost when something has
+    // (read again in full, the committed version read first) is measured too, with the server keeping nothing, and
+    // at the fixed offered rate as well.
+    const unkept = workload.kept ? await measureUnkept({ ...workload, name: `${workload.name}, nothing kept`, keptOf: workload.name }) : null;
+    if (unkept) results.push(unkept);
     if (workload.fixedRate) {
       // Open loop: requests offered at a fixed rate, half of what the raw handler of the same SQL answers in its
       // run of `duration` (half of what the server itself answered where there is none), so the latency is the
@@ -222,7 +229,19 @@ try {
       // than over a whole run, and half of that was above what the server answers for long.
       const reference = results.find((r) => r.name === workload.raw) ?? result;
       const rate = Math.max(1, Math.round(reference.reqPerSec / 2));
-      results.push(await measure({ ...workload, name: `${workload.name} at ${rate} req/s offered`, fixedRateOf: workload.name, offered: rate, raw: null, payload: null }, { rate, sampled: result }));
+      const atRate = (read, sampled) => ({ ...read, name: `${read.name} at ${rate} req/s offered`, fixedRateOf: read.name, offered: rate, raw: null, payload: null });
+      results.push(await measure(atRate(workload), { rate, sampled: result }));
+      if (unkept) results.push(await measureUnkept(atRate({ ...workload, name: unkept.name, keptOf: workload.name }), { rate, sampled: unkept }));
+    }
+  }
+
+  /** measure() with the server keeping no read (bench-probe's keep-reads), then keeping them again. */
+  async function measureUnkept(workload, options) {
+    await server.keepReads(false);
+    try {
+      return await measure(workload, options);
+    } finally {
+      await server.keepReads(true);
     }
   }
 
@@ -306,6 +325,7 @@ try {
       log(`  ${workload.name}: ${stats.reqPerSec.toFixed(0)} req/s answered, p50 ${stats.p50} ms, p99 ${stats.p99} ms (open loop), ${stats.non2xx + stats.errors} failed`);
       return {
         name: workload.name, kind: workload.kind, raw: null, payload: null, fixedRateOf: workload.fixedRateOf, offered: rate,
+        ...(workload.keptOf ? { keptOf: workload.keptOf } : {}),
         ...stats, aloneP50, statementsPerRequest: statements, peakRssMb: Math.round(peak.maxRssKb / 1024),
       };
     }
@@ -353,6 +373,7 @@ try {
     const result = {
       name: workload.name, kind: workload.kind, raw: workload.raw ?? null, payload: workload.payload ?? null,
       ...(workload.bytes ? { bytes: workload.bytes } : {}),
+      ...(workload.keptOf ? { keptOf: workload.keptOf } : {}),
       ...stats, aloneP50,
       statementsPerRequest: statements, peakRssMb: Math.round(peak.maxRssKb / 1024),
       ...(profile ? { profile } : {}),

@@ -40,11 +40,18 @@ export function table(run, root = null) {
  */
 export function runTargets(run, small = null) {
   const rows = [];
-  const by = (prefix) => run.results.find((r) => r.name.startsWith(prefix) && !r.fixedRateOf) ?? null;
-  const fixedOf = (prefix) => run.results.find((r) => r.fixedRateOf?.startsWith(prefix)) ?? null;
+  // A kept read (answered from what the server kept while nothing committed) is judged on the run as the bench
+  // defines it, the same read again and again; its run with nothing kept is shown beside the figure.
+  const by = (prefix) => run.results.find((r) => r.name.startsWith(prefix) && !r.fixedRateOf && !r.keptOf) ?? null;
+  const fixedOf = (prefix) => run.results.find((r) => r.fixedRateOf?.startsWith(prefix) && !r.keptOf) ?? null;
+  const unkept = (r) => (r ? run.results.find((other) => other.keptOf === r.name && other.fixedRateOf === r.fixedRateOf) ?? null : null);
+  const unkeptRatio = (r, key) => {
+    const other = unkept(r);
+    return other && other[key] !== null && other[key] !== undefined ? `; read in full each time (nothing kept): ${other[key].toFixed(2)} ×` : '';
+  };
   const add = (target, figure, met) => rows.push(`| ${target} | ${figure} | ${met === null ? 'not measured' : met ? 'met' : '**short**'} |`);
-  const ratio = (target, r, value, min, reference) => add(
-    target, r && value !== null ? `${value.toFixed(2)} × (${r.reqPerSec.toFixed(0)} vs ${reference.toFixed(0)} req/s)` : '–', r && value !== null ? value >= min : null,
+  const ratio = (target, r, value, min, reference, beside = '') => add(
+    target, r && value !== null ? `${value.toFixed(2)} × (${r.reqPerSec.toFixed(0)} vs ${reference.toFixed(0)} req/s)${beside}` : '–', r && value !== null ? value >= min : null,
   );
   const refOf = (r, key) => (r && r[key] ? run.results.find((other) => other.name === r[key]) : null);
   // Against the raw handler: the rates of the alternating slices where the run has them (runs before 2026-12-06's seventh pass do not).
@@ -60,19 +67,21 @@ export function runTargets(run, small = null) {
   rawRatio('dashboard read ≥ 0.5 × the raw handler of its SQL', dash, 0.5);
   for (const name of ['dashboard read', 'mustRead', 'memories page 1', 'search', 'domains()']) {
     const r = by(name);
-    ratio(`${name} ≥ 0.12 × its payload floor`, r, r?.ratioToPayload ?? null, 0.12, refOf(r, 'payload')?.reqPerSec ?? 0);
+    ratio(`${name} ≥ 0.12 × its payload floor`, r, r?.ratioToPayload ?? null, 0.12, refOf(r, 'payload')?.reqPerSec ?? 0, unkeptRatio(r, 'ratioToPayload'));
   }
   ratio('dashboard read ≥ 0.5 × the `{ __typename }` floor', dash, dash?.ratioToFloor ?? null, 0.5, floor?.reqPerSec ?? 0);
   const update = by('updateItem');
   ratio('updateItem ≥ 0.3 × the floor', update, update?.ratioToFloor ?? null, 0.3, floor?.reqPerSec ?? 0);
   const must = by('mustRead');
-  ratio('mustRead ≥ 0.25 × the floor', must, must?.ratioToFloor ?? null, 0.25, floor?.reqPerSec ?? 0);
+  ratio('mustRead ≥ 0.25 × the floor', must, must?.ratioToFloor ?? null, 0.25, floor?.reqPerSec ?? 0, unkeptRatio(must, 'ratioToFloor'));
   rawRatio('updateItem ≥ 0.5 × its raw handler', update, 0.5);
   const todos = by('writeTodos');
   rawRatio('writeTodos ≥ 0.5 × its raw handler', todos?.raw ? todos : null, 0.5);
   for (const name of ['dashboard read', 'mustRead', 'search', 'endTurn']) {
     const r = fixedOf(name);
-    const figure = r ? (r.requests ? `p99 ${r.p99} ms, p50 ${r.p50} ms at ${r.offered} req/s offered (${r.reqPerSec.toFixed(0)} answered)` : `no answer within ${run.duration} s`) : '–';
+    const full = unkept(r);
+    const beside = full ? `; read in full each time (nothing kept): ${full.requests ? `p99 ${full.p99} ms, p50 ${full.p50} ms (${full.reqPerSec.toFixed(0)} answered)` : `no answer within ${run.duration} s`}` : '';
+    const figure = r ? (r.requests ? `p99 ${r.p99} ms, p50 ${r.p50} ms at ${r.offered} req/s offered (${r.reqPerSec.toFixed(0)} answered)${beside}` : `no answer within ${run.duration} s`) : '–';
     add(`at the fixed offered rate, ${name} p99 ≤ 50 ms`, figure, r ? r.requests > 0 && r.p99 <= 50 : null);
   }
   const domains = fixedOf('domains()');
@@ -102,7 +111,7 @@ function latest(root, db, scale) {
   return runs[0] ?? null;
 }
 
-const find = (run, prefix) => run?.results.find((r) => r.name.startsWith(prefix)) ?? null;
+const find = (run, prefix) => run?.results.find((r) => r.name.startsWith(prefix) && !r.keptOf) ?? null;
 
 /** Every target of issue 11 with the figure measured against it. */
 export function targets(root) {

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { OpenOptions } from './db/database.js';
+import { keepCommittedReads } from './services/kernel/committed-cache.js';
 
-type ProbeMessage = { type?: string; file?: string };
+type ProbeMessage = { type?: string; file?: string; on?: boolean };
 type Statement = { sql: string; parameters: readonly unknown[] };
 
 /**
@@ -21,6 +22,10 @@ type Statement = { sql: string; parameters: readonly unknown[] };
  * feed's and the webhooks' own reads run meanwhile): the bench replays one
  * request's SQL with the driver alone (bench/raw-server.mjs), so its raw
  * reference runs the very SQL the server ran, whoever changes it.
+ * `keep-reads` with `on: false` stops the reads kept until a commit
+ * (services/kernel/committed-cache.ts) from keeping anything, so the bench
+ * measures what such a read costs when it is read again in full; `on: true`
+ * keeps them again.
  * Off (no listener, no cost) in every other run.
  */
 export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptions, 'onQuery'> {
@@ -49,6 +54,9 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
       recorded = null;
       recording?.disable();
       recording = null;
+    } else if (message?.type === 'keep-reads') {
+      keepCommittedReads(message.on !== false);
+      reply({ type: 'keep-reads-set' });
     } else if (message?.type === 'profile-start') {
       void (async () => {
         inspector = new Session();

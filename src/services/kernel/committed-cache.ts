@@ -17,35 +17,70 @@ export async function committedVersion(manager: EntityManager): Promise<string> 
   return String(rows[0][0]);
 }
 
+/** How much a cache may hold at one version: keys, and the weight of their values (about their bytes). */
+export interface CommittedCacheLimits<T> {
+  /** Distinct keys kept at one version; past it the oldest goes. */
+  keys: number;
+  /** A value's weight (its texts' bytes, roughly); a value heavier than `weight` is never kept. */
+  weigh?: (value: T) => number;
+  /** The kept values' weights together; past it the oldest go. */
+  weight?: number;
+}
+
+/**
+ * Whether committed caches keep anything. Only the bench turns it off (its
+ * probe, src/bench-probe.ts), to measure a kept read's cost when nothing is
+ * kept beside its cost when it is.
+ */
+let keeping = true;
+export function keepCommittedReads(on: boolean): void {
+  keeping = on;
+}
+
 /**
  * Answers derived from committed rows, kept until anything commits: each use
  * reads the committed version first (one statement) and answers what was
- * derived at that version, or derives it again. For reads whose derivation
- * costs far more than that statement and whose rows change far less often
- * than they are read (domains() sums every domain's kept counts into a tree).
- * A value is kept only under the version read before its rows were read, so
- * a commit between the two only makes the next use derive it again.
+ * derived at that version, or derives it again. For reads that are read far
+ * more often than anything commits, and whose derivation costs far more than
+ * that statement: domains() sums every domain's kept counts into a tree;
+ * memories pages, search pages and mustRead lists read and rank rows that
+ * only a commit can change (none of them depends on the clock). A value is
+ * kept only under the version read before its rows were read, so a commit
+ * between the two only makes the next use derive it again. A read in a
+ * write's transaction must not use one (it would keep rows nobody else can
+ * see yet): the readers that do take the read connection only.
  */
 export class CommittedCache<T> {
   private version: string | null = null;
-  private readonly kept = new Map<string, T>();
+  private readonly kept = new Map<string, { value: T; weight: number }>();
+  private weight = 0;
 
-  /** `limit`: distinct keys kept at one version; past it the oldest goes. */
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limits: CommittedCacheLimits<T>) {}
 
   async get(manager: EntityManager, key: string, derive: () => Promise<T>): Promise<T> {
     const version = await committedVersion(manager);
     if (version !== this.version) {
       this.version = version;
       this.kept.clear();
+      this.weight = 0;
     }
-    const kept = this.kept.get(key);
-    if (kept !== undefined) return kept;
+    const kept = keeping ? this.kept.get(key) : undefined;
+    if (kept !== undefined) return kept.value;
     const value = await derive();
-    if (this.version === version) {
-      if (this.kept.size >= this.limit) this.kept.delete(this.kept.keys().next().value!);
-      this.kept.set(key, value);
-    }
+    if (this.version === version && keeping) this.keep(key, value);
     return value;
+  }
+
+  private keep(key: string, value: T): void {
+    const weight = this.limits.weigh?.(value) ?? 0;
+    const most = this.limits.weight ?? Infinity;
+    if (weight > most) return;
+    while (this.kept.size > 0 && (this.kept.size >= this.limits.keys || this.weight + weight > most)) {
+      const [oldest, { weight: its }] = this.kept.entries().next().value!;
+      this.kept.delete(oldest);
+      this.weight -= its;
+    }
+    this.kept.set(key, { value, weight });
+    this.weight += weight;
   }
 }

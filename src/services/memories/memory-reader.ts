@@ -61,6 +61,38 @@ export const MUST_READ_MAX = 200;
 /** domains() scopes kept at one committed version (each a tree of at most DOMAINS_LISTED_MAX paths). */
 const DOMAIN_TREES_KEPT = 64;
 
+/**
+ * Memories pages, search pages and mustRead lists kept at one committed
+ * version: this many of each kind, and their texts' bytes together at most
+ * READS_KEPT_BYTES (a page of long notes weighs what its texts do).
+ */
+const READS_KEPT = 256;
+const READS_KEPT_BYTES = 8 * 1024 * 1024;
+
+/** About what a memory's texts take in memory (two bytes a character), with its other fields. */
+function weightOf(memories: readonly MemoryEntity[]): number {
+  let weight = 0;
+  for (const memory of memories) weight += 256 + 2 * (memory.title.length + memory.body.length + memory.goal.length + (memory.domain?.length ?? 0));
+  return weight;
+}
+
+/**
+ * A kept answer is shared by every request that reads it at its version:
+ * frozen, so a caller that tried to change it would fail at once instead of
+ * changing what the next request reads.
+ */
+function frozen<T extends MemoryEntity[] | Page<MemoryEntity>>(answer: T): T {
+  const nodes = Array.isArray(answer) ? answer : answer.nodes;
+  for (const node of nodes) Object.freeze(node);
+  Object.freeze(nodes);
+  if (!Array.isArray(answer)) Object.freeze(answer);
+  return answer;
+}
+
+function keptPages(): CommittedCache<Page<MemoryEntity>> {
+  return new CommittedCache({ keys: READS_KEPT, weigh: (page) => weightOf(page.nodes), weight: READS_KEPT_BYTES });
+}
+
 export { DOMAINS_LISTED_MAX, type DomainCounts } from './domain-counts.js';
 
 /** What a memories page reads: the scope's domains that hold a match, below the cursor, with its filters. */
@@ -134,7 +166,11 @@ function newestInIdOrder(postgres: boolean, page: PageRead & { newestId: number 
 /** Reads over memories (notes and tasks): by domain, open tasks, domain counts, search; keyset-paged. */
 export class MemoryReader {
   /** domains() answers by scope ('' for all), kept while nothing commits. */
-  private readonly domainTrees = new CommittedCache<readonly DomainCounts[]>(DOMAIN_TREES_KEPT);
+  private readonly domainTrees = new CommittedCache<readonly DomainCounts[]>({ keys: DOMAIN_TREES_KEPT });
+  /** Memories pages, search pages and mustRead lists, kept while nothing commits (shared: frozen). */
+  private readonly memoriesPages = keptPages();
+  private readonly searchPages = keptPages();
+  private readonly mustReads = new CommittedCache<MemoryEntity[]>({ keys: READS_KEPT, weigh: weightOf, weight: READS_KEPT_BYTES });
 
   constructor(
     private readonly reader: () => EntityManager,
@@ -147,7 +183,8 @@ export class MemoryReader {
    * (domain/memories-page-plan.ts): in id order when the scope holds a large
    * share of the table or many domains, else by a walk of each domain merged.
    * Either way what the page costs grows with the page, never with the
-   * memories in the scope. Two statements.
+   * memories in the scope. Kept until anything commits: one statement (the
+   * committed version) for a page read again meanwhile, three otherwise.
    */
   async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
     const scope = cleanDomain(args.domain);
@@ -156,6 +193,18 @@ export class MemoryReader {
     const kind = args.kind ?? null;
     const status = args.status ?? null;
     const reader = this.reader();
+    const kept = JSON.stringify([scope, size, key, kind, status]);
+    return this.memoriesPages.get(reader, kept, async () => frozen(await this.readMemoriesPage(reader, scope, size, key, kind, status)));
+  }
+
+  private async readMemoriesPage(
+    reader: EntityManager,
+    scope: string,
+    size: number,
+    key: readonly (string | number)[] | null,
+    kind: MemoryKind | null,
+    status: MemoryStatus | null,
+  ): Promise<Page<MemoryEntity>> {
     const counts = await ownCountsIn(reader, scope);
     const holding = counts.domains.map((own) => ({ own, matching: matchingCount(own, kind, status) })).filter((domain) => domain.matching > 0);
     const total = holding.reduce((sum, domain) => sum + domain.matching, 0);
@@ -168,9 +217,11 @@ export class MemoryReader {
     return pageFrom(rows, size, (row) => [row.id], total);
   }
 
-  /** Open tasks of a scope, most recently updated first (the 200 most recent). */
+  /** Open tasks of a scope, most recently updated first (the 200 most recent); kept until anything commits. */
   async mustRead(domain: string): Promise<MemoryEntity[]> {
-    return openTasksIn(this.reader(), [cleanDomain(domain)], MUST_READ_MAX);
+    const scope = cleanDomain(domain);
+    const reader = this.reader();
+    return this.mustReads.get(reader, scope, async () => frozen(await openTasksIn(reader, [scope], MUST_READ_MAX)));
   }
 
   /**
@@ -186,17 +237,26 @@ export class MemoryReader {
     return this.domainTrees.get(reader, scope ?? '', () => domainCounts(reader, scope));
   }
 
-  /** Full-text search, best match first; the cursor is the last hit's (rank, id). */
+  /** Full-text search, best match first; the cursor is the last hit's (rank, id). Kept until anything commits. */
   async search(args: { query: string; domain?: string | null; kind?: MemoryKind | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
     const words = searchWords(args.query);
     const size = pageSize(args.first);
     const key = decodeCursor(args.after, SEARCH_CURSOR);
     const domain = args.domain === null || args.domain === undefined ? null : cleanDomain(args.domain);
     if (words.length === 0) return pageFrom([], size, () => [], 0);
-    const { hits, total } = await this.searchIndex.search(this.reader(), {
-      words, domain, kind: args.kind ?? null, after: key ? [Number(key[0]), Number(key[1])] : null, limit: size + 1,
-    });
-    const rows = await memoriesWithIds(this.reader(), hits.map((hit) => hit.memoryId));
+    const kind = args.kind ?? null;
+    const after: [number, number] | null = key ? [Number(key[0]), Number(key[1])] : null;
+    const reader = this.reader();
+    const kept = JSON.stringify([words, domain, kind, after, size]);
+    return this.searchPages.get(reader, kept, async () => frozen(await this.readSearchPage(reader, { words, domain, kind, after, size })));
+  }
+
+  private async readSearchPage(
+    reader: EntityManager,
+    { words, domain, kind, after, size }: { words: string[]; domain: string | null; kind: MemoryKind | null; after: [number, number] | null; size: number },
+  ): Promise<Page<MemoryEntity>> {
+    const { hits, total } = await this.searchIndex.search(reader, { words, domain, kind, after, limit: size + 1 });
+    const rows = await memoriesWithIds(reader, hits.map((hit) => hit.memoryId));
     const byId = new Map(rows.map((row) => [row.id, row]));
     const ranked = hits.filter((hit) => byId.has(hit.memoryId));
     const page = pageFrom(ranked, size, (hit) => [hit.rank, hit.memoryId], total);
