@@ -79,7 +79,7 @@ export function workloads(scaleName, dashboardTaskId) {
     { name: 'floor { __typename }', kind: 'server', read: true, next: gql('{ __typename }') },
     { name: 'raw dashboard read', kind: 'raw', path: '/dashboard', next: () => ({ body: { id: dashboardTaskId } }) },
     { name: 'raw updateItem', kind: 'raw', path: '/update-item', next: () => ({ body: { id: randomItem(), state: pick(STATES) } }) },
-    { name: 'dashboard read', kind: 'server', raw: 'raw dashboard read', read: true, fixedRate: true, next: gql(DASHBOARD, () => dashboardVariables(dashboardTaskId)) },
+    { name: 'dashboard read', kind: 'server', raw: 'raw dashboard read', read: true, kept: true, fixedRate: true, next: gql(DASHBOARD, () => dashboardVariables(dashboardTaskId)) },
     { name: 'updateItem', kind: 'server', raw: 'raw updateItem', next: gql(UPDATE_ITEM, () => ({ input: { id: randomItem(), state: pick(STATES) } })) },
     { name: 'raw writeTodos (10 steps)', kind: 'raw', path: '/write-todos', next: () => ({ body: turnTodos(), session: sessionOfHalf(0)() }) },
     { name: 'writeTodos (10 steps)', kind: 'server', raw: 'raw writeTodos (10 steps)', next: gql(WRITE_TODOS, turnTodos, sessionOfHalf(1)) },

@@ -13,6 +13,15 @@ export interface Context {
   services: Services;
   loaders: Loaders;
   budget: ExecutionBudget;
+  /**
+   * Set when the answer shows a live claim, or the ready queue (which leaves
+   * claimed items out): it then holds only until a claim expires, which
+   * commits nothing, so it is not kept until the next commit
+   * (repeated-queries.ts). Every other read answers committed rows alone.
+   */
+  showsLiveClaims: boolean;
+  /** The committed version read before any row of this request, when a kept answer's check read it (repeated-queries.ts). */
+  committedVersion: string | null;
 }
 
 /** Stands for a chat key that names no session: it can be no session's id (it has spaces), so a write with it is refused with NO_SESSION. */
@@ -49,5 +58,5 @@ export function createContext(
   // a write with one is refused with NO_SESSION and records nothing; a read just finds no session by it.
   const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim() || null;
   const budget = newBudget();
-  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services, budget), budget };
+  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services, budget), budget, showsLiveClaims: false, committedVersion: null };
 }

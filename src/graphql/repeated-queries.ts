@@ -3,12 +3,17 @@ import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLFormatt
 import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { Context } from './context.js';
+import { CommittedCache } from '../services/kernel/committed-cache.js';
 import { runningBudget, tooLargeAnswer } from './execution-budget.js';
 import { asGraphQLJsErrors } from './jit-executor.js';
 import { checkCoercedOperation } from './request-limits.js';
 
 /** Distinct queries kept, as many as the jit executor keeps compiled (jit-executor.ts). */
 const KNOWN_MAX = 500;
+
+/** Answers kept at one committed version: this many, and their texts' bytes together at most ANSWERS_KEPT_BYTES. */
+const ANSWERS_KEPT = 512;
+const ANSWERS_KEPT_BYTES = 16 * 1024 * 1024;
 
 /** What an answer's text is: one compact JSON.stringify and a newline (Apollo's stringifyResult in server.ts uses it too). */
 export function answerText(value: unknown): string {
@@ -18,6 +23,8 @@ export function answerText(value: unknown): string {
 interface Known {
   document: DocumentNode;
   operation: OperationDefinitionNode;
+  /** Whether its answers may be kept until the next commit (keepsAnswers). */
+  keeps: boolean;
   /** Set once the jit executor has compiled the operation (the second time Apollo ran it). */
   compiled: CompiledQuery | null;
 }
@@ -42,6 +49,20 @@ function plainBody(body: unknown): PlainBody | null {
 /** Accept values for which Apollo answers application/json (the rest go to Apollo, which negotiates). */
 function acceptsJson(accept: string | undefined): boolean {
   return accept === undefined || accept === '' || accept === '*/*' || accept === 'application/json';
+}
+
+/** Root fields whose answers are never kept: the ready queue leaves claimed items out, so a claim's expiry changes it. */
+const NEVER_KEPT = new Set(['ready']);
+
+/**
+ * Whether a query's answers may be kept until the next commit: it reads rows
+ * (asks for more than __typename and introspection, whose answers cost less
+ * than reading the committed version) and asks for nothing never kept.
+ */
+function keepsAnswers(operation: OperationDefinitionNode): boolean {
+  const roots = operation.selectionSet.selections;
+  if (roots.some((selection) => selection.kind === 'Field' && NEVER_KEPT.has(selection.name.value))) return false;
+  return roots.some((selection) => selection.kind !== 'Field' || !selection.name.value.startsWith('__'));
 }
 
 const keyOf = (query: string, operationName: string | null | undefined) => `${operationName ?? ''}\u0000${query}`;
@@ -105,9 +126,27 @@ function formattedErrors(errors: readonly GraphQLError[], formatError: FormatErr
  * (errors.ts), so they read and are logged the same. Whatever is refused
  * before anything runs (a variable of the wrong type, a limit, a read-only
  * token's mutation) still goes to Apollo, which answers it.
+ *
+ * A query's answer is kept until anything commits (CommittedCache: the
+ * committed version is read first, one statement that reads no table), for
+ * the same text, operation, variables, token and access: asked again
+ * meanwhile, it is sent as it was, with nothing run. Only answers with data
+ * and no error, within their budgets, are kept, and not:
+ * - an operation that reads no row (`{ __typename }`, introspection): the
+ *   version's statement would cost more than running it; nor the ready
+ *   queue (`ready`), which a claim's expiry changes;
+ * - a request with a session (x-session-id or x-session-key): reading a
+ *   domain records it as one the session named, which must happen each time;
+ * - an answer that shows a live claim or the ready queue
+ *   (Context.showsLiveClaims): a claim's expiry changes it with no commit.
  */
 export class RepeatedQueries {
   private readonly known = new LRUCache<string, Known>({ max: KNOWN_MAX });
+  private readonly answers = new CommittedCache<ShortAnswer | null>({
+    keys: ANSWERS_KEPT, weigh: (answer) => 2 * (answer?.text.length ?? 0), weight: ANSWERS_KEPT_BYTES,
+  });
+  /** The answers that may be kept: with data and no error, within budget, showing no live claim. */
+  private readonly keepable = new WeakSet<ShortAnswer>();
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -126,7 +165,7 @@ export class RepeatedQueries {
           const key = keyOf(request.query, request.operationName);
           const known = this.known.get(key);
           if (known?.compiled) return;
-          this.known.set(key, { document, operation, compiled: this.compiledFor(queryHash, request.operationName) ?? null });
+          this.known.set(key, { document, operation, keeps: keepsAnswers(operation), compiled: this.compiledFor(queryHash, request.operationName) ?? null });
         },
       }),
     };
@@ -161,18 +200,38 @@ export class RepeatedQueries {
     }
     // A read-only token's mutation is refused before any of it runs (read-only-access.ts): Apollo's to answer.
     if (mutation && contextValue.access !== 'write') return null;
-    if (!mutation) contextValue.budget.deadline = runningBudget().deadline;
     if (mutation) return this.mutationAnswer(known.compiled, contextValue, variables);
+    const compiled = known.compiled;
+    const run = () => this.queryAnswer(compiled, contextValue, variables);
+    if (contextValue.caller.sessionId !== null || !known.keeps) return run();
+    const key = JSON.stringify([contextValue.access, contextValue.caller.principal, request.operationName ?? null, request.query, variables]);
+    try {
+      return await this.answers.get(contextValue.services.db.reader, key, (version) => {
+        // The reads kept by the services (memory-reader.ts) take this version rather than read it again.
+        contextValue.committedVersion = version;
+        return run();
+      }, { keepable: (answer) => answer !== null && this.keepable.has(answer) });
+    } catch {
+      // The committed version could not be read (the database away): Apollo's to answer, as UNAVAILABLE.
+      return null;
+    }
+  }
+
+  /** A known query run the short way: its answer, or null for Apollo to answer (an error). */
+  private async queryAnswer(compiled: CompiledQuery, contextValue: Context, variables: Record<string, unknown>): Promise<ShortAnswer | null> {
+    contextValue.budget.deadline = runningBudget().deadline;
     let result: Awaited<ReturnType<CompiledQuery['query']>>;
     try {
-      result = await known.compiled.query(undefined, contextValue, variables);
+      result = await compiled.query(undefined, contextValue, variables);
     } catch {
       return null;
     }
     const exceeded = contextValue.budget.exceeded;
     if (exceeded) return { status: 200, text: answerText(tooLargeAnswer(exceeded)) };
     if (result.errors?.length) return null;
-    return { status: 200, text: answerText({ data: result.data }) };
+    const answer = { status: 200, text: answerText({ data: result.data }) };
+    if (!contextValue.showsLiveClaims) this.keepable.add(answer);
+    return answer;
   }
 
   /**

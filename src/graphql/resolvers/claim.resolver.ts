@@ -25,6 +25,7 @@ export class ClaimResolver {
     @Ctx() ctx: Context,
     @Arg('first', () => Int, { nullable: true, description: 'How many: 1..200, default 50.' }) first?: number | null,
   ): Promise<Item[]> {
+    ctx.showsLiveClaims = true;
     return (await ctx.services.claimReader.ready(domain, first)).map(toItem);
   }
 
@@ -78,7 +79,11 @@ export class ItemClaimResolver {
     description: "The live claim on this item, or null (never an expired one). A mutation's answer names the holder here when another session's claim holds the item: claims coordinate, they do not refuse work.",
   })
   claim(@Root() item: Item, @Ctx() ctx: Context): Maybe<Claim | null> {
-    return after(ctx.loaders.claim.loadNow(item.itemId), (row) => (row ? toClaim(row) : null));
+    return after(ctx.loaders.claim.loadNow(item.itemId), (row) => {
+      if (!row) return null;
+      ctx.showsLiveClaims = true;
+      return toClaim(row);
+    });
   }
 
   @FieldResolver(() => [Dependency], { description: "Items this one waits for (from briefs' depends_on), with the reason given; each once, the earliest brief's reason." })
@@ -120,6 +125,8 @@ export class ItemClaimResolver {
 export class SessionClaimResolver {
   @FieldResolver(() => [Item], { description: 'Live claims held by this session, as the items claimed, oldest claim first (at most 100).' })
   async claims(@Root() session: Session, @Ctx() ctx: Context): Promise<Item[]> {
-    return (await ctx.loaders.sessionClaims.load(session.id)).map(toItem);
+    const claimed = await ctx.loaders.sessionClaims.load(session.id);
+    if (claimed.length) ctx.showsLiveClaims = true;
+    return claimed.map(toItem);
   }
 }

@@ -28,14 +28,14 @@ export class MemoryResolver {
     @Arg('kind', () => MemoryKindEnum, { nullable: true, description: 'Only notes or only tasks.' }) kind?: MemoryKindEnum | null,
     @Arg('status', () => MemoryStatusEnum, { nullable: true, description: 'Only ACTIVE or only ARCHIVED.' }) status?: MemoryStatusEnum | null,
   ): Promise<MemoryConnection> {
-    const page = await ctx.services.memoryReader.memories({ domain, kind, status, first, after });
+    const page = await ctx.services.memoryReader.memories({ domain, kind, status, first, after }, ctx.committedVersion);
     await namedDomain(ctx, domain);
     return toConnection(page, toMemory);
   }
 
   @Query(() => [Task], { description: 'Open tasks of a scope (domain and below), most recently updated first (at most 200).' })
   async mustRead(@Ctx() ctx: Context, @Arg('domain', { description: 'Scope, e.g. "acme/checkout".' }) domain: string): Promise<Task[]> {
-    const rows = await ctx.services.memoryReader.mustRead(domain);
+    const rows = await ctx.services.memoryReader.mustRead(domain, ctx.committedVersion);
     await namedDomain(ctx, domain);
     return rows.map(toTask);
   }
@@ -55,7 +55,7 @@ export class MemoryResolver {
     @Arg('domain', () => String, { nullable: true, description: 'Only this domain and below.' }) domain?: string | null,
     @Arg('kind', () => MemoryKindEnum, { nullable: true, description: 'Only notes or only tasks.' }) kind?: MemoryKindEnum | null,
   ): Promise<MemoryConnection> {
-    const page = await ctx.services.memoryReader.search({ query, domain, kind, first, after });
+    const page = await ctx.services.memoryReader.search({ query, domain, kind, first, after }, ctx.committedVersion);
     await namedDomain(ctx, domain);
     return toConnection(page, toMemory);
   }
@@ -64,7 +64,7 @@ export class MemoryResolver {
     description: 'Domains at and below `under` (all when null) that hold memories, sorted by path; a parent of such a domain is listed too, with counts over everything below it. At most 1,000 paths, the first in path order: narrow with under for the rest.',
   })
   async domains(@Ctx() ctx: Context, @Arg('under', () => String, { nullable: true, description: 'Scope; all domains when null.' }) under?: string | null): Promise<readonly Domain[]> {
-    const rows = await ctx.services.memoryReader.domains(under);
+    const rows = await ctx.services.memoryReader.domains(under, ctx.committedVersion);
     await namedDomain(ctx, under);
     return rows;
   }

@@ -57,8 +57,17 @@ export class CommittedCache<T> {
 
   constructor(private readonly limits: CommittedCacheLimits<T>) {}
 
-  async get(manager: EntityManager, key: string, derive: () => Promise<T>): Promise<T> {
-    const version = await committedVersion(manager);
+  /**
+   * The value kept under `key` at the committed version, or `derive`'s (kept
+   * unless `keepable` says not), which is handed the version read before it.
+   * `known`: the version this request read already, before any of its rows
+   * (a kept answer's, repeated-queries.ts), so it is not read twice.
+   */
+  async get(
+    manager: EntityManager, key: string, derive: (version: string) => Promise<T>,
+    { keepable = () => true, known }: { keepable?: (value: T) => boolean; known?: string | null } = {},
+  ): Promise<T> {
+    const version = known ?? (await committedVersion(manager));
     if (version !== this.version) {
       this.version = version;
       this.kept.clear();
@@ -66,8 +75,8 @@ export class CommittedCache<T> {
     }
     const kept = keeping ? this.kept.get(key) : undefined;
     if (kept !== undefined) return kept.value;
-    const value = await derive();
-    if (this.version === version && keeping) this.keep(key, value);
+    const value = await derive(version);
+    if (this.version === version && keeping && keepable(value)) this.keep(key, value);
     return value;
   }
 

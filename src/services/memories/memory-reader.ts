@@ -178,6 +178,9 @@ export class MemoryReader {
   ) {}
 
   /**
+   * (Each kept read takes `committed`, the version its request read already
+   * before any of its rows, when it has: see CommittedCache.get.)
+   *
    * Memories of a scope, newest first. The total is the kept counts' sum
    * over the scope's domains; those counts also choose how the page is read
    * (domain/memories-page-plan.ts): in id order when the scope holds a large
@@ -186,7 +189,10 @@ export class MemoryReader {
    * memories in the scope. Kept until anything commits: one statement (the
    * committed version) for a page read again meanwhile, three otherwise.
    */
-  async memories(args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
+  async memories(
+    args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null },
+    committed: string | null = null,
+  ): Promise<Page<MemoryEntity>> {
     const scope = cleanDomain(args.domain);
     const size = pageSize(args.first);
     const key = decodeCursor(args.after, ROW_CURSOR);
@@ -194,7 +200,7 @@ export class MemoryReader {
     const status = args.status ?? null;
     const reader = this.reader();
     const kept = JSON.stringify([scope, size, key, kind, status]);
-    return this.memoriesPages.get(reader, kept, async () => frozen(await this.readMemoriesPage(reader, scope, size, key, kind, status)));
+    return this.memoriesPages.get(reader, kept, async () => frozen(await this.readMemoriesPage(reader, scope, size, key, kind, status)), { known: committed });
   }
 
   private async readMemoriesPage(
@@ -218,10 +224,10 @@ export class MemoryReader {
   }
 
   /** Open tasks of a scope, most recently updated first (the 200 most recent); kept until anything commits. */
-  async mustRead(domain: string): Promise<MemoryEntity[]> {
+  async mustRead(domain: string, committed: string | null = null): Promise<MemoryEntity[]> {
     const scope = cleanDomain(domain);
     const reader = this.reader();
-    return this.mustReads.get(reader, scope, async () => frozen(await openTasksIn(reader, [scope], MUST_READ_MAX)));
+    return this.mustReads.get(reader, scope, async () => frozen(await openTasksIn(reader, [scope], MUST_READ_MAX)), { known: committed });
   }
 
   /**
@@ -231,14 +237,17 @@ export class MemoryReader {
    * (the committed version) while nothing has, two after. Shared between
    * requests: not to be changed by the caller.
    */
-  async domains(under: string | null | undefined): Promise<readonly DomainCounts[]> {
+  async domains(under: string | null | undefined, committed: string | null = null): Promise<readonly DomainCounts[]> {
     const scope = under === null || under === undefined ? null : cleanDomain(under);
     const reader = this.reader();
-    return this.domainTrees.get(reader, scope ?? '', () => domainCounts(reader, scope));
+    return this.domainTrees.get(reader, scope ?? '', () => domainCounts(reader, scope), { known: committed });
   }
 
   /** Full-text search, best match first; the cursor is the last hit's (rank, id). Kept until anything commits. */
-  async search(args: { query: string; domain?: string | null; kind?: MemoryKind | null; first?: number | null; after?: string | null }): Promise<Page<MemoryEntity>> {
+  async search(
+    args: { query: string; domain?: string | null; kind?: MemoryKind | null; first?: number | null; after?: string | null },
+    committed: string | null = null,
+  ): Promise<Page<MemoryEntity>> {
     const words = searchWords(args.query);
     const size = pageSize(args.first);
     const key = decodeCursor(args.after, SEARCH_CURSOR);
@@ -248,7 +257,7 @@ export class MemoryReader {
     const after: [number, number] | null = key ? [Number(key[0]), Number(key[1])] : null;
     const reader = this.reader();
     const kept = JSON.stringify([words, domain, kind, after, size]);
-    return this.searchPages.get(reader, kept, async () => frozen(await this.readSearchPage(reader, { words, domain, kind, after, size })));
+    return this.searchPages.get(reader, kept, async () => frozen(await this.readSearchPage(reader, { words, domain, kind, after, size })), { known: committed });
   }
 
   private async readSearchPage(
