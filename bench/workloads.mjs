@@ -85,9 +85,9 @@ export function workloads(scaleName, dashboardTaskId) {
     { name: 'writeTodos (10 steps)', kind: 'server', raw: 'raw writeTodos (10 steps)', next: gql(WRITE_TODOS, turnTodos, sessionOfHalf(1)) },
     { name: `mustRead (${SCOPES.mustRead})`, kind: 'server', read: true, replay: true, kept: true, fixedRate: true, next: gql(MUST_READ, () => ({ domain: SCOPES.mustRead })) },
     { name: `memories page 1 (${SCOPES.memories})`, kind: 'server', read: true, replay: true, kept: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories })) },
-    { name: `memories page ${deep.page.toLocaleString('en')}`, kind: 'server', read: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories, after: deep.cursor })) },
+    { name: `memories page ${deep.page.toLocaleString('en')}`, kind: 'server', read: true, kept: true, next: gql(MEMORIES, () => ({ domain: SCOPES.memories, after: deep.cursor })) },
     { name: `search "${SEARCH_WORD}" (0.1% of tasks)`, kind: 'server', read: true, replay: true, kept: true, fixedRate: true, next: gql(SEARCH, () => ({ query: SEARCH_WORD })) },
-    { name: `search "${EVEN_WORD}" (${EVEN_HITS} tasks at every scale)`, kind: 'server', read: true, next: gql(SEARCH, () => ({ query: EVEN_WORD })) },
+    { name: `search "${EVEN_WORD}" (${EVEN_HITS} tasks at every scale)`, kind: 'server', read: true, kept: true, next: gql(SEARCH, () => ({ query: EVEN_WORD })) },
     { name: 'domains()', kind: 'server', read: true, replay: true, kept: true, fixedRate: true, next: gql(DOMAINS) },
     { name: 'endTurn', kind: 'server', fixedRate: true, next: gql(END_TURN, () => ({}), randomSession) },
   ];
