@@ -80,6 +80,10 @@ describe('answers kept until something commits', () => {
     expect(JSON.parse(all.text).data.task.items.nodes).toHaveLength(3);
     expect(JSON.parse(one.text).data.task.items.nodes).toHaveLength(1);
     expect((await askUntilKept(TASK_OPENED, { ...opened(), first: 1 }))!.text).toBe(one.text);
+    // A variable the query does not declare changes nothing, so it is no answer of its own: what was kept answers.
+    const padded = await ask(TASK_OPENED, { ...opened(), first: 1, unused: 'x'.repeat(10_000) });
+    expect(padded.text).toBe(one.text);
+    expect(padded.sent).toHaveLength(1);
   });
 
   it("answers this server's own mutation at once", async () => {

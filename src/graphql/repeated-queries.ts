@@ -204,7 +204,8 @@ export class RepeatedQueries {
     const compiled = known.compiled;
     const run = () => this.queryAnswer(compiled, contextValue, variables);
     if (contextValue.caller.sessionId !== null || !known.keeps) return run();
-    const key = JSON.stringify([contextValue.access, contextValue.caller.principal, request.operationName ?? null, request.query, variables]);
+    // The variables as coerced: only those the operation declares, so an undeclared one cannot make keys of its own.
+    const key = JSON.stringify([contextValue.access, contextValue.caller.principal, request.operationName ?? null, request.query, coerced.coerced]);
     try {
       return await this.answers.get(contextValue.services.db.reader, key, (version) => {
         // The reads kept by the services (memory-reader.ts) take this version rather than read it again.

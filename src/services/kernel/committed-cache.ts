@@ -17,11 +17,36 @@ export async function committedVersion(manager: EntityManager): Promise<string> 
   return String(rows[0][0]);
 }
 
+/**
+ * Whether committed version `a` is later than `b`. SQLite's data_version
+ * only grows. A PostgreSQL snapshot (`xmin:xmax:xip,…`) is later when its
+ * xmax is higher or, with the same xmax, fewer of its transactions are
+ * still in progress (or its xmin is higher).
+ */
+export function isNewer(a: string, b: string): boolean {
+  try {
+    return later(a, b);
+  } catch {
+    // Not a version either database gives: taken as the newer one, so the cache starts over at it.
+    return true;
+  }
+}
+
+function later(a: string, b: string): boolean {
+  const [aMin, aMax, aIn = ''] = a.split(':');
+  const [bMin, bMax, bIn = ''] = b.split(':');
+  if (aMax === undefined || bMax === undefined) return BigInt(a) > BigInt(b);
+  if (BigInt(aMax) !== BigInt(bMax)) return BigInt(aMax) > BigInt(bMax);
+  const running = (list: string) => (list === '' ? 0 : list.split(',').length);
+  if (running(aIn) !== running(bIn)) return running(aIn) < running(bIn);
+  return BigInt(aMin!) > BigInt(bMin!);
+}
+
 /** How much a cache may hold at one version: keys, and the weight of their values (about their bytes). */
 export interface CommittedCacheLimits<T> {
   /** Distinct keys kept at one version; past it the oldest goes. */
   keys: number;
-  /** A value's weight (its texts' bytes, roughly); a value heavier than `weight` is never kept. */
+  /** A value's weight (its texts' bytes, roughly; its key's are added); a value heavier than `weight` is never kept. */
   weigh?: (value: T) => number;
   /** The kept values' weights together; past it the oldest go. */
   weight?: number;
@@ -69,6 +94,9 @@ export class CommittedCache<T> {
   ): Promise<T> {
     const version = known ?? (await committedVersion(manager));
     if (version !== this.version) {
+      // A request that read its version before another moved past it: answered, but nothing it derives is kept,
+      // and what is kept at the newer version stays.
+      if (this.version !== null && !isNewer(version, this.version)) return derive(version);
       this.version = version;
       this.kept.clear();
       this.weight = 0;
@@ -81,7 +109,13 @@ export class CommittedCache<T> {
   }
 
   private keep(key: string, value: T): void {
-    const weight = this.limits.weigh?.(value) ?? 0;
+    // Two requests that missed the same key together both keep it: the second replaces the first.
+    const replaced = this.kept.get(key);
+    if (replaced) {
+      this.kept.delete(key);
+      this.weight -= replaced.weight;
+    }
+    const weight = (this.limits.weigh?.(value) ?? 0) + 2 * key.length;
     const most = this.limits.weight ?? Infinity;
     if (weight > most) return;
     while (this.kept.size > 0 && (this.kept.size >= this.limits.keys || this.weight + weight > most)) {

@@ -85,7 +85,12 @@ function frozen<T extends MemoryEntity[] | Page<MemoryEntity>>(answer: T): T {
   const nodes = Array.isArray(answer) ? answer : answer.nodes;
   for (const node of nodes) Object.freeze(node);
   Object.freeze(nodes);
-  if (!Array.isArray(answer)) Object.freeze(answer);
+  if (!Array.isArray(answer)) {
+    // A page's cursors are a plain array once copied (search's page) and made on first use otherwise.
+    const cursors = Object.getOwnPropertyDescriptor(answer, 'cursors')?.value as string[] | undefined;
+    if (cursors) Object.freeze(cursors);
+    Object.freeze(answer);
+  }
   return answer;
 }
 
