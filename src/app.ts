@@ -33,7 +33,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     owner?.release();
     throw error;
   }
-  const services = createServices(db, { ...options, webhookAllowedHosts: config.webhooks.allowedHosts });
+  const services = createServices(db, { ...options, webhookAllowedHosts: config.webhooks.allowedHosts, keepReads: config.keepReads });
   // Subscriptions hear every writer through the change log: on PostgreSQL NOTIFY wakes the feed, on SQLite it polls.
   const feed = new LogChangeFeed(() => db.tail(), services.commits, {
     pollMs: POLL_MS[db.kind],

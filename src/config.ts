@@ -12,6 +12,11 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /**
+   * Whether reads are kept until anything commits (TASKBASE_KEEP_READS=on|off):
+   * off, no read checks the committed version and nothing is kept.
+   */
+  keepReads: boolean;
   /** SQLite's durability (TASKBASE_SQLITE_SYNCHRONOUS=normal|full): what a power loss may lose, see SqliteSynchronous. */
   sqliteSynchronous: SqliteSynchronous;
   /** Bearer tokens; empty means auth is off. A token ending in ":read" may only read. */
@@ -53,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl: databaseUrl(env.DATABASE_URL),
     sqliteSynchronous: sqliteSynchronous(env.TASKBASE_SQLITE_SYNCHRONOUS),
+    keepReads: onOff('TASKBASE_KEEP_READS', env.TASKBASE_KEEP_READS, true),
     tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
     bodyLimit: wholeNumberSetting('TASKBASE_BODY_LIMIT', env.TASKBASE_BODY_LIMIT, 1_048_576, { accepts: 'a whole number of bytes above 0, e.g. 1048576 for 1 MiB' }),
     logLevel: logLevel(env.LOG_LEVEL, env.NODE_ENV === 'test' ? 'silent' : 'info'),
@@ -93,6 +99,13 @@ function logLevel(raw: string | undefined, fallback: string): string {
   const level = raw.trim().toLowerCase();
   if (!LOG_LEVELS.includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}".`);
   return level;
+}
+
+function onOff(name: string, value: string | undefined, fallback: boolean): boolean {
+  const chosen = value?.trim().toLowerCase();
+  if (chosen === undefined || chosen === '') return fallback;
+  if (chosen === 'on' || chosen === 'off') return chosen === 'on';
+  throw new Error(`${name} is "on" or "off"; got "${value}"`);
 }
 
 function sqliteSynchronous(value: string | undefined): SqliteSynchronous {

@@ -14,6 +14,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'PORT', fallback: '4000', meaning: 'HTTP port (0 picks a free one)' },
   { name: 'HOST', fallback: '127.0.0.1', meaning: 'bind address' },
   { name: 'DATABASE_URL', fallback: 'sqlite:data/taskbase.sqlite', meaning: 'sqlite:<path>, or postgres://user@host:port/db' },
+  { name: 'TASKBASE_KEEP_READS', fallback: 'on', meaning: 'on keeps answers and hot reads until anything commits (one statement checks first); off reads everything again every time' },
   { name: 'TASKBASE_SQLITE_SYNCHRONOUS', fallback: 'normal', meaning: 'SQLite only: normal, or full to sync every commit to disk' },
   { name: 'TASKBASE_TOKENS', fallback: 'unset', meaning: 'comma-separated bearer tokens (auth off when unset); secret:read may only read' },
   { name: 'TASKBASE_BODY_LIMIT', fallback: '1048576', meaning: 'largest request body in bytes' },

@@ -61,7 +61,7 @@ export async function startServer(
   const jit = jitGateway(schema);
   // Operations sent again and again run without Apollo's request pipeline once Apollo has answered them (repeated-queries.ts).
   const formatError = createErrorFormatter(logger);
-  const repeated = new RepeatedQueries(schema, jit.compiledFor, formatError);
+  const repeated = new RepeatedQueries(schema, jit.compiledFor, formatError, config.keepReads);
   const apollo = new ApolloServer<Context>({
     // The schema, executed by graphql-jit (jit-executor.ts).
     gateway: jit.gateway,

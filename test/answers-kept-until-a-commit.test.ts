@@ -134,3 +134,25 @@ describe('answers kept until something commits', () => {
     expect(claimOf((await ask(TASK_OPENED, opened())).text)).toBeNull();
   }, 20_000);
 });
+
+describe('TASKBASE_KEEP_READS=off', () => {
+  let off: TestServer;
+  let sent: string[] = [];
+  beforeAll(async () => {
+    off = await startTestServer({ env: { TASKBASE_KEEP_READS: 'off' }, onReadQuery: (sql) => { sent.push(sql); } });
+    await createTask(off, ['Only step'], { title: 'Read in full', domain: 'keptoff' });
+  });
+  afterAll(async () => { await off?.close(); });
+
+  it('reads every answer in full, every time, with no statement asking what was committed', async () => {
+    const counts: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      sent = [];
+      await off.ok(MUST_READ, { domain: 'keptoff' });
+      counts.push(sent.length);
+      expect(sent.some((sql) => VERSION.test(sql))).toBe(false);
+      expect(sent.some((sql) => sql.includes('"memories"'))).toBe(true);
+    }
+    expect(new Set(counts).size).toBe(1);
+  });
+});

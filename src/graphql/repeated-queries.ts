@@ -142,17 +142,19 @@ function formattedErrors(errors: readonly GraphQLError[], formatError: FormatErr
  */
 export class RepeatedQueries {
   private readonly known = new LRUCache<string, Known>({ max: KNOWN_MAX });
-  private readonly answers = new CommittedCache<ShortAnswer | null>({
-    keys: ANSWERS_KEPT, weigh: (answer) => 2 * (answer?.text.length ?? 0), weight: ANSWERS_KEPT_BYTES,
-  });
+  private readonly answers: CommittedCache<ShortAnswer | null>;
   /** The answers that may be kept: with data and no error, within budget, showing no live claim. */
   private readonly keepable = new WeakSet<ShortAnswer>();
 
+  /** `keep`: keep answers until anything commits (TASKBASE_KEEP_READS). */
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly compiledFor: (queryHash: string, operationName: string | null | undefined) => CompiledQuery | undefined,
     private readonly formatError: FormatError,
-  ) {}
+    private readonly keep = true,
+  ) {
+    this.answers = new CommittedCache({ enabled: keep, keys: ANSWERS_KEPT, weigh: (answer) => 2 * (answer?.text.length ?? 0), weight: ANSWERS_KEPT_BYTES });
+  }
 
   /** The plugin that learns which operations may go the short way: those Apollo answered whole, with data and no error. */
   plugin(): ApolloServerPlugin<Context> {
@@ -203,7 +205,7 @@ export class RepeatedQueries {
     if (mutation) return this.mutationAnswer(known.compiled, contextValue, variables);
     const compiled = known.compiled;
     const run = () => this.queryAnswer(compiled, contextValue, variables);
-    if (contextValue.caller.sessionId !== null || !known.keeps) return run();
+    if (!this.keep || contextValue.caller.sessionId !== null || !known.keeps) return run();
     // The variables as coerced: only those the operation declares, so an undeclared one cannot make keys of its own.
     const key = JSON.stringify([contextValue.access, contextValue.caller.principal, request.operationName ?? null, request.query, coerced.coerced]);
     try {

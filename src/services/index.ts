@@ -30,6 +30,8 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Internal hosts and addresses webhooks may reach anyway (TASKBASE_WEBHOOK_ALLOWED_HOSTS); none unless given. */
   webhookAllowedHosts?: ReadonlySet<string>;
+  /** Keep hot reads until anything commits (TASKBASE_KEEP_READS); on unless false. */
+  keepReads?: boolean;
 }
 
 /** Every use case, built once per process over one database. Free of HTTP and GraphQL. */
@@ -54,7 +56,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     taskNotes: new TaskNoteService(writer, search),
     comments: new CommentService(writer, search),
     notes: new NoteService(writer, search),
-    memoryReader: new MemoryReader(reader, search),
+    memoryReader: new MemoryReader(reader, search, options.keepReads !== false),
     taskNoteReader: new TaskNoteReader(reader),
     commentReader: new CommentReader(reader),
     linkedMemories,

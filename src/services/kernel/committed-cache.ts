@@ -44,6 +44,8 @@ function later(a: string, b: string): boolean {
 
 /** How much a cache may hold at one version: keys, and the weight of their values (about their bytes). */
 export interface CommittedCacheLimits<T> {
+  /** False (TASKBASE_KEEP_READS=off): every use derives, with no committed version read and nothing kept. */
+  enabled?: boolean;
   /** Distinct keys kept at one version; past it the oldest goes. */
   keys: number;
   /** A value's weight (its texts' bytes, roughly; its key's are added); a value heavier than `weight` is never kept. */
@@ -84,14 +86,16 @@ export class CommittedCache<T> {
 
   /**
    * The value kept under `key` at the committed version, or `derive`'s (kept
-   * unless `keepable` says not), which is handed the version read before it.
+   * unless `keepable` says not), which is handed the version read before it
+   * (null when the cache is not enabled).
    * `known`: the version this request read already, before any of its rows
    * (a kept answer's, repeated-queries.ts), so it is not read twice.
    */
   async get(
-    manager: EntityManager, key: string, derive: (version: string) => Promise<T>,
+    manager: EntityManager, key: string, derive: (version: string | null) => Promise<T>,
     { keepable = () => true, known }: { keepable?: (value: T) => boolean; known?: string | null } = {},
   ): Promise<T> {
+    if (this.limits.enabled === false) return derive(null);
     const version = known ?? (await committedVersion(manager));
     if (version !== this.version) {
       // A request that read its version before another moved past it: answered, but nothing it derives is kept,

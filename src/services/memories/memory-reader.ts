@@ -94,8 +94,8 @@ function frozen<T extends MemoryEntity[] | Page<MemoryEntity>>(answer: T): T {
   return answer;
 }
 
-function keptPages(): CommittedCache<Page<MemoryEntity>> {
-  return new CommittedCache({ keys: READS_KEPT, weigh: (page) => weightOf(page.nodes), weight: READS_KEPT_BYTES });
+function keptPages(enabled: boolean): CommittedCache<Page<MemoryEntity>> {
+  return new CommittedCache({ enabled, keys: READS_KEPT, weigh: (page) => weightOf(page.nodes), weight: READS_KEPT_BYTES });
 }
 
 export { DOMAINS_LISTED_MAX, type DomainCounts } from './domain-counts.js';
@@ -171,16 +171,23 @@ function newestInIdOrder(postgres: boolean, page: PageRead & { newestId: number 
 /** Reads over memories (notes and tasks): by domain, open tasks, domain counts, search; keyset-paged. */
 export class MemoryReader {
   /** domains() answers by scope ('' for all), kept while nothing commits. */
-  private readonly domainTrees = new CommittedCache<readonly DomainCounts[]>({ keys: DOMAIN_TREES_KEPT });
+  private readonly domainTrees: CommittedCache<readonly DomainCounts[]>;
   /** Memories pages, search pages and mustRead lists, kept while nothing commits (shared: frozen). */
-  private readonly memoriesPages = keptPages();
-  private readonly searchPages = keptPages();
-  private readonly mustReads = new CommittedCache<MemoryEntity[]>({ keys: READS_KEPT, weigh: weightOf, weight: READS_KEPT_BYTES });
+  private readonly memoriesPages: CommittedCache<Page<MemoryEntity>>;
+  private readonly searchPages: CommittedCache<Page<MemoryEntity>>;
+  private readonly mustReads: CommittedCache<MemoryEntity[]>;
 
+  /** `keep`: keep these reads until anything commits (TASKBASE_KEEP_READS). */
   constructor(
     private readonly reader: () => EntityManager,
     private readonly searchIndex: SearchIndex,
-  ) {}
+    keep = true,
+  ) {
+    this.domainTrees = new CommittedCache({ enabled: keep, keys: DOMAIN_TREES_KEPT });
+    this.memoriesPages = keptPages(keep);
+    this.searchPages = keptPages(keep);
+    this.mustReads = new CommittedCache<MemoryEntity[]>({ enabled: keep, keys: READS_KEPT, weigh: weightOf, weight: READS_KEPT_BYTES });
+  }
 
   /**
    * (Each kept read takes `committed`, the version its request read already
