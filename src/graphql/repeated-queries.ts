@@ -182,7 +182,8 @@ export class RepeatedQueries {
     if (!acceptsJson(accept)) return null;
     const request = plainBody(body);
     if (!request) return null;
-    const known = this.known.get(keyOf(request.query, request.operationName));
+    const queryKey = keyOf(request.query, request.operationName);
+    const known = this.known.get(queryKey);
     if (!known?.compiled) return null;
     const variables = request.variables ?? {};
     const coerced = getVariableValues(this.schema, known.operation.variableDefinitions ?? [], variables, { maxErrors: 1 });
@@ -206,8 +207,9 @@ export class RepeatedQueries {
     const compiled = known.compiled;
     const run = () => this.queryAnswer(compiled, contextValue, variables);
     if (!this.keep || contextValue.caller.sessionId !== null || !known.keeps) return run();
-    // The variables as coerced: only those the operation declares, so an undeclared one cannot make keys of its own.
-    const key = JSON.stringify([contextValue.access, contextValue.caller.principal, request.operationName ?? null, request.query, coerced.coerced]);
+    // The query's own key (operation and text, as known by it) and, as coerced, the variables: only those the
+    // operation declares, so an undeclared one cannot make keys of its own.
+    const key = `${JSON.stringify([contextValue.access, contextValue.caller.principal, coerced.coerced])}\u0000${queryKey}`;
     try {
       return await this.answers.get(contextValue.services.db.reader, key, (version) => {
         // The reads kept by the services (memory-reader.ts) take this version rather than read it again.
