@@ -57,7 +57,16 @@ function memoriesCursor(scaleName, page) {
  * `fixedRate` measures its latency again at a fixed offered rate, half its
  * raw handler's capacity (half its own where it has none); `kept` marks a
  * read the server keeps until anything commits, measured again with the
- * server keeping nothing (its cost right after a commit).
+ * server keeping nothing (its cost right after a commit). `remindersDue`
+ * makes every session due for a reminder before each of its runs (sample,
+ * closed loop, fixed rate). endTurn reminds a session at most once per 30
+ * minutes, and a turn that reminds costs about three times the CPU of one
+ * that only reads the session (two reads of about 0.4 ms each at --scale
+ * large). Without it a run's mix depended on whom earlier runs had reminded
+ * and when: a closed loop over mostly reminded sessions (3,043 req/s) set a
+ * fixed rate the reminding turns could not hold (p99 283 ms). Every session
+ * due, offered 1,100 req/s: p99 290-491 ms over the first 9 s at 87 % CPU,
+ * 3-4 ms in the next 9 s once most were reminded.
  */
 export function workloads(scaleName, dashboardTaskId) {
   const { scale, itemId, sessionId } = layout(scaleName);
@@ -89,7 +98,7 @@ export function workloads(scaleName, dashboardTaskId) {
     { name: `search "${SEARCH_WORD}" (0.1% of tasks)`, kind: 'server', read: true, replay: true, kept: true, fixedRate: true, next: gql(SEARCH, () => ({ query: SEARCH_WORD })) },
     { name: `search "${EVEN_WORD}" (${EVEN_HITS} tasks at every scale)`, kind: 'server', read: true, kept: true, next: gql(SEARCH, () => ({ query: EVEN_WORD })) },
     { name: 'domains()', kind: 'server', read: true, replay: true, kept: true, fixedRate: true, next: gql(DOMAINS) },
-    { name: 'endTurn', kind: 'server', fixedRate: true, next: gql(END_TURN, () => ({}), randomSession) },
+    { name: 'endTurn', kind: 'server', fixedRate: true, remindersDue: true, next: gql(END_TURN, () => ({}), randomSession) },
   ];
 }
 

@@ -28,6 +28,8 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   try {
     db = await Database.open(config.databaseUrl, {
       onReadQuery: options.onReadQuery, onQuery: options.onQuery, synchronous: config.sqliteSynchronous,
+      checkpointsInBackground: true,
+      onCheckpointFailure: (reason) => logger.warn({ reason }, 'background WAL checkpoints stopped; the writer checkpoints inside its commits again'),
     });
   } catch (error) {
     owner?.release();

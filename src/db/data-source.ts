@@ -38,9 +38,21 @@ export type SqliteSynchronous = 'normal' | 'full';
  */
 type ConnectionRole = 'writer' | 'reader' | 'tail';
 
-export function dataSourceOptions(
-  url: string, role: ConnectionRole, listener?: QueryListener, synchronous: SqliteSynchronous = 'normal',
-): DataSourceOptions {
+/** How one connection is opened, beyond its role. */
+export interface ConnectionOptions {
+  /** Sees every statement (with its parameters). */
+  listener?: QueryListener;
+  /** SQLite's durability on the writer; normal by default. */
+  synchronous?: SqliteSynchronous;
+  /**
+   * SQLite's writer leaves checkpoints to a WalCheckpointer (wal-checkpointer.ts)
+   * instead of running one inside a commit now and then.
+   */
+  checkpointsElsewhere?: boolean;
+}
+
+export function dataSourceOptions(url: string, role: ConnectionRole, options: ConnectionOptions = {}): DataSourceOptions {
+  const { listener, synchronous = 'normal', checkpointsElsewhere = false } = options;
   const common = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
@@ -63,6 +75,7 @@ export function dataSourceOptions(
       if (role === 'writer') {
         db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+        if (checkpointsElsewhere) db.pragma('wal_autocheckpoint = 0');
         beginImmediately(db);
       }
       reusePreparedStatements(db);
@@ -135,10 +148,8 @@ function bindIntegersAsParameters(source: DataSource): void {
   };
 }
 
-export function createDataSource(
-  url: string, role: ConnectionRole, listener?: QueryListener, synchronous?: SqliteSynchronous,
-): DataSource {
-  const source = new DataSource(dataSourceOptions(url, role, listener, synchronous));
+export function createDataSource(url: string, role: ConnectionRole, options: ConnectionOptions = {}): DataSource {
+  const source = new DataSource(dataSourceOptions(url, role, options));
   if (databaseKind(url) === 'sqlite') bindIntegersAsParameters(source);
   return source;
 }

@@ -1,7 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { createDataSource, databaseKind, type DatabaseKind, type QueryListener, type SqliteSynchronous } from './data-source.js';
+import { createDataSource, databaseKind, sqlitePath, type DatabaseKind, type QueryListener, type SqliteSynchronous } from './data-source.js';
 import { migrateExclusively } from './migration-lock.js';
 import { rederiveTaskStates } from './task-counts.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { WriteLock } from './write-lock.js';
 
 export interface OpenOptions {
@@ -11,6 +12,14 @@ export interface OpenOptions {
   onQuery?: QueryListener;
   /** SQLite's durability on the writer (see SqliteSynchronous); default normal. */
   synchronous?: SqliteSynchronous;
+  /**
+   * On a SQLite file, WAL checkpoints run in a worker thread (wal-checkpointer.ts)
+   * rather than inside a commit on the event loop: the server's choice; a CLI
+   * command, writing a few rows, leaves them to SQLite.
+   */
+  checkpointsInBackground?: boolean;
+  /** Hears why background checkpoints stopped (the writer then checkpoints for itself again). */
+  onCheckpointFailure?: (reason: string) => void;
 }
 
 /**
@@ -22,6 +31,7 @@ export interface OpenOptions {
 export class Database {
   private readonly lock = new WriteLock();
   private tailSource?: Promise<DataSource>;
+  private checkpointer?: WalCheckpointer;
 
   private constructor(
     readonly kind: DatabaseKind,
@@ -32,7 +42,9 @@ export class Database {
 
   static async open(url: string, options: OpenOptions = {}): Promise<Database> {
     const kind = databaseKind(url);
-    const writer = createDataSource(url, 'writer', options.onQuery, options.synchronous);
+    const file = kind === 'sqlite' ? sqlitePath(url) : null;
+    const checkpointsElsewhere = options.checkpointsInBackground === true && file !== null && file !== ':memory:';
+    const writer = createDataSource(url, 'writer', { listener: options.onQuery, synchronous: options.synchronous, checkpointsElsewhere });
     await writer.initialize();
     await migrateExclusively(writer);
     await writer.transaction((manager) => rederiveTaskStates(manager));
@@ -40,9 +52,17 @@ export class Database {
     const onRead = options.onReadQuery && options.onQuery
       ? (sql: string, parameters?: readonly unknown[]) => { options.onReadQuery!(sql, parameters); options.onQuery!(sql, parameters); }
       : options.onReadQuery ?? options.onQuery;
-    const reader = createDataSource(url, 'reader', onRead);
+    const reader = createDataSource(url, 'reader', { listener: onRead });
     await reader.initialize();
-    return new Database(kind, url, writer, reader);
+    const database = new Database(kind, url, writer, reader);
+    if (checkpointsElsewhere) {
+      database.checkpointer = WalCheckpointer.start(file!, options.synchronous ?? 'normal', (reason) => {
+        // Checkpoints go back inside the writer's commits, where SQLite runs them by itself.
+        options.onCheckpointFailure?.(reason);
+        if (writer.isInitialized) void writer.query('PRAGMA wal_autocheckpoint = 1000').catch(() => undefined);
+      });
+    }
+    return database;
   }
 
   get reader(): EntityManager {
@@ -73,6 +93,7 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
     const tail = await this.tailSource?.catch(() => undefined);
     if (tail?.isInitialized) await tail.destroy();
     if (this.readerSource !== this.writer && this.readerSource.isInitialized) await this.readerSource.destroy();
