@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNewer } from './committed-cache.js';
+import { isNewer, sharedRead } from './committed-cache.js';
 
 describe('isNewer', () => {
   it("orders SQLite's data_version by its number", () => {
@@ -18,5 +18,54 @@ describe('isNewer', () => {
 
   it('takes a text neither database gives as the newer, so a cache starts over at it', () => {
     expect(isNewer('not a version', '12')).toBe(true);
+  });
+});
+
+describe('sharedRead (PostgreSQL version reads)', () => {
+  /** A read whose answers the test gives: each call's promise, settled by `answer(i, value)` or `fail(i)`. */
+  function reads() {
+    const pending: { resolve: (value: string) => void; reject: (error: Error) => void }[] = [];
+    return {
+      read: () => new Promise<string>((resolve, reject) => { pending.push({ resolve, reject }); }),
+      sent: () => pending.length,
+      answer: async (i: number, value: string) => { pending[i].resolve(value); await new Promise((resolve) => setTimeout(resolve, 0)); },
+      fail: async (i: number) => { pending[i].reject(new Error('gone')); await new Promise((resolve) => setTimeout(resolve, 0)); },
+    };
+  }
+
+  it('never answers a request with a read sent before it came; those that came meanwhile share the next one', async () => {
+    const pool = {};
+    const db = reads();
+    const first = sharedRead(pool, db.read);
+    expect(db.sent()).toBe(1);
+    const waiting = [sharedRead(pool, db.read), sharedRead(pool, db.read), sharedRead(pool, db.read)];
+    // Nothing more is sent while the first is on its way: one read at a time per pool.
+    expect(db.sent()).toBe(1);
+    await db.answer(0, 'v1');
+    expect(await first).toBe('v1');
+    // The first read was sent before they came: they get the one sent after it, all three the same.
+    expect(db.sent()).toBe(2);
+    await db.answer(1, 'v2');
+    expect(await Promise.all(waiting)).toEqual(['v2', 'v2', 'v2']);
+    // With none on its way, the next request sends its own.
+    const later = sharedRead(pool, db.read);
+    expect(db.sent()).toBe(3);
+    await db.answer(2, 'v3');
+    expect(await later).toBe('v3');
+  });
+
+  it('shares a failure with those waiting for that read only, and the next request reads again', async () => {
+    const pool = {};
+    const db = reads();
+    const first = sharedRead(pool, db.read);
+    const second = sharedRead(pool, db.read);
+    await db.fail(0);
+    await expect(first).rejects.toThrow('gone');
+    await db.answer(1, 'v2');
+    expect(await second).toBe('v2');
+    const other = sharedRead({}, db.read);
+    expect(db.sent()).toBe(3);
+    await db.answer(2, 'elsewhere');
+    expect(await other).toBe('elsewhere');
   });
 });

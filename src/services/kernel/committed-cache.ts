@@ -9,12 +9,47 @@ import { selectRows } from './statements.js';
  * never writes. On PostgreSQL, the statement's snapshot (`xmin:xmax:xip`):
  * it moves when a transaction commits or ends, and while a transaction in
  * progress stays in progress its rows stay invisible. One statement that
- * reads no table.
+ * reads no table; on PostgreSQL shared (sharedRead below).
  */
-export async function committedVersion(manager: EntityManager): Promise<string> {
-  const postgres = manager.connection.driver.options.type === 'postgres';
-  const rows = await selectRows(manager, postgres ? 'SELECT CAST(pg_current_snapshot() AS text)' : 'PRAGMA data_version', []);
-  return String(rows[0][0]);
+export function committedVersion(manager: EntityManager): Promise<string> {
+  if (manager.connection.driver.options.type === 'postgres') {
+    return sharedRead(manager.connection, async () => String((await selectRows(manager, PG_VERSION, []))[0][0]));
+  }
+  return selectRows(manager, 'PRAGMA data_version', []).then((rows) => String(rows[0][0]));
+}
+
+const PG_VERSION = 'SELECT CAST(pg_current_snapshot() AS text)';
+
+/** Per pool: the version read on its way, and the one that follows it, shared by every request that waits for it. */
+const versionReads = new WeakMap<object, { running: Promise<string> | null; next: Promise<string> | null }>();
+
+/**
+ * A PostgreSQL version read, shared. On SQLite the read is a call into the
+ * library; on PostgreSQL it is a round trip through the pool, and at a few
+ * thousand kept answers a second that round trip was most of what each
+ * cost. A request may share a read only if it was sent after the request
+ * came (one sent before may miss a commit its caller already saw answered):
+ * while one is on its way, every request that comes waits for the next,
+ * sent as soon as that one is back, and shares it. So a read is never older
+ * than its request, and at most one is on its way per pool.
+ */
+export function sharedRead(pool: object, read: () => Promise<string>): Promise<string> {
+  let reads = versionReads.get(pool);
+  if (!reads) versionReads.set(pool, (reads = { running: null, next: null }));
+  const state = reads;
+  const start = (): Promise<string> => {
+    const running: Promise<string> = read().finally(() => {
+      if (state.running === running) state.running = null;
+    });
+    state.running = running;
+    return running;
+  };
+  if (!state.running) return start();
+  state.next ??= state.running.then(() => undefined, () => undefined).then(() => {
+    state.next = null;
+    return start();
+  });
+  return state.next;
 }
 
 /**
