@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNewer, sharedRead } from './committed-cache.js';
+import { isNewer, readAfterThisTurn, sharedRead } from './committed-cache.js';
 
 describe('isNewer', () => {
   it("orders SQLite's data_version by its number", () => {
@@ -67,5 +67,34 @@ describe('sharedRead (PostgreSQL version reads)', () => {
     expect(db.sent()).toBe(3);
     await db.answer(2, 'elsewhere');
     expect(await other).toBe('elsewhere');
+  });
+});
+
+describe('readAfterThisTurn (SQLite version reads)', () => {
+  it('reads once for every request of one turn, after all of them, and again for a later turn', async () => {
+    let committed = 1;
+    let reads = 0;
+    const read = async () => { reads += 1; return String(committed); };
+    const connection = {};
+    const first = readAfterThisTurn(connection, read);
+    // A commit later in the same turn, which the next request's caller may have seen answered: both see it.
+    committed = 2;
+    const second = readAfterThisTurn(connection, read);
+    expect(reads).toBe(0);
+    expect(await Promise.all([first, second])).toEqual(['2', '2']);
+    expect(reads).toBe(1);
+    committed = 3;
+    expect(await readAfterThisTurn(connection, read)).toBe('3');
+    expect(reads).toBe(2);
+  });
+
+  it('gives a failed read to the requests of its turn only', async () => {
+    const connection = {};
+    let fail = true;
+    const read = async () => { if (fail) throw new Error('gone'); return '7'; };
+    const failed = readAfterThisTurn(connection, read);
+    await expect(failed).rejects.toThrow('gone');
+    fail = false;
+    expect(await readAfterThisTurn(connection, read)).toBe('7');
   });
 });
