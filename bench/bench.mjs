@@ -102,7 +102,10 @@ function start(script, scriptArgs, env) {
     keepReads: (on) => ask({ type: 'keep-reads', on }, 'keep-reads-set'),
     recordStop: async () => (await ask({ type: 'record-stop' }, 'record-stopped')).statements,
     setReplay: (name, statements) => ask({ type: 'replay', name, statements }, 'replay-set'),
-    forgetReminders: () => ask({ type: 'forget-reminders' }, 'reminders-forgotten'),
+    remindAll: async () => {
+      const answer = await ask({ type: 'remind-all' }, 'all-reminded');
+      if (!answer.ok) throw new Error(`could not mark the sessions reminded: ${answer.error}`);
+    },
     setPayload: (name, answer) => ask({ type: 'payload', name, answer }, 'payload-set'),
     profileStop: (file) => ask({ type: 'profile-stop', file }, 'profile-stopped'),
     stop: () => new Promise((resolve) => {
@@ -316,7 +319,7 @@ try {
    */
   async function measure(workload, { rate, sampled } = {}) {
     const proc = workload.kind === 'server' ? server : raw;
-    if (workload.remindersDue) await raw.forgetReminders();
+    if (workload.noneDue) await raw.remindAll();
     const { aloneP50, statements } = sampled ? { aloneP50: sampled.aloneP50, statements: sampled.statementsPerRequest } : await sample(workload, proc);
     if (rate) {
       const stats = await openLoop({

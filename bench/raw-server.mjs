@@ -20,8 +20,8 @@
  *     answer for a workload, JSON.stringify'd again for every request: what
  *     serving those bytes costs in Node, with no database and no GraphQL.
  * The bench hands over both by IPC ({type: 'replay', name, statements},
- * {type: 'payload', name, answer}). {type: 'forget-reminders'} makes every
- * session due for a reminder again (endTurn's workload starts from there).
+ * {type: 'payload', name, answer}). {type: 'remind-all'} marks every session
+ * reminded just now, so no turn has one due (endTurn's workload starts there).
  */
 import http from 'node:http';
 
@@ -378,9 +378,10 @@ process.on('message', (message) => {
     replays.set(message.name, message.statements);
     process.send({ type: 'replay-set' });
   }
-  if (message?.type === 'forget-reminders') {
-    // Every session due for a reminder again, in one transaction that commits like any other writer's.
-    driver.tx((run) => run('UPDATE "sessions" SET "lastRemindedAt" = NULL')).then(() => process.send({ type: 'reminders-forgotten' }));
+  if (message?.type === 'remind-all') {
+    // Every session reminded just now, in one transaction that commits like any other writer's.
+    driver.tx((run) => run('UPDATE "sessions" SET "lastRemindedAt" = ?', [new Date().toISOString()]))
+      .then(() => process.send({ type: 'all-reminded', ok: true }), (error) => process.send({ type: 'all-reminded', ok: false, error: String(error?.message ?? error) }));
   }
   if (message?.type === 'payload') {
     payloads.set(message.name, message.answer);

@@ -57,16 +57,18 @@ function memoriesCursor(scaleName, page) {
  * `fixedRate` measures its latency again at a fixed offered rate, half its
  * raw handler's capacity (half its own where it has none); `kept` marks a
  * read the server keeps until anything commits, measured again with the
- * server keeping nothing (its cost right after a commit). `remindersDue`
- * makes every session due for a reminder before each of its runs (sample,
- * closed loop, fixed rate). endTurn reminds a session at most once per 30
- * minutes, and a turn that reminds costs about three times the CPU of one
- * that only reads the session (two reads of about 0.4 ms each at --scale
- * large). Without it a run's mix depended on whom earlier runs had reminded
- * and when: a closed loop over mostly reminded sessions (3,043 req/s) set a
- * fixed rate the reminding turns could not hold (p99 283 ms). Every session
- * due, offered 1,100 req/s: p99 290-491 ms over the first 9 s at 87 % CPU,
- * 3-4 ms in the next 9 s once most were reminded.
+ * server keeping nothing (its cost right after a commit). `noneDue` marks
+ * every session reminded just now before each of its runs (sample, closed
+ * loop, fixed rate), so no turn has a reminder due: the common case, since
+ * a session is reminded at most once per 30 minutes and an agent ends many
+ * turns in that time. A turn that reminds reads the session's open tasks and
+ * their open items and claims the reminder, about three times the CPU (two
+ * reads of about 0.4 ms each at --scale large). Left to chance, a run's mix
+ * of the two depended on whom earlier runs had reminded and when: a closed
+ * loop over mostly reminded sessions (3,043 req/s) set a fixed rate that
+ * sessions falling due again could not be answered at (p99 283 ms). With
+ * every session due at once, 1,100 req/s offered: p99 290-491 ms over the
+ * first 9 s at 87 % CPU, 3-4 ms in the next 9 s once most were reminded.
  */
 export function workloads(scaleName, dashboardTaskId) {
   const { scale, itemId, sessionId } = layout(scaleName);
@@ -98,7 +100,7 @@ export function workloads(scaleName, dashboardTaskId) {
     { name: `search "${SEARCH_WORD}" (0.1% of tasks)`, kind: 'server', read: true, replay: true, kept: true, fixedRate: true, next: gql(SEARCH, () => ({ query: SEARCH_WORD })) },
     { name: `search "${EVEN_WORD}" (${EVEN_HITS} tasks at every scale)`, kind: 'server', read: true, kept: true, next: gql(SEARCH, () => ({ query: EVEN_WORD })) },
     { name: 'domains()', kind: 'server', read: true, replay: true, kept: true, fixedRate: true, next: gql(DOMAINS) },
-    { name: 'endTurn', kind: 'server', fixedRate: true, remindersDue: true, next: gql(END_TURN, () => ({}), randomSession) },
+    { name: 'endTurn', kind: 'server', fixedRate: true, noneDue: true, next: gql(END_TURN, () => ({}), randomSession) },
   ];
 }
 

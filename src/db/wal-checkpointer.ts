@@ -8,7 +8,8 @@ export const CHECKPOINT_EVERY_MS = 100;
 /**
  * The worker's whole program (CommonJS, given as text so that it runs the
  * same from src under the tests and from dist): its own connection to the
- * file, a PASSIVE checkpoint every `everyMs`, and one last one on `stop`.
+ * file, a PASSIVE checkpoint every `everyMs`, and one last one on `stop`;
+ * the first checkpoint that fails ends it, saying why.
  * A PASSIVE checkpoint never waits for a lock and never holds one a writer
  * needs: the server's writer goes on appending to the WAL while it runs.
  */
@@ -17,20 +18,26 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Sqlite = require(workerData.driver);
 const db = new Sqlite(workerData.file, { fileMustExist: true });
 db.pragma('synchronous = ' + workerData.synchronous);
+let timer = null;
+const stop = () => {
+  clearInterval(timer);
+  try { db.close(); } catch {}
+  parentPort.close();
+};
 const checkpoint = () => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
+    return true;
   } catch (error) {
-    parentPort.postMessage({ failed: String(error && error.code || 'SQLITE_ERROR') });
+    // The first failure ends the worker: the writer goes back to checkpointing for itself.
+    parentPort.postMessage({ failed: [error && error.code, error && error.message].filter(Boolean).join(': ') || 'unknown error' });
+    stop();
+    return false;
   }
 };
-const timer = setInterval(checkpoint, workerData.everyMs);
+timer = setInterval(checkpoint, workerData.everyMs);
 parentPort.on('message', () => {
-  clearInterval(timer);
-  checkpoint();
-  db.close();
-  parentPort.postMessage({ stopped: true });
-  parentPort.close();
+  if (checkpoint()) stop();
 });
 `;
 
@@ -49,25 +56,33 @@ parentPort.on('message', () => {
  */
 export class WalCheckpointer {
   private stopping = false;
+  private failed = false;
   private readonly stopped: Promise<void>;
 
   private constructor(private readonly worker: Worker, onFailure: (reason: string) => void) {
+    // Told once, with the first reason: a worker that cannot open the file both errs and exits.
+    const fail = (reason: string) => {
+      if (this.failed || this.stopping) return;
+      this.failed = true;
+      onFailure(reason);
+    };
     this.stopped = new Promise<void>((resolve) => {
       worker.on('message', (message: { failed?: string }) => {
-        if (message.failed) onFailure(message.failed);
+        if (message.failed) fail(message.failed);
       });
-      worker.on('error', (error) => onFailure(error.message));
+      worker.on('error', (error) => fail(error.message));
       worker.on('exit', () => {
-        if (!this.stopping) onFailure('the checkpoint worker ended');
+        fail('the checkpoint worker ended');
         resolve();
       });
     });
   }
 
   /**
-   * Starts checkpointing `file`. `onFailure` hears a checkpoint that failed
-   * (its SQLite code) or a worker that ended unasked; the caller should
-   * then let the writer checkpoint for itself again.
+   * Starts checkpointing `file`. `onFailure` hears, once, why checkpoints
+   * stopped (the first failed checkpoint's SQLite code and message, or a
+   * worker that ended unasked); the caller should then let the writer
+   * checkpoint for itself again.
    */
   static start(file: string, synchronous: SqliteSynchronous, onFailure: (reason: string) => void): WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');

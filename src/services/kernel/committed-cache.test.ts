@@ -98,3 +98,16 @@ describe('readAfterThisTurn (SQLite version reads)', () => {
     expect(await readAfterThisTurn(connection, read)).toBe('7');
   });
 });
+
+describe('sharedRead when a read never comes back', () => {
+  it('lets a request that comes after the time limit send its own read', async () => {
+    const pool = {};
+    let sent = 0;
+    const stuck = () => { sent += 1; return new Promise<string>(() => undefined); };
+    void sharedRead(pool, stuck, 20);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const own = sharedRead(pool, async () => { sent += 1; return 'v2'; }, 20);
+    expect(await own).toBe('v2');
+    expect(sent).toBe(2);
+  });
+});

@@ -36,7 +36,7 @@ export function readAfterThisTurn(connection: object, read: () => Promise<string
     due = new Promise<string>((resolve, reject) => {
       setImmediate(() => {
         dueReads.delete(connection);
-        read().then(resolve, reject);
+        Promise.resolve().then(read).then(resolve, reject);
       });
     });
     dueReads.set(connection, due);
@@ -46,8 +46,11 @@ export function readAfterThisTurn(connection: object, read: () => Promise<string
 
 const PG_VERSION = 'SELECT CAST(pg_current_snapshot() AS text)';
 
-/** Per pool: the version read on its way, and the one that follows it, shared by every request that waits for it. */
-const versionReads = new WeakMap<object, { running: Promise<string> | null; next: Promise<string> | null }>();
+/** Per pool: the version read on its way (and since when), and the one that follows it, shared by every request that waits for it. */
+const versionReads = new WeakMap<object, { running: Promise<string> | null; since: number; next: Promise<string> | null }>();
+
+/** A shared read on its way longer than this is not waited for: a request that comes sends a read of its own. */
+export const SHARED_READ_STUCK_MS = 1_000;
 
 /**
  * A PostgreSQL version read, shared. On SQLite the read is a call into the
@@ -57,20 +60,24 @@ const versionReads = new WeakMap<object, { running: Promise<string> | null; next
  * came (one sent before may miss a commit its caller already saw answered):
  * while one is on its way, every request that comes waits for the next,
  * sent as soon as that one is back, and shares it. So a read is never older
- * than its request, and at most one is on its way per pool.
+ * than its request, and normally one is on its way per pool. One on its way
+ * for over `stuckAfterMs` (a connection gone silent) is not waited for: each
+ * request that comes then sends its own, as before reads were shared.
  */
-export function sharedRead(pool: object, read: () => Promise<string>): Promise<string> {
+export function sharedRead(pool: object, read: () => Promise<string>, stuckAfterMs = SHARED_READ_STUCK_MS): Promise<string> {
   let reads = versionReads.get(pool);
-  if (!reads) versionReads.set(pool, (reads = { running: null, next: null }));
+  if (!reads) versionReads.set(pool, (reads = { running: null, since: 0, next: null }));
   const state = reads;
   const start = (): Promise<string> => {
     const running: Promise<string> = read().finally(() => {
       if (state.running === running) state.running = null;
     });
     state.running = running;
+    state.since = performance.now();
     return running;
   };
   if (!state.running) return start();
+  if (performance.now() - state.since > stuckAfterMs) return read();
   state.next ??= state.running.then(() => undefined, () => undefined).then(() => {
     state.next = null;
     return start();
