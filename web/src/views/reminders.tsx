@@ -14,16 +14,18 @@ export function RemindersView() {
   const settings = useQuery(SETTINGS, {}, { query: SETTINGS_LIVE, variables: {} });
   useTitle('Reminders · maintenance');
   const writable = useSignal(canWrite);
-  const [enabled, setEnabled] = useState(true);
-  const [interval, setInterval] = useState('30');
+  // What the person changed, null until they do: the form shows the stored settings from its first frame (a default
+  // shown until an effect caught up was read, and could be saved, as if it were stored) and follows them whenever
+  // they change, here or elsewhere.
+  const [edited, setEdited] = useState<{ enabled?: boolean; interval?: string }>({});
   const [saved, setSaved] = useState(false);
   const [run, error, busy] = useAction();
-  useEffect(() => {
-    if (!settings.data) return;
-    setEnabled(settings.data.reminderSettings.enabled);
-    setInterval(String(settings.data.reminderSettings.intervalMinutes));
-  }, [settings.data]);
+  useEffect(() => setEdited({}), [settings.data]);
   if (!settings.data) return <Loading error={settings.error} />;
+  const enabled = edited.enabled ?? settings.data.reminderSettings.enabled;
+  const interval = edited.interval ?? String(settings.data.reminderSettings.intervalMinutes);
+  const setEnabled = (value: boolean) => setEdited((before) => ({ ...before, enabled: value }));
+  const setInterval = (value: string) => setEdited((before) => ({ ...before, interval: value }));
   const save = async (event: Event) => {
     event.preventDefault();
     setSaved(false);
