@@ -38,6 +38,11 @@ export type SqliteSynchronous = 'normal' | 'full';
  */
 type ConnectionRole = 'writer' | 'reader' | 'tail';
 
+/** SQLite's own word for a SqliteSynchronous: what every connection that writes the file is set to. */
+export function synchronousPragma(synchronous: SqliteSynchronous): 'FULL' | 'NORMAL' {
+  return synchronous === 'full' ? 'FULL' : 'NORMAL';
+}
+
 /** How one connection is opened, beyond its role. */
 export interface ConnectionOptions {
   /** Sees every statement (with its parameters). */
@@ -74,7 +79,7 @@ export function dataSourceOptions(url: string, role: ConnectionRole, options: Co
     prepareDatabase: (db: { pragma(sql: string): unknown; prepare(sql: string): unknown }) => {
       if (role === 'writer') {
         db.pragma('journal_mode = WAL');
-        db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+        db.pragma(`synchronous = ${synchronousPragma(synchronous)}`);
         if (checkpointsElsewhere) db.pragma('wal_autocheckpoint = 0');
         beginImmediately(db);
       }

@@ -42,9 +42,10 @@ export class Database {
 
   static async open(url: string, options: OpenOptions = {}): Promise<Database> {
     const kind = databaseKind(url);
+    // The SQLite file whose WAL a worker checkpoints, if any (an in-memory database has no WAL).
     const file = kind === 'sqlite' ? sqlitePath(url) : null;
-    const checkpointsElsewhere = options.checkpointsInBackground === true && file !== null && file !== ':memory:';
-    const writer = createDataSource(url, 'writer', { listener: options.onQuery, synchronous: options.synchronous, checkpointsElsewhere });
+    const checkpointed = options.checkpointsInBackground === true && file !== null && file !== ':memory:' ? file : null;
+    const writer = createDataSource(url, 'writer', { listener: options.onQuery, synchronous: options.synchronous, checkpointsElsewhere: checkpointed !== null });
     await writer.initialize();
     await migrateExclusively(writer);
     await writer.transaction((manager) => rederiveTaskStates(manager));
@@ -55,8 +56,8 @@ export class Database {
     const reader = createDataSource(url, 'reader', { listener: onRead });
     await reader.initialize();
     const database = new Database(kind, url, writer, reader);
-    if (checkpointsElsewhere) {
-      database.checkpointer = WalCheckpointer.start(file!, options.synchronous ?? 'normal', (reason) => {
+    if (checkpointed !== null) {
+      database.checkpointer = WalCheckpointer.start(checkpointed, options.synchronous ?? 'normal', (reason) => {
         // Checkpoints go back inside the writer's commits, where SQLite runs them by itself.
         options.onCheckpointFailure?.(reason);
         if (writer.isInitialized) void writer.query('PRAGMA wal_autocheckpoint = 1000').catch(() => undefined);

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { SqliteSynchronous } from './data-source.js';
+import { synchronousPragma, type SqliteSynchronous } from './data-source.js';
 
 /** How often the checkpointer copies what the WAL holds into the database file. */
-export const CHECKPOINT_EVERY_MS = 100;
+const CHECKPOINT_EVERY_MS = 100;
 
 /**
  * The worker's whole program (CommonJS, given as text so that it runs the
@@ -88,7 +88,7 @@ export class WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER, {
       eval: true,
-      workerData: { driver, file, synchronous: synchronous === 'full' ? 'FULL' : 'NORMAL', everyMs: CHECKPOINT_EVERY_MS },
+      workerData: { driver, file, synchronous: synchronousPragma(synchronous), everyMs: CHECKPOINT_EVERY_MS },
     });
     // The worker never keeps the process alive on its own: a server that stops closes it first.
     worker.unref();

@@ -153,7 +153,8 @@ export class RepeatedQueries {
     private readonly formatError: FormatError,
     private readonly keep = true,
   ) {
-    this.answers = new CommittedCache({ enabled: keep, keys: ANSWERS_KEPT, weigh: (answer) => 2 * (answer?.text.length ?? 0), weight: ANSWERS_KEPT_BYTES });
+    // With `keep` off, answer() never asks it (no key is even made).
+    this.answers = new CommittedCache({ keys: ANSWERS_KEPT, weigh: (answer) => 2 * (answer?.text.length ?? 0), weight: ANSWERS_KEPT_BYTES });
   }
 
   /** The plugin that learns which operations may go the short way: those Apollo answered whole, with data and no error. */
