@@ -28,7 +28,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   try {
     db = await Database.open(config.databaseUrl, {
       onReadQuery: options.onReadQuery, onQuery: options.onQuery, synchronous: config.sqliteSynchronous,
-      checkpointsInBackground: true,
+      checkpointsInBackground: true, walLimitBytes: config.sqliteWalLimitMb * 1024 * 1024,
       onCheckpointFailure: (reason) => logger.warn({ reason }, 'background WAL checkpoints stopped; the writer checkpoints inside its commits again'),
     });
   } catch (error) {

@@ -19,6 +19,11 @@ export interface Config {
   keepReads: boolean;
   /** SQLite's durability (TASKBASE_SQLITE_SYNCHRONOUS=normal|full): what a power loss may lose, see SqliteSynchronous. */
   sqliteSynchronous: SqliteSynchronous;
+  /**
+   * How large SQLite's WAL may grow, in MiB, under writes that never pause before they are held for a moment so that
+   * it starts over (TASKBASE_SQLITE_WAL_LIMIT_MB; see db/wal-checkpointer.ts).
+   */
+  sqliteWalLimitMb: number;
   /** Bearer tokens; empty means auth is off. A token ending in ":read" may only read. */
   tokens: string[];
   /** Largest request body accepted, in bytes. */
@@ -58,6 +63,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl: databaseUrl(env.DATABASE_URL),
     sqliteSynchronous: sqliteSynchronous(env.TASKBASE_SQLITE_SYNCHRONOUS),
+    sqliteWalLimitMb: wholeNumberSetting('TASKBASE_SQLITE_WAL_LIMIT_MB', env.TASKBASE_SQLITE_WAL_LIMIT_MB, 64, {
+      max: 1_000_000, accepts: 'a whole number of MiB from 1 up (how large the SQLite WAL may grow under writes that never pause; default 64)',
+    }),
     keepReads: onOff('TASKBASE_KEEP_READS', env.TASKBASE_KEEP_READS, true),
     tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
     bodyLimit: wholeNumberSetting('TASKBASE_BODY_LIMIT', env.TASKBASE_BODY_LIMIT, 1_048_576, { accepts: 'a whole number of bytes above 0, e.g. 1048576 for 1 MiB' }),

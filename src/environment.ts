@@ -16,6 +16,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'DATABASE_URL', fallback: 'sqlite:data/taskbase.sqlite', meaning: 'sqlite:<path>, or postgres://user@host:port/db' },
   { name: 'TASKBASE_KEEP_READS', fallback: 'on', meaning: 'on keeps answers and hot reads until anything commits (one statement checks first); off reads everything again every time' },
   { name: 'TASKBASE_SQLITE_SYNCHRONOUS', fallback: 'normal', meaning: 'SQLite only: normal, or full to sync every commit to disk' },
+  { name: 'TASKBASE_SQLITE_WAL_LIMIT_MB', fallback: '64', meaning: 'SQLite only: MiB the WAL may grow to under writes that never pause before they are held for a moment to start it over' },
   { name: 'TASKBASE_TOKENS', fallback: 'unset', meaning: 'comma-separated bearer tokens (auth off when unset); secret:read may only read' },
   { name: 'TASKBASE_BODY_LIMIT', fallback: '1048576', meaning: 'largest request body in bytes' },
   { name: 'LOG_LEVEL', fallback: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },

@@ -40,13 +40,13 @@ export interface BuiltServer {
  * Starts the built server on a free port and waits for GET /healthz 200 (failing with its output if it never
  * answers within `readyWithinMs`; tests that start several at once on a busy machine give it longer).
  */
-export async function startBuiltServer(databaseUrl: string, cwd: string, readyWithinMs = 60_000): Promise<BuiltServer> {
+export async function startBuiltServer(databaseUrl: string, cwd: string, readyWithinMs = 60_000, env: NodeJS.ProcessEnv = {}): Promise<BuiltServer> {
   expect(fs.existsSync(entry), `${path.relative(root, entry)} is missing: run \`npm run build\` (npm test builds before running the tests)`).toBe(true);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [entry], {
     cwd,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

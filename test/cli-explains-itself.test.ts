@@ -85,6 +85,8 @@ describe('a bad setting', () => {
     ['TASKBASE_BODY_LIMIT', '1.5', /whole number of bytes/],
     ['LOG_LEVEL', 'loud', /info/],
     ['TASKBASE_SQLITE_SYNCHRONOUS', 'off', /"normal" or "full"/],
+    ['TASKBASE_SQLITE_WAL_LIMIT_MB', '0', /MiB from 1 up/],
+    ['TASKBASE_SQLITE_WAL_LIMIT_MB', '64MB', /MiB from 1 up/],
     ['TASKBASE_HEADERS_TIMEOUT_MS', 'soon', /whole number above 0/],
     ['TASKBASE_BODY_TIMEOUT_MS', '0', /whole number above 0/],
     ['TASKBASE_IDLE_TIMEOUT_MS', '-5', /whole number above 0/],

@@ -6,6 +6,10 @@
  * (SQLite's own checkpoint would wait for 1,000 pages), the WAL starts over
  * from its beginning again and again however long writes go on, and a
  * server stopped cleanly leaves every write in the file and no WAL behind.
+ * Under writes that never pause, no checkpoint beside the writer ever
+ * catches up between two commits, which is when the WAL starts over: writes
+ * are held for a moment once it passes TASKBASE_SQLITE_WAL_LIMIT_MB, so it
+ * stays near that size however much goes through it.
  * SQLite's own: a PostgreSQL run checks it on a SQLite file too.
  */
 import fs from 'node:fs';
@@ -100,6 +104,55 @@ describe('WAL checkpoints beside the writer', () => {
     try {
       const { count } = db.prepare(`SELECT count(*) AS count FROM "memories" WHERE "domain" = 'ops/wal'`).get() as { count: number };
       expect(count).toBe(rounds * perRound);
+      expect((db.pragma('integrity_check') as { integrity_check: string }[])[0].integrity_check).toBe('ok');
+    } finally {
+      db.close();
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('keep the WAL near its limit under writes that never pause, far below what goes through it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-wal-'));
+    const file = path.join(dir, 'busy.sqlite');
+    const limitMb = 2;
+    const server = await startBuiltServer(`sqlite:${file}`, dir, 60_000, { TASKBASE_SQLITE_WAL_LIMIT_MB: String(limitMb) });
+    running.push(server);
+    // 16 writers, each sending its next note as soon as the last is answered: 2,400 notes of 19,000 characters,
+    // each at least its body's 19 KB through the WAL (46 MB in all; about ten times that with the search index).
+    const notes = 2_400;
+    const body = 'y'.repeat(19_000);
+    const startsOver = () => fs.readFileSync(`${file}-wal`).readUInt32BE(12);
+    const atStart = startsOver();
+    let sent = 0;
+    let walMax = 0;
+    const watch = setInterval(() => {
+      if (fs.existsSync(`${file}-wal`)) walMax = Math.max(walMax, fs.statSync(`${file}-wal`).size);
+    }, 20);
+    try {
+      await Promise.all(Array.from({ length: 16 }, async () => {
+        while (sent < notes) {
+          const n = (sent += 1);
+          const added = await server.graphql(CREATE_NOTE, { input: { title: `Busy ${n}`, body: `${n} ${body}`, domain: 'ops/busy' } });
+          expect(added.errors).toBeUndefined();
+        }
+      }));
+    } finally {
+      clearInterval(watch);
+    }
+    const throughWal = notes * body.length;
+    // The WAL passes its limit by what a tenth of a second of writes adds before a checkpoint looks (about 15 MB
+    // here at full speed), then starts over; without that it holds all that went through it, over 46 MB.
+    const restarts = startsOver() - atStart;
+    expect(walMax, `the WAL held ${walMax} bytes at most, started over ${restarts} times; over ${throughWal} went through it`)
+      .toBeLessThan(32 * 1024 * 1024);
+    expect(restarts).toBeGreaterThanOrEqual(3);
+    expect(server.output()).not.toContain('background WAL checkpoints stopped');
+    server.process.kill('SIGTERM');
+    expect((await server.exited()).code).toBe(0);
+    const db = new Sqlite(file, { readonly: true });
+    try {
+      const { count } = db.prepare(`SELECT count(*) AS count FROM "memories" WHERE "domain" = 'ops/busy'`).get() as { count: number };
+      expect(count).toBe(notes);
       expect((db.pragma('integrity_check') as { integrity_check: string }[])[0].integrity_check).toBe('ok');
     } finally {
       db.close();

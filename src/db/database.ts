@@ -18,6 +18,11 @@ export interface OpenOptions {
    * command, writing a few rows, leaves them to SQLite.
    */
   checkpointsInBackground?: boolean;
+  /**
+   * With checkpoints in the background: how large the WAL may grow, in bytes, under writes that never pause, before
+   * they are held for a moment so that it starts over (wal-checkpointer.ts); default 64 MiB.
+   */
+  walLimitBytes?: number;
   /** Hears why background checkpoints stopped (the writer then checkpoints for itself again). */
   onCheckpointFailure?: (reason: string) => void;
 }
@@ -57,10 +62,16 @@ export class Database {
     await reader.initialize();
     const database = new Database(kind, url, writer, reader);
     if (checkpointed !== null) {
-      database.checkpointer = WalCheckpointer.start(checkpointed, options.synchronous ?? 'normal', (reason) => {
-        // Checkpoints go back inside the writer's commits, where SQLite runs them by itself.
-        options.onCheckpointFailure?.(reason);
-        if (writer.isInitialized) void writer.query('PRAGMA wal_autocheckpoint = 1000').catch(() => undefined);
+      database.checkpointer = WalCheckpointer.start({
+        file: checkpointed,
+        synchronous: options.synchronous ?? 'normal',
+        limitBytes: options.walLimitBytes ?? 64 * 1024 * 1024,
+        holdWrites: (work) => database.lock.run(work),
+        onFailure: (reason) => {
+          // Checkpoints go back inside the writer's commits, where SQLite runs them by itself.
+          options.onCheckpointFailure?.(reason);
+          if (writer.isInitialized) void writer.query('PRAGMA wal_autocheckpoint = 1000').catch(() => undefined);
+        },
       });
     }
     return database;

@@ -5,6 +5,9 @@ import { synchronousPragma, type SqliteSynchronous } from './data-source.js';
 /** How often the checkpointer copies what the WAL holds into the database file. */
 const CHECKPOINT_EVERY_MS = 100;
 
+/** The longest the worker waits for a reader or a writer outside this process while writes are held. */
+const RESTART_WAIT_MS = 100;
+
 /**
  * The worker's whole program (CommonJS, given as text so that it runs the
  * same from src under the tests and from dist): its own connection to the
@@ -12,32 +15,55 @@ const CHECKPOINT_EVERY_MS = 100;
  * the first checkpoint that fails ends it, saying why.
  * A PASSIVE checkpoint never waits for a lock and never holds one a writer
  * needs: the server's writer goes on appending to the WAL while it runs.
+ * So under writes that never pause, it never finds the WAL wholly copied
+ * between two commits, and the WAL, which only starts over then, would grow
+ * without end (1.35 GB in 20 s of updateItem at --scale large). When a
+ * checkpoint has copied a WAL of `limitBytes` or more, the worker asks
+ * for a restart and stops checkpointing; the main thread answers with
+ * `restart` once it holds the write lock (no transaction of its own is
+ * open), and a RESTART checkpoint then copies the few frames written since,
+ * waits for readers to leave the WAL (at most `waitMs`) and starts it over.
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Sqlite = require(workerData.driver);
-const db = new Sqlite(workerData.file, { fileMustExist: true });
+const db = new Sqlite(workerData.file, { fileMustExist: true, timeout: workerData.waitMs });
 db.pragma('synchronous = ' + workerData.synchronous);
+// A WAL frame is a page and its 24-byte header.
+const restartAt = Math.max(1, Math.floor(workerData.limitBytes / (db.pragma('page_size', { simple: true }) + 24)));
 let timer = null;
 const stop = () => {
   clearInterval(timer);
   try { db.close(); } catch {}
   parentPort.close();
 };
-const checkpoint = () => {
+const checkpoint = (mode) => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-    return true;
+    return db.pragma('wal_checkpoint(' + mode + ')')[0];
   } catch (error) {
     // The first failure ends the worker: the writer goes back to checkpointing for itself.
     parentPort.postMessage({ failed: [error && error.code, error && error.message].filter(Boolean).join(': ') || 'unknown error' });
     stop();
-    return false;
+    return null;
   }
 };
-timer = setInterval(checkpoint, workerData.everyMs);
-parentPort.on('message', () => {
-  if (checkpoint()) stop();
+const tick = () => {
+  const done = checkpoint('PASSIVE');
+  if (done && done.busy === 0 && done.log >= restartAt && done.checkpointed === done.log) {
+    clearInterval(timer);
+    parentPort.postMessage({ restart: true });
+  }
+};
+timer = setInterval(tick, workerData.everyMs);
+parentPort.on('message', (message) => {
+  if (message === 'restart') {
+    const done = checkpoint('RESTART');
+    if (!done) return;
+    parentPort.postMessage({ restarted: done.busy === 0 });
+    timer = setInterval(tick, workerData.everyMs);
+  } else if (message === 'stop') {
+    if (checkpoint('PASSIVE')) stop();
+  }
 });
 `;
 
@@ -51,15 +77,24 @@ parentPort.on('message', () => {
  * took 15-17 ms at --scale large, every 150 ms or so under updateItem, and
  * every request waiting on the loop waited with it (updateItem's p99 at
  * 600 req/s offered: 18 ms with it, 5 ms without). Here the copy and the
- * syncs happen beside the loop; the writer only restarts the WAL from its
- * start once a checkpoint has caught up, as SQLite does anyway.
+ * syncs happen beside the loop. The WAL starts over from its beginning
+ * once a checkpoint has caught up: by itself at the writer's next commit
+ * when writes pause, and with writes held for a RESTART checkpoint (a few
+ * frames to copy) when they do not.
  */
 export class WalCheckpointer {
   private stopping = false;
   private failed = false;
+  private exited = false;
+  /** Ends the writes held for a restart, when the worker answers or ends. */
+  private restarted: (() => void) | null = null;
   private readonly stopped: Promise<void>;
 
-  private constructor(private readonly worker: Worker, onFailure: (reason: string) => void) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly holdWrites: (work: () => Promise<void>) => Promise<void>,
+    onFailure: (reason: string) => void,
+  ) {
     // Told once, with the first reason: a worker that cannot open the file both errs and exits.
     const fail = (reason: string) => {
       if (this.failed || this.stopping) return;
@@ -67,11 +102,15 @@ export class WalCheckpointer {
       onFailure(reason);
     };
     this.stopped = new Promise<void>((resolve) => {
-      worker.on('message', (message: { failed?: string }) => {
+      worker.on('message', (message: { failed?: string; restart?: boolean; restarted?: boolean }) => {
         if (message.failed) fail(message.failed);
+        if (message.restart) void this.restart();
+        if (message.restarted !== undefined) this.endRestart();
       });
       worker.on('error', (error) => fail(error.message));
       worker.on('exit', () => {
+        this.exited = true;
+        this.endRestart();
         fail('the checkpoint worker ended');
         resolve();
       });
@@ -82,17 +121,42 @@ export class WalCheckpointer {
    * Starts checkpointing `file`. `onFailure` hears, once, why checkpoints
    * stopped (the first failed checkpoint's SQLite code and message, or a
    * worker that ended unasked); the caller should then let the writer
-   * checkpoint for itself again.
+   * checkpoint for itself again. `holdWrites` runs its work while no write
+   * transaction of this process is open or can begin (the write lock).
    */
-  static start(file: string, synchronous: SqliteSynchronous, onFailure: (reason: string) => void): WalCheckpointer {
+  static start({ file, synchronous, limitBytes, holdWrites, onFailure }: {
+    file: string;
+    synchronous: SqliteSynchronous;
+    /** How large the WAL may grow under writes that never pause before they are held for it to start over. */
+    limitBytes: number;
+    holdWrites: (work: () => Promise<void>) => Promise<void>;
+    onFailure: (reason: string) => void;
+  }): WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER, {
       eval: true,
-      workerData: { driver, file, synchronous: synchronousPragma(synchronous), everyMs: CHECKPOINT_EVERY_MS },
+      workerData: {
+        driver, file, synchronous: synchronousPragma(synchronous),
+        everyMs: CHECKPOINT_EVERY_MS, limitBytes, waitMs: RESTART_WAIT_MS,
+      },
     });
     // The worker never keeps the process alive on its own: a server that stops closes it first.
     worker.unref();
-    return new WalCheckpointer(worker, onFailure);
+    return new WalCheckpointer(worker, holdWrites, onFailure);
+  }
+
+  /** The worker asked: writes held while it starts the WAL over, until it answers (or ends). */
+  private restart(): Promise<void> {
+    return this.holdWrites(() => new Promise<void>((resolve) => {
+      if (this.exited || this.stopping) return resolve();
+      this.restarted = resolve;
+      this.worker.postMessage('restart');
+    }));
+  }
+
+  private endRestart(): void {
+    this.restarted?.();
+    this.restarted = null;
   }
 
   /** One last checkpoint, then the worker's connection closes. */
