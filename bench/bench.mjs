@@ -348,8 +348,9 @@ try {
     const measuredFrom = startedAt + warmup * 1000;
     const answered = [];
     instance.on('response', (_client, status, _bytes, took) => answered.push({ sent: performance.now() - took, took, status }));
-    // --profile: a CPU profile of the server over this workload's measured part (not the raw handler's).
-    const profiling = args.profile && workload.kind === 'server';
+    // --profile: a CPU profile of the server over this workload's measured part (of a raw handler's only where the
+    // workload asks: the write floor's).
+    const profiling = args.profile && (workload.kind === 'server' || workload.profiled === true);
     const profileStarted = profiling
       ? new Promise((resolve) => setTimeout(resolve, warmup * 1000)).then(() => proc.profileStart())
       : Promise.resolve();
@@ -395,7 +396,8 @@ try {
 // 3. Ratios, the table, the files.
 const floor = results.find((r) => r.name.startsWith('floor'));
 for (const r of results) {
-  const closedLoop = r.kind === 'server' && !r.fixedRateOf;
+  // The raw handlers' closed loops too: what the driver alone reaches against the same floor.
+  const closedLoop = (r.kind === 'server' || r.kind === 'raw') && !r.fixedRateOf;
   // A reference that answered nothing within the run gives no ratio (not Infinity).
   const over = (reference) => (reference && reference.reqPerSec > 0 ? r.reqPerSec / reference.reqPerSec : null);
   r.ratioToFloor = closedLoop ? over(floor) : null;

@@ -8,6 +8,11 @@
  *   node bench/raw-server.mjs <DATABASE_URL> <port>
  *   POST /dashboard   {"id": "<task id>"}
  *   POST /update-item {"id": "<item id>", "state": "DONE"}
+ *   POST /write-floor {"id": "<item id>", "taskId": "<its task>", "state": "DONE"}
+ *     the write floor: the least a recorded change of an item writes, the
+ *     item's row and one history row, in one transaction that commits. No
+ *     read, no version, no counts, no change log: a strict part of what
+ *     updateItem must write (the server's updateItem writes all four).
  *   POST /write-todos {"todos": [{"content": "…", "status": "DONE"}, …]}
  *     with the session in x-session-id (or "session" in the body): the
  *     session's plan replaced by the list, the server's statements in its
@@ -24,6 +29,7 @@
  * reminded just now, so no turn has one due (endTurn's workload starts there).
  */
 import http from 'node:http';
+import { cpuProfiles } from '../dist/src/bench-probe.js';
 
 const [databaseUrl, port] = process.argv.slice(2);
 const postgres = databaseUrl.startsWith('postgres');
@@ -224,6 +230,20 @@ async function updateItem(id, state) {
   });
 }
 
+/**
+ * The write floor: an item's new state and a history row saying so, one transaction, nothing read. The history row
+ * carries the change and an empty list after it (the bench's reads never show these tasks' history).
+ */
+async function writeFloor(id, taskId, state) {
+  const now = new Date().toISOString();
+  return driver.tx(async (run) => {
+    await run('UPDATE "items" SET "state" = ?, "updatedAt" = ? WHERE "id" = ?', [state, now, id]);
+    await run('INSERT INTO "task_events" ("taskId", "at", "action", "sessionId", "items", "changes") VALUES (?, ?, ?, NULL, ?, ?)',
+      [taskId, now, 'ITEM_STATE', '[]', JSON.stringify([{ id: String(id), to: state }])]);
+    return { id: String(id), state };
+  });
+}
+
 /** The history actions that change a list (src/domain/history.ts LIST_ACTIONS): a plan whose latest such row is PLAN_CLEARED was cleared. */
 const LIST_ACTIONS = ['TASK_CREATED', 'ITEM_STATE', 'ITEMS_ADDED', 'ITEM_RENAMED', 'ITEM_DELETED', 'ITEM_MOVED', 'PLAN_WRITTEN', 'PLAN_CLEARED', 'ITEM_RESTORED'];
 const marks = (n) => Array.from({ length: n }, () => '?').join(', ');
@@ -353,6 +373,7 @@ const server = http.createServer((req, res) => {
       const input = body ? JSON.parse(body) : {};
       if (req.url === '/dashboard') return send(res, 200, { data: { task: await dashboard(Number(input.id)) } });
       if (req.url === '/update-item') return send(res, 200, { data: { updateItem: await updateItem(Number(input.id), input.state) } });
+      if (req.url === '/write-floor') return send(res, 200, { data: { updateItem: await writeFloor(Number(input.id), Number(input.taskId), input.state) } });
       if (req.url === '/write-todos') {
         const session = req.headers['x-session-id'] ?? input.session;
         const answer = session ? await writeTodos(String(session), input.todos) : null;
@@ -372,7 +393,9 @@ const server = http.createServer((req, res) => {
     }
   });
 });
+const profiles = cpuProfiles((message) => process.send(message));
 process.on('message', (message) => {
+  profiles(message);
   if (message?.type === 'probe') process.send({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
   if (message?.type === 'replay') {
     replays.set(message.name, message.statements);

@@ -71,7 +71,7 @@ function memoriesCursor(scaleName, page) {
  * first 9 s at 87 % CPU, 3-4 ms in the next 9 s once most were reminded.
  */
 export function workloads(scaleName, dashboardTaskId) {
-  const { scale, itemId, sessionId } = layout(scaleName);
+  const { scale, itemId, taskId, sessionId } = layout(scaleName);
   const deep = memoriesCursor(scaleName, 1000);
   const randomItem = () => String(itemId(randomInt(scale.tasks), randomInt(scale.itemsPerTask)));
   const gql = (query, variables = () => ({}), session) => () => ({ body: { query, variables: variables() }, session: session?.() });
@@ -90,6 +90,11 @@ export function workloads(scaleName, dashboardTaskId) {
     { name: 'floor { __typename }', kind: 'server', read: true, next: gql('{ __typename }') },
     { name: 'raw dashboard read', kind: 'raw', path: '/dashboard', next: () => ({ body: { id: dashboardTaskId } }) },
     { name: 'raw updateItem', kind: 'raw', path: '/update-item', next: () => ({ body: { id: randomItem(), state: pick(STATES) } }) },
+    // updateItem's floor on this machine: a strict part of its writes with the driver alone (raw-server.mjs /write-floor).
+    { name: 'write floor (an item and its history row)', kind: 'raw', profiled: true, path: '/write-floor', next: () => {
+      const task = randomInt(scale.tasks);
+      return { body: { id: String(itemId(task, randomInt(scale.itemsPerTask))), taskId: String(taskId(task)), state: pick(STATES) } };
+    } },
     { name: 'dashboard read', kind: 'server', raw: 'raw dashboard read', read: true, kept: true, fixedRate: true, next: gql(DASHBOARD, () => dashboardVariables(dashboardTaskId)) },
     { name: 'updateItem', kind: 'server', raw: 'raw updateItem', next: gql(UPDATE_ITEM, () => ({ input: { id: randomItem(), state: pick(STATES) } })) },
     { name: 'raw writeTodos (10 steps)', kind: 'raw', path: '/write-todos', next: () => ({ body: turnTodos(), session: sessionOfHalf(0)() }) },

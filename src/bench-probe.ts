@@ -40,8 +40,8 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
     const { request } = message as { request: IncomingMessage };
     recording.enterWith(recorded && request.headers['x-bench-record'] === '1' ? recorded : undefined);
   });
-  let inspector: Session | null = null;
   const reply = (message: object) => process.send!(message);
+  const profiles = cpuProfiles(reply);
   process.on('message', (message: ProbeMessage) => {
     if (message?.type === 'probe') {
       reply({ type: 'probe', statements, maxRssKb: process.resourceUsage().maxRSS, rssBytes: process.memoryUsage.rss() });
@@ -57,7 +57,28 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
     } else if (message?.type === 'keep-reads') {
       keepCommittedReads(message.on !== false);
       reply({ type: 'keep-reads-set' });
-    } else if (message?.type === 'profile-start') {
+    } else {
+      profiles(message);
+    }
+  });
+  return {
+    onQuery: (sql, parameters) => {
+      statements += 1;
+      // Parameters go over IPC as JSON: a bigint as its digits.
+      recording?.getStore()?.push({ sql, parameters: (parameters ?? []).map((value) => (typeof value === 'bigint' ? value.toString() : value)) });
+    },
+  };
+}
+
+/**
+ * The bench's `profile-start` and `profile-stop` messages, answered: a CPU profile of this process through its own
+ * inspector, sampled every 0.2 ms, written to the file `profile-stop` names. Used by the server's probe above and by
+ * the bench's raw server (bench/raw-server.mjs), so a raw reference can be profiled the same way.
+ */
+export function cpuProfiles(reply: (message: object) => void): (message: ProbeMessage) => void {
+  let inspector: Session | null = null;
+  return (message) => {
+    if (message?.type === 'profile-start') {
       void (async () => {
         inspector = new Session();
         inspector.connect();
@@ -77,12 +98,5 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
         reply({ type: 'profile-stopped', file });
       })();
     }
-  });
-  return {
-    onQuery: (sql, parameters) => {
-      statements += 1;
-      // Parameters go over IPC as JSON: a bigint as its digits.
-      recording?.getStore()?.push({ sql, parameters: (parameters ?? []).map((value) => (typeof value === 'bigint' ? value.toString() : value)) });
-    },
   };
 }
