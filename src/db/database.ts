@@ -25,6 +25,8 @@ export interface OpenOptions {
   walLimitBytes?: number;
   /** Hears why background checkpoints stopped (the writer then checkpoints for itself again). */
   onCheckpointFailure?: (reason: string) => void;
+  /** Hears, at most once a minute, that the WAL passed its limit but another connection kept it from starting over. */
+  onWalBlocked?: () => void;
 }
 
 /**
@@ -66,7 +68,8 @@ export class Database {
         file: checkpointed,
         synchronous: options.synchronous ?? 'normal',
         limitBytes: options.walLimitBytes ?? 64 * 1024 * 1024,
-        holdWrites: (work) => database.lock.run(work),
+        holdWrites: (work) => database.lock.run(work, true),
+        onBlocked: options.onWalBlocked,
         onFailure: (reason) => {
           // Checkpoints go back inside the writer's commits, where SQLite runs them by itself.
           options.onCheckpointFailure?.(reason);

@@ -18,40 +18,74 @@ const RESTART_WAIT_MS = 100;
  * So under writes that never pause, it never finds the WAL wholly copied
  * between two commits, and the WAL, which only starts over then, would grow
  * without end (1.35 GB in 20 s of updateItem at --scale large). When a
- * checkpoint has copied a WAL of `limitBytes` or more, the worker asks
- * for a restart and stops checkpointing; the main thread answers with
- * `restart` once it holds the write lock (no transaction of its own is
- * open), and a RESTART checkpoint then copies the few frames written since,
- * waits for readers to leave the WAL (at most `waitMs`) and starts it over.
+ * checkpoint has copied a WAL of `limitBytes` or more, the worker asks for
+ * writes to be held; the main thread answers with `restart` once it holds
+ * the write lock, ahead of the writes queued for it (no transaction of its
+ * own is open or can begin). A RESTART checkpoint then copies the frames
+ * written since and waits for readers to leave the WAL (at most `waitMs`),
+ * so that the writer's next commit writes from its start again. A WAL
+ * already readied by a RESTART is not asked for again before it has started
+ * over.
  */
 const WORKER = `
+const fs = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const Sqlite = require(workerData.driver);
 const db = new Sqlite(workerData.file, { fileMustExist: true, timeout: workerData.waitMs });
 db.pragma('synchronous = ' + workerData.synchronous);
+// The database file itself, to sync what the checkpoints copy into it (tick, below).
+const file = fs.openSync(workerData.file, 'r');
 // A WAL frame is a page and its 24-byte header.
 const restartAt = Math.max(1, Math.floor(workerData.limitBytes / (db.pragma('page_size', { simple: true }) + 24)));
 let timer = null;
 const stop = () => {
   clearInterval(timer);
   try { db.close(); } catch {}
+  try { fs.closeSync(file); } catch {}
   parentPort.close();
+};
+// The first failure ends the worker: the writer goes back to checkpointing for itself.
+const fail = (error) => {
+  parentPort.postMessage({ failed: [error && error.code, error && error.message].filter(Boolean).join(': ') || 'unknown error' });
+  stop();
 };
 const checkpoint = (mode) => {
   try {
     return db.pragma('wal_checkpoint(' + mode + ')')[0];
   } catch (error) {
-    // The first failure ends the worker: the writer goes back to checkpointing for itself.
-    parentPort.postMessage({ failed: [error && error.code, error && error.message].filter(Boolean).join(': ') || 'unknown error' });
-    stop();
+    fail(error);
     return null;
   }
 };
+// A restart asked for and not yet answered; the WAL's length when a RESTART last readied it to start over.
+let requested = false;
+let readiedAt = -1;
+// How far into the WAL the database file was last synced for.
+let synced = 0;
 const tick = () => {
+  // Waiting for the answer, which comes ahead of any write queued: no checkpoint is left running when it does.
+  if (requested) return;
   const done = checkpoint('PASSIVE');
-  if (done && done.busy === 0 && done.log >= restartAt && done.checkpointed === done.log) {
-    clearInterval(timer);
+  if (!done) return;
+  // SQLite syncs the database file after a checkpoint only if no commit came while it copied, which under writes
+  // that never pause is never: what it copied would pile up unsynced for the RESTART to sync, with writes held
+  // (65-80 ms with a 64 MiB WAL at --scale large). So it is synced here, beside the writer, as it goes.
+  if (done.checkpointed !== synced) {
+    try {
+      fs.fsyncSync(file);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    synced = done.checkpointed;
+  }
+  if (done.busy !== 0 || done.log < restartAt || done.log === readiedAt) return;
+  if (done.checkpointed === done.log) {
+    requested = true;
     parentPort.postMessage({ restart: true });
+  } else {
+    // Copied only up to what a reader still reads: its snapshot holds the WAL until it ends.
+    parentPort.postMessage({ blocked: true });
   }
 };
 timer = setInterval(tick, workerData.everyMs);
@@ -59,8 +93,9 @@ parentPort.on('message', (message) => {
   if (message === 'restart') {
     const done = checkpoint('RESTART');
     if (!done) return;
+    requested = false;
+    if (done.busy === 0) readiedAt = done.log;
     parentPort.postMessage({ restarted: done.busy === 0 });
-    timer = setInterval(tick, workerData.everyMs);
   } else if (message === 'stop') {
     if (checkpoint('PASSIVE')) stop();
   }
@@ -88,12 +123,14 @@ export class WalCheckpointer {
   private exited = false;
   /** Ends the writes held for a restart, when the worker answers or ends. */
   private restarted: (() => void) | null = null;
+  private lastBlockedNotice = Number.NEGATIVE_INFINITY;
   private readonly stopped: Promise<void>;
 
   private constructor(
     private readonly worker: Worker,
     private readonly holdWrites: (work: () => Promise<void>) => Promise<void>,
     onFailure: (reason: string) => void,
+    private readonly onBlocked: (() => void) | undefined,
   ) {
     // Told once, with the first reason: a worker that cannot open the file both errs and exits.
     const fail = (reason: string) => {
@@ -102,9 +139,10 @@ export class WalCheckpointer {
       onFailure(reason);
     };
     this.stopped = new Promise<void>((resolve) => {
-      worker.on('message', (message: { failed?: string; restart?: boolean; restarted?: boolean }) => {
+      worker.on('message', (message: { failed?: string; restart?: boolean; restarted?: boolean; blocked?: boolean }) => {
         if (message.failed) fail(message.failed);
         if (message.restart) void this.restart();
+        if (message.blocked || message.restarted === false) this.blocked();
         if (message.restarted !== undefined) this.endRestart();
       });
       worker.on('error', (error) => fail(error.message));
@@ -121,16 +159,21 @@ export class WalCheckpointer {
    * Starts checkpointing `file`. `onFailure` hears, once, why checkpoints
    * stopped (the first failed checkpoint's SQLite code and message, or a
    * worker that ended unasked); the caller should then let the writer
-   * checkpoint for itself again. `holdWrites` runs its work while no write
-   * transaction of this process is open or can begin (the write lock).
+   * checkpoint for itself again.
    */
-  static start({ file, synchronous, limitBytes, holdWrites, onFailure }: {
+  static start({ file, synchronous, limitBytes, holdWrites, onFailure, onBlocked }: {
     file: string;
     synchronous: SqliteSynchronous;
     /** How large the WAL may grow under writes that never pause before they are held for it to start over. */
     limitBytes: number;
+    /** Runs its work ahead of the writes waiting, while no write transaction of this process is open or can begin. */
     holdWrites: (work: () => Promise<void>) => Promise<void>;
     onFailure: (reason: string) => void;
+    /**
+     * Hears, at most once a minute, that the WAL is past its limit and cannot start over: another connection (a
+     * read or write by another process) holds on to it. It grows until that ends.
+     */
+    onBlocked?: () => void;
   }): WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER, {
@@ -142,7 +185,7 @@ export class WalCheckpointer {
     });
     // The worker never keeps the process alive on its own: a server that stops closes it first.
     worker.unref();
-    return new WalCheckpointer(worker, holdWrites, onFailure);
+    return new WalCheckpointer(worker, holdWrites, onFailure, onBlocked);
   }
 
   /** The worker asked: writes held while it starts the WAL over, until it answers (or ends). */
@@ -152,6 +195,13 @@ export class WalCheckpointer {
       this.restarted = resolve;
       this.worker.postMessage('restart');
     }));
+  }
+
+  private blocked(): void {
+    const now = performance.now();
+    if (now - this.lastBlockedNotice < 60_000) return;
+    this.lastBlockedNotice = now;
+    this.onBlocked?.();
   }
 
   private endRestart(): void {

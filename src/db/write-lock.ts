@@ -13,7 +13,8 @@ import { Mutex } from 'async-mutex';
 export class WriteLock {
   private readonly mutex = new Mutex();
 
-  run<T>(work: () => Promise<T>): Promise<T> {
-    return this.mutex.runExclusive(work);
+  /** Runs `work` in its turn; `first` puts it ahead of every turn still waiting (the WAL's restart, a moment long). */
+  run<T>(work: () => Promise<T>, first = false): Promise<T> {
+    return this.mutex.runExclusive(work, first ? 1 : 0);
   }
 }
