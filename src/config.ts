@@ -79,8 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rows: wholeNumberSetting('TASKBASE_CHANGE_LOG_ROWS', env.TASKBASE_CHANGE_LOG_ROWS, 100_000, { accepts: 'a whole number from 1 up (changes the change log keeps at most; default 100000)' }),
     },
     webhooks: loadWebhookSettings(env),
-    heapGrowthPercent: wholeNumberSetting('TASKBASE_HEAP_GROWTH_PERCENT', env.TASKBASE_HEAP_GROWTH_PERCENT, 100, {
-      min: 0, max: 1_000, accepts: "a whole number from 0 to 1000 (percent the JavaScript heap may grow past a full collection's live data; 0 leaves it to V8; default 100)",
+    heapGrowthPercent: wholeNumberSetting('TASKBASE_HEAP_GROWTH_PERCENT', env.TASKBASE_HEAP_GROWTH_PERCENT, 50, {
+      min: 0, max: 1_000, accepts: "a whole number from 0 to 1000 (percent the JavaScript heap may grow past a full collection's live data; 0 leaves it to V8; default 50)",
     }),
   };
 }

@@ -43,7 +43,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'TASKBASE_WEBHOOK_BACKOFF_MS', fallback: '1000', meaning: 'wait after a failed webhook delivery; doubles after each further failure (at most an hour)' },
   { name: 'TASKBASE_WEBHOOK_MAX_ATTEMPTS', fallback: '8', meaning: 'attempts of one delivery before its webhook is marked inactive' },
   { name: 'TASKBASE_WEBHOOK_TIMEOUT_MS', fallback: '10000', meaning: 'how long one webhook delivery attempt may take' },
-  { name: 'TASKBASE_HEAP_GROWTH_PERCENT', fallback: '100', meaning: "percent the JavaScript heap may grow past a full collection's live data (0 leaves it to V8)" },
+  { name: 'TASKBASE_HEAP_GROWTH_PERCENT', fallback: '50', meaning: "percent the JavaScript heap may grow past a full collection's live data (0 leaves it to V8)" },
 ];
 
 /** The "Environment:" section of a command's help. */
