@@ -28,7 +28,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   try {
     db = await Database.open(config.databaseUrl, {
       onReadQuery: options.onReadQuery, onQuery: options.onQuery, synchronous: config.sqliteSynchronous,
-      checkpointsInBackground: true, walLimitBytes: config.sqliteWalLimitMb * 1024 * 1024,
+      checkpointsInBackground: { walLimitBytes: config.sqliteWalLimitMb * 1024 * 1024 },
       onCheckpointFailure: (reason) => logger.warn({ reason }, 'background WAL checkpoints stopped; the writer checkpoints inside its commits again'),
       onWalBlocked: () => logger.warn('the SQLite WAL is past TASKBASE_SQLITE_WAL_LIMIT_MB but another connection to the file (a read or write by another process) kept it from starting over; it grows until that ends'),
     });

@@ -29,6 +29,9 @@ const LONG = 'x'.repeat(3_000);
 
 const CREATE_NOTE = 'mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }';
 
+/** How many times the WAL beside `file` has started over from its beginning: the checkpoint sequence in its header (bytes 12-15). */
+const walStartsOver = (file: string) => fs.readFileSync(`${file}-wal`).readUInt32BE(12);
+
 describe('WAL checkpoints beside the writer', () => {
   it('copy a few commits into the database file within moments, far below the 1,000 pages at which SQLite would', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-wal-'));
@@ -77,7 +80,7 @@ describe('WAL checkpoints beside the writer', () => {
     // the most it ever held, whenever that was), says the space is used again and again.
     const rounds = 8;
     const perRound = 40;
-    const startsOver = () => fs.readFileSync(`${file}-wal`).readUInt32BE(12);
+    const startsOver = () => walStartsOver(file);
     const atStart = startsOver();
     let walMax = 0;
     for (let round = 0; round < rounds; round += 1) {
@@ -121,7 +124,7 @@ describe('WAL checkpoints beside the writer', () => {
     // each at least its body's 19 KB through the WAL (46 MB in all; about ten times that with the search index).
     const notes = 2_400;
     const body = 'y'.repeat(19_000);
-    const startsOver = () => fs.readFileSync(`${file}-wal`).readUInt32BE(12);
+    const startsOver = () => walStartsOver(file);
     const atStart = startsOver();
     let sent = 0;
     let walMax = 0;
@@ -185,7 +188,7 @@ describe('WAL checkpoints beside the writer', () => {
     other.exec('COMMIT');
     other.close();
     // Read over: the next writes find it copied, and it starts over from its beginning.
-    const startsOver = () => fs.readFileSync(`${file}-wal`).readUInt32BE(12);
+    const startsOver = () => walStartsOver(file);
     const before = startsOver();
     for (let round = 0; round < 20 && startsOver() === before; round += 1) {
       await write(5, 100 + round * 5);

@@ -15,14 +15,11 @@ export interface OpenOptions {
   /**
    * On a SQLite file, WAL checkpoints run in a worker thread (wal-checkpointer.ts)
    * rather than inside a commit on the event loop: the server's choice; a CLI
-   * command, writing a few rows, leaves them to SQLite.
+   * command, writing a few rows, leaves them to SQLite. `walLimitBytes`: how
+   * large the WAL may grow under writes that never pause before they are held
+   * for a moment so that it starts over (TASKBASE_SQLITE_WAL_LIMIT_MB).
    */
-  checkpointsInBackground?: boolean;
-  /**
-   * With checkpoints in the background: how large the WAL may grow, in bytes, under writes that never pause, before
-   * they are held for a moment so that it starts over (wal-checkpointer.ts); default 64 MiB.
-   */
-  walLimitBytes?: number;
+  checkpointsInBackground?: { walLimitBytes: number };
   /** Hears why background checkpoints stopped (the writer then checkpoints for itself again). */
   onCheckpointFailure?: (reason: string) => void;
   /** Hears, at most once a minute, that the WAL passed its limit but another connection kept it from starting over. */
@@ -51,7 +48,8 @@ export class Database {
     const kind = databaseKind(url);
     // The SQLite file whose WAL a worker checkpoints, if any (an in-memory database has no WAL).
     const file = kind === 'sqlite' ? sqlitePath(url) : null;
-    const checkpointed = options.checkpointsInBackground === true && file !== null && file !== ':memory:' ? file : null;
+    const background = options.checkpointsInBackground;
+    const checkpointed = background && file !== null && file !== ':memory:' ? file : null;
     const writer = createDataSource(url, 'writer', { listener: options.onQuery, synchronous: options.synchronous, checkpointsElsewhere: checkpointed !== null });
     await writer.initialize();
     await migrateExclusively(writer);
@@ -63,11 +61,11 @@ export class Database {
     const reader = createDataSource(url, 'reader', { listener: onRead });
     await reader.initialize();
     const database = new Database(kind, url, writer, reader);
-    if (checkpointed !== null) {
+    if (background && checkpointed !== null) {
       database.checkpointer = WalCheckpointer.start({
         file: checkpointed,
         synchronous: options.synchronous ?? 'normal',
-        limitBytes: options.walLimitBytes ?? 64 * 1024 * 1024,
+        limitBytes: background.walLimitBytes,
         holdWrites: (work) => database.lock.run(work, true),
         onBlocked: options.onWalBlocked,
         onFailure: (reason) => {
