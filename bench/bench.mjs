@@ -359,14 +359,15 @@ try {
     const measured = answered.filter((r) => r.sent >= measuredFrom);
     // The requests still in flight when the run ends (at most one per connection) are not counted.
     const latencies = measured.map((r) => r.took).sort((a, b) => a - b);
-    const percentile = (q) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]) : null);
+    const latencyAt = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+    const percentile = (q) => (latencies.length ? Math.round(latencyAt(q)) : null);
     const failed = measured.filter((r) => r.status < 200 || r.status > 299).length;
     const stats = {
       // Only answers that succeeded count: a failure answered fast must never raise the rate.
       reqPerSec: (measured.length - failed) / duration,
       p50: percentile(0.5), p99: percentile(0.99),
       // Unrounded, for comparing two p50s of a millisecond or two (search at two sizes): rounded, 1.4 and 1.6 ms read 1 and 2.
-      p50Exact: latencies.length ? Number(latencies[Math.floor(0.5 * latencies.length)].toFixed(2)) : null,
+      p50Exact: latencies.length ? Number(latencyAt(0.5).toFixed(2)) : null,
       requests: measured.length,
       non2xx: failed,
       errors: run.errors + run.timeouts,

@@ -32,6 +32,18 @@ const CREATE_NOTE = 'mutation($input: CreateNoteInput!) { createNote(input: $inp
 /** How many times the WAL beside `file` has started over from its beginning: the checkpoint sequence in its header (bytes 12-15). */
 const walStartsOver = (file: string) => fs.readFileSync(`${file}-wal`).readUInt32BE(12);
 
+/** The file alone, opened read-only, holds `count` memories in `domain` and passes SQLite's integrity check. */
+function expectInFile(file: string, domain: string, count: number): void {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    const row = db.prepare(`SELECT count(*) AS count FROM "memories" WHERE "domain" = ?`).get(domain) as { count: number };
+    expect(row.count).toBe(count);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+  } finally {
+    db.close();
+  }
+}
+
 describe('WAL checkpoints beside the writer', () => {
   it('copy a few commits into the database file within moments, far below the 1,000 pages at which SQLite would', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-wal-'));
@@ -80,8 +92,7 @@ describe('WAL checkpoints beside the writer', () => {
     // the most it ever held, whenever that was), says the space is used again and again.
     const rounds = 8;
     const perRound = 40;
-    const startsOver = () => walStartsOver(file);
-    const atStart = startsOver();
+    const atStart = walStartsOver(file);
     let walMax = 0;
     for (let round = 0; round < rounds; round += 1) {
       for (let i = 0; i < perRound; i += 1) {
@@ -95,22 +106,15 @@ describe('WAL checkpoints beside the writer', () => {
     }
     // At least once after each of the 7 pauses between rounds (SQLite's own checkpoint, every 1,000 pages, would
     // start it over about 6 times in these 24 MB; none at all, never).
-    expect(startsOver() - atStart, `WAL started over ${startsOver() - atStart} times; it held ${walMax} bytes at most`)
-      .toBeGreaterThanOrEqual(rounds - 1);
+    const restarts = walStartsOver(file) - atStart;
+    expect(restarts, `WAL started over ${restarts} times; it held ${walMax} bytes at most`).toBeGreaterThanOrEqual(rounds - 1);
 
     expect(server.output()).not.toContain('background WAL checkpoints stopped');
     server.process.kill('SIGTERM');
     expect((await server.exited()).code).toBe(0);
     // Stopped cleanly: the last checkpoint ran and the WAL is gone, so the file alone holds every item.
     expect(fs.existsSync(`${file}-wal`)).toBe(false);
-    const db = new Sqlite(file, { readonly: true });
-    try {
-      const { count } = db.prepare(`SELECT count(*) AS count FROM "memories" WHERE "domain" = 'ops/wal'`).get() as { count: number };
-      expect(count).toBe(rounds * perRound);
-      expect((db.pragma('integrity_check') as { integrity_check: string }[])[0].integrity_check).toBe('ok');
-    } finally {
-      db.close();
-    }
+    expectInFile(file, 'ops/wal', rounds * perRound);
     fs.rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
@@ -124,8 +128,7 @@ describe('WAL checkpoints beside the writer', () => {
     // each at least its body's 19 KB through the WAL (46 MB in all; about ten times that with the search index).
     const notes = 2_400;
     const body = 'y'.repeat(19_000);
-    const startsOver = () => walStartsOver(file);
-    const atStart = startsOver();
+    const atStart = walStartsOver(file);
     let sent = 0;
     let walMax = 0;
     const watch = setInterval(() => {
@@ -146,21 +149,14 @@ describe('WAL checkpoints beside the writer', () => {
     // The WAL passes its limit by what is written before a checkpoint looks and the RESTART is done (about 15 MB
     // here at full speed; a machine slow to sync or short of CPU, more), then starts over. Without that it holds
     // all that went through it: over 46 MB of bodies, about ten times that with the search index (329 MB seen).
-    const restarts = startsOver() - atStart;
+    const restarts = walStartsOver(file) - atStart;
     expect(walMax, `the WAL held ${walMax} bytes at most, started over ${restarts} times; over ${throughWal} went through it`)
       .toBeLessThan(64 * 1024 * 1024);
     expect(restarts).toBeGreaterThanOrEqual(3);
     expect(server.output()).not.toContain('background WAL checkpoints stopped');
     server.process.kill('SIGTERM');
     expect((await server.exited()).code).toBe(0);
-    const db = new Sqlite(file, { readonly: true });
-    try {
-      const { count } = db.prepare(`SELECT count(*) AS count FROM "memories" WHERE "domain" = 'ops/busy'`).get() as { count: number };
-      expect(count).toBe(notes);
-      expect((db.pragma('integrity_check') as { integrity_check: string }[])[0].integrity_check).toBe('ok');
-    } finally {
-      db.close();
-    }
+    expectInFile(file, 'ops/busy', notes);
     fs.rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
@@ -188,13 +184,12 @@ describe('WAL checkpoints beside the writer', () => {
     other.exec('COMMIT');
     other.close();
     // Read over: the next writes find it copied, and it starts over from its beginning.
-    const startsOver = () => walStartsOver(file);
-    const before = startsOver();
-    for (let round = 0; round < 20 && startsOver() === before; round += 1) {
+    const before = walStartsOver(file);
+    for (let round = 0; round < 20 && walStartsOver(file) === before; round += 1) {
       await write(5, 100 + round * 5);
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
-    expect(startsOver(), 'the WAL started over once the read ended').toBeGreaterThan(before);
+    expect(walStartsOver(file), 'the WAL started over once the read ended').toBeGreaterThan(before);
     server.process.kill('SIGTERM');
     expect((await server.exited()).code).toBe(0);
     fs.rmSync(dir, { recursive: true, force: true });
