@@ -99,7 +99,10 @@ export async function startServer(
   app.get('/healthz', async (_req, res) => {
     try {
       await services.db.reader.query('SELECT 1');
-      res.json({ status: 'ok', database: services.db.kind });
+      // The database answers; say whether writes can land (a full disk, a damaged file) too.
+      const health = services.db.healthReport();
+      if (health.status === 'ok') res.json({ status: 'ok', database: services.db.kind });
+      else res.status(503).json({ ...health, database: services.db.kind });
     } catch (error) {
       logger.error({ err: error }, 'health check failed');
       res.status(503).json({ status: 'unavailable' });

@@ -1,5 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type Sqlite from 'better-sqlite3';
 import { createDataSource, databaseKind, sqlitePath, type DatabaseKind, type QueryListener, type SqliteSynchronous } from './data-source.js';
+import { DatabaseHealth, type HealthReport } from './database-health.js';
 import { migrateExclusively } from './migration-lock.js';
 import { rederiveTaskStates } from './task-counts.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
@@ -36,13 +38,17 @@ export class Database {
   private readonly lock = new WriteLock();
   private tailSource?: Promise<DataSource>;
   private checkpointer?: WalCheckpointer;
+  private readonly health: DatabaseHealth;
 
   private constructor(
     readonly kind: DatabaseKind,
     private readonly url: string,
     private readonly writer: DataSource,
     private readonly readerSource: DataSource,
-  ) {}
+  ) {
+    const file = kind === 'sqlite' ? sqlitePath(url) : null;
+    this.health = new DatabaseHealth(file && file !== ':memory:' ? file : null);
+  }
 
   static async open(url: string, options: OpenOptions = {}): Promise<Database> {
     const kind = databaseKind(url);
@@ -101,8 +107,48 @@ export class Database {
    * On SQLite the transaction holds the write lock from begin to commit.
    */
   async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const run = () => this.writer.transaction((manager) => work(manager));
+    const run = async () => {
+      if (this.kind === 'sqlite') this.startClean();
+      try {
+        const result = await this.writer.transaction((manager) => work(manager));
+        this.health.committed();
+        return result;
+      } catch (error) {
+        if (this.kind === 'sqlite') this.startClean();
+        this.health.failed(error);
+        throw error;
+      }
+    };
     return this.kind === 'sqlite' ? this.lock.run(run) : run();
+  }
+
+  /** What the writes have shown about the database (a full disk, a damaged file), for /healthz. */
+  healthReport(): HealthReport {
+    return this.health.report();
+  }
+
+  /**
+   * Leaves SQLite's one connection with no transaction open, in SQLite and
+   * in TypeORM's bookkeeping, before a write and after a failed one. A
+   * COMMIT that fails (SQLITE_FULL on a full disk) leaves SQLite's
+   * transaction open, and TypeORM's one query runner still counting it:
+   * the next write would then start a SAVEPOINT inside that transaction and
+   * "commit" by releasing it, so it would be answered as written and never
+   * reach the file. Rolling back here means a write is acknowledged only
+   * after its own COMMIT returned.
+   */
+  private startClean(): void {
+    const driver = this.writer.driver as unknown as {
+      databaseConnection?: Sqlite.Database;
+      queryRunner?: { isTransactionActive: boolean; transactionDepth: number };
+    };
+    const connection = driver.databaseConnection;
+    if (connection?.inTransaction) connection.exec('ROLLBACK');
+    const runner = driver.queryRunner;
+    if (runner) {
+      runner.isTransactionActive = false;
+      runner.transactionDepth = 0;
+    }
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Logger } from 'pino';
-import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable, unavailableMessage } from '../db/unavailable.js';
 import { isDomainError } from '../domain/errors.js';
 
 /** Codes Apollo and graphql-js give to requests that are malformed; passed through as they are. */
@@ -44,7 +44,7 @@ export function createErrorFormatter(logger: Logger) {
     }
     if (isDatabaseUnavailable(original)) {
       logger.warn({ err: original, path: formatted.path }, 'database unavailable');
-      return { ...base, message: DATABASE_UNAVAILABLE, extensions: { code: 'UNAVAILABLE' } };
+      return { ...base, message: unavailableMessage(original), extensions: { code: 'UNAVAILABLE' } };
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && REQUEST_CODES.has(code) && original instanceof GraphQLError) {

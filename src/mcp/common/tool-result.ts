@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../../db/unavailable.js';
+import { isDatabaseUnavailable, unavailableMessage } from '../../db/unavailable.js';
 import { isDomainError, type DomainError } from '../../domain/errors.js';
 
 /** An answer with text for the agent and, where it has data, structured content matching the tool's outputSchema. */
@@ -34,7 +34,7 @@ export async function guarded(logger: Logger, run: () => Promise<CallToolResult>
     if (isDomainError(error)) return refusal((translate && (await translate(error))) ?? error.message);
     if (isDatabaseUnavailable(error)) {
       logger.warn({ err: error }, 'database unavailable');
-      return refusal(DATABASE_UNAVAILABLE);
+      return refusal(unavailableMessage(error));
     }
     const errorId = randomUUID();
     logger.error({ errorId, err: error }, 'MCP tool failed');

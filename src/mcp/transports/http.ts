@@ -4,7 +4,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../../db/unavailable.js';
+import { isDatabaseUnavailable, unavailableMessage } from '../../db/unavailable.js';
 import type { Access } from '../../services/kernel/unit-of-work.js';
 import type { OriginPolicy } from '../../origin-policy.js';
 import type { Services } from '../../services/index.js';
@@ -154,7 +154,7 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
       if (error instanceof ToolRefusal || isDomainError(error)) return rpcError(res, 400, `Error: ${error.message}`, requestId(req.body));
       // Outside a tool handler (an initialize starting its session, say), an unreachable database is still "retry", not a fault.
       if (isDatabaseUnavailable(error)) {
-        if (!res.headersSent) rpcError(res, 503, `Error: ${DATABASE_UNAVAILABLE}`, null, { code: 'UNAVAILABLE' });
+        if (!res.headersSent) rpcError(res, 503, `Error: ${unavailableMessage(error)}`, null, { code: 'UNAVAILABLE' });
         return;
       }
       logger.error({ err: error }, 'MCP request failed');
