@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { assertSqliteWhole } from './db/sqlite-files.js';
 import { Database, type OpenOptions } from './db/database.js';
 import { claimSqliteFile, ownerNotice } from './db/sqlite-owner.js';
 import { PostgresWakeups } from './services/kernel/pg-change-feed.js';
@@ -26,6 +27,8 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   const owner = claimSqliteFile(config.databaseUrl);
   let db: Database;
   try {
+    // A damaged file (a torn copy, a backup put back beside a stale -wal) is refused before anything is served from it.
+    if (owner) assertSqliteWhole(owner.file);
     db = await Database.open(config.databaseUrl, {
       onReadQuery: options.onReadQuery, onQuery: options.onQuery, synchronous: config.sqliteSynchronous,
       checkpointsInBackground: { walLimitBytes: config.sqliteWalLimitMb * 1024 * 1024 },

@@ -19,7 +19,7 @@ import { createLogger } from './logger.js';
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-/** Operator and agent commands: serve, migrate, seed, schema, remind, turn, claude-hook, mcp. */
+/** Operator and agent commands: serve, migrate, seed, schema, backup, restore, remind, turn, claude-hook, mcp. */
 const program = new Command('taskbase')
   .description('A knowledge base of tasks and AI agents\' plans: GraphQL, MCP tools and a live dashboard over SQLite or PostgreSQL.')
   .version(version, '-V, --version', 'print the version')
@@ -72,6 +72,55 @@ program
       await db.close();
     }
   });
+
+program
+  .command('backup')
+  .description('write a consistent copy of the SQLite database to <file> while the server keeps serving it (on PostgreSQL: runs pg_dump)')
+  .argument('<file>', 'where the copy goes; must not exist yet')
+  .addHelpText('after', `
+SQLite: one snapshot of DATABASE_URL's file (VACUUM INTO), checked whole, then renamed into place; writers are not held up.
+PostgreSQL: pg_dump --format=custom of DATABASE_URL (pg_restore puts it back). Restoring: docs/operations.md.`)
+  .action(async (file: string) => {
+    const { databaseUrl } = loadConfig();
+    const { databaseKind, sqlitePath } = await import('./db/database-url.js');
+    if (databaseKind(databaseUrl) === 'postgres') {
+      await pgDump(databaseUrl, file);
+      console.log(`backed up the PostgreSQL database to ${file} (pg_dump custom format; restore with pg_restore, docs/operations.md)`);
+      return;
+    }
+    const size = (await import('./db/sqlite-files.js')).backupSqlite(sqlitePath(databaseUrl), file);
+    console.log(`backed up ${sqlitePath(databaseUrl)} to ${file} (${(size / 1024 / 1024).toFixed(1)} MB, checked whole)`);
+  });
+
+program
+  .command('restore')
+  .description('put a backup made by `taskbase backup` in place of the SQLite database; no server may be running on it')
+  .argument('<backup>', 'the backup file')
+  .action(async (backup: string) => {
+    const { databaseUrl } = loadConfig();
+    const { databaseKind, sqlitePath } = await import('./db/database-url.js');
+    if (databaseKind(databaseUrl) === 'postgres') {
+      throw new Error(`on PostgreSQL, restore with pg_restore: pg_restore --clean --if-exists --dbname '<DATABASE_URL>' ${backup} (docs/operations.md)`);
+    }
+    const server = runningServer(databaseUrl);
+    if (server) throw new Error(`a taskbase server (pid ${server.pid}, ${server.url}) is serving ${sqlitePath(databaseUrl)}; stop it, then restore`);
+    (await import('./db/sqlite-files.js')).restoreSqlite(backup, sqlitePath(databaseUrl));
+    console.log(`restored ${sqlitePath(databaseUrl)} from ${backup}; start the server again`);
+  });
+
+/** Runs pg_dump on the database; an operator without it is told what to install. */
+async function pgDump(databaseUrl: string, file: string): Promise<void> {
+  if (fs.existsSync(file)) throw new Error(`${file} exists already; name a new file for the backup, or remove that one first`);
+  const { spawn } = await import('node:child_process');
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn('pg_dump', ['--format=custom', '--file', file, databaseUrl], { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'ENOENT'
+      ? new Error('pg_dump is not installed here; install PostgreSQL\'s client tools (Debian: apt-get install postgresql-client) or run pg_dump where they are')
+      : error));
+    child.once('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`pg_dump failed (exit ${code}); what it said is above`);
+}
 
 /** Which session a hook's command acts on: --session (its id) or --session-key (the chat's key, as `taskbase mcp --session-key` took it). */
 interface SessionChoice {

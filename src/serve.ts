@@ -3,6 +3,7 @@ import net from 'node:net';
 import v8 from 'node:v8';
 import type { App } from './app.js';
 import { loadConfig, type Config } from './config.js';
+import { DatabaseDamagedError } from './db/sqlite-files.js';
 import { DatabaseInUseError } from './db/sqlite-owner.js';
 import { createLogger } from './logger.js';
 
@@ -68,7 +69,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     app = await startApp(config, benchProbe());
   } catch (error) {
     const listen = LISTEN_ERRORS[(error as NodeJS.ErrnoException).code ?? ''];
-    const known = listen !== undefined || error instanceof DatabaseInUseError;
+    const known = listen !== undefined || error instanceof DatabaseInUseError || error instanceof DatabaseDamagedError;
     const reason = listen ? listen(config) : (error as Error).message;
     // One log line; the stack only for what is not a known operator's mistake (an unwritable folder, a bug).
     createLogger(config.logLevel).fatal(known ? {} : { err: error }, `taskbase could not start: ${reason}`);

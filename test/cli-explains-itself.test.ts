@@ -13,7 +13,7 @@ import { root, startBuiltServer, type BuiltServer } from './built-server.js';
  */
 const CLI = path.join(root, 'dist/src/cli.js');
 const MAIN = path.join(root, 'dist/src/main.js');
-const COMMANDS = ['serve', 'migrate', 'schema', 'seed', 'remind', 'turn', 'claude-hook', 'mcp'];
+const COMMANDS = ['serve', 'migrate', 'schema', 'seed', 'backup', 'restore', 'remind', 'turn', 'claude-hook', 'mcp'];
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
