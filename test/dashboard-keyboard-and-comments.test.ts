@@ -84,6 +84,40 @@ describe('keyboard shortcuts', () => {
   }, 180_000);
 });
 
+describe("an item's state changed with the arrow keys", () => {
+  it('records only the state chosen: nothing while stepping, one change on Enter, none on Escape', async () => {
+    const made = await server.ok(CREATE_TASK, { input: { title: 'Arrow keys task', goal: 'Step through states', domain: 'keys/states', items: ['Ship the fix', 'Keep open'] } });
+    const [item] = made.createTask.items;
+    const taskId = made.createTask.task.id as string;
+    await server.ok('mutation($input: UpdateItemInput!) { updateItem(input: $input) { id } }', { input: { id: item.id, state: 'BLOCKED', comment: 'Waiting on review' } });
+    const recorded = async () => {
+      const read = await server.ok('query($id: ID!, $item: ID!) { task(id: $id) { version } item(id: $item) { state } }', { id: taskId, item: item.id });
+      return { version: read.task.version as number, state: read.item.state as string };
+    };
+    const before = await recorded();
+    const page = await openPage(browser, `${base()}/#/task/${taskId}`);
+    const select = page.getByRole('combobox', { name: 'Ship the fix' });
+    await select.focus();
+    for (let i = 0; i < 3; i += 1) await page.keyboard.press('ArrowUp');
+    // Blocked, up three: Dropped, Done, In progress. Shown as chosen, recorded nowhere yet.
+    await expect.poll(() => select.inputValue(), { timeout: 10_000 }).toBe('IN_PROGRESS');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await recorded()).toEqual(before);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => select.inputValue(), { timeout: 10_000 }).toBe('BLOCKED');
+
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    await expect.poll(recorded, { timeout: 15_000 }).toEqual({ version: before.version + 1, state: 'DONE' });
+    // One change in the history, from Blocked straight to Done.
+    const history = await server.ok('query($id: ID!) { task(id: $id) { history(first: 200) { nodes { action items { text state } } } } }', { id: taskId });
+    const last = history.task.history.nodes.at(-1);
+    expect(last.items.find((row: { text: string }) => row.text === 'Ship the fix').state).toBe('DONE');
+    expect(history.task.history.nodes.at(-2).items.find((row: { text: string }) => row.text === 'Ship the fix').state).toBe('BLOCKED');
+  }, 180_000);
+});
+
 describe('the token dialog', () => {
   let guarded: TestServer;
   beforeAll(async () => { guarded = await startTestServer({ env: { TASKBASE_TOKENS: 'writer-secret' } }); });

@@ -6,7 +6,8 @@ import { HashField } from '../hash-field';
 import { memo, sameProps } from '../memo';
 import { RefText } from '../refs';
 import { useSignal } from '../signal';
-import { STATES, isStuck, noteKind, stuckCount } from '../states';
+import { StateSelect } from '../state-select';
+import { isStuck, noteKind, stuckCount } from '../states';
 import { StateWords, presetOf, useStateWords, wordsFor } from '../state-words';
 import { useTaskData, type Item } from '../task-data';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
@@ -309,9 +310,7 @@ function ItemRowView(props: RowProps) {
         {writable && !item.deleted && <span class="handle" aria-hidden="true" title="Drag to reorder">⠿</span>}
         <span class="num">{item.number ?? '–'}.</span>
         {writable && !item.deleted ? (
-          <select id={`state-${item.id}`} aria-label={item.text} value={asking?.state ?? item.state} onChange={(event) => setState(event.currentTarget.value)} title="Alt+↑/↓ moves the item">
-            {STATES.map((state) => <option value={state}>{STATE_LABEL[state]}</option>)}
-          </select>
+          <StateSelect id={`state-${item.id}`} label={item.text} value={asking?.state ?? item.state} words={STATE_LABEL} choose={setState} />
         ) : (
           <span class={`state ${item.state}`} aria-label={`${item.text}: ${STATE_LABEL[item.state]}`}>{STATE_LABEL[item.state]}</span>
         )}
