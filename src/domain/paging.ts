@@ -54,6 +54,8 @@ export const LIST_CURSOR: readonly CursorKeyType[] = ['string'];
 export const SEARCH_CURSOR: readonly CursorKeyType[] = ['rank', 'id'];
 /** The key of sessions listed newest first: the last session's start time, then its id. */
 export const SESSION_CURSOR: readonly CursorKeyType[] = ['stamp', 'token'];
+/** The inbox of stuck items: newest change first, then id. */
+export const STUCK_CURSOR: readonly CursorKeyType[] = ['stamp', 'id'];
 
 /** What encodeCursor makes: base64url, at most 200 characters. */
 const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;

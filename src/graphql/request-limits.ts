@@ -5,7 +5,7 @@ import {
 } from 'graphql';
 import { decodeChangeCursor } from '../domain/change-cursor.js';
 import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
-import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
+import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, STUCK_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
 import type { Context } from './context.js';
 import { NESTED_TOO_DEEP } from './errors.js';
 import { MAX_COST, queryCost } from './query-cost.js';
@@ -20,6 +20,7 @@ const CURSOR_OF: Record<string, readonly CursorKeyType[]> = {
   'Task.items': LIST_CURSOR,
   'Query.search': SEARCH_CURSOR,
   'Query.sessions': SESSION_CURSOR,
+  'Query.stuckItems': STUCK_CURSOR,
 };
 
 function refusal(code: ErrorCode | 'BAD_REQUEST', message: string, status = 400): GraphQLError {

@@ -16,6 +16,7 @@ import { ReminderResolver } from './resolvers/reminder.resolver.js';
 import { SessionResolver, TaskSessionResolver } from './resolvers/session.resolver.js';
 import { ItemKnowledgeResolver, TaskKnowledgeResolver } from './resolvers/task-knowledge.resolver.js';
 import { BriefResolver, TaskNoteConnectionResolver, TaskNoteResolver } from './resolvers/task-note.resolver.js';
+import { StuckItemResolver } from './resolvers/stuck-item.resolver.js';
 import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
 import { createChangePubSub, type ChangePubSub } from './subscriptions/topics.js';
 
@@ -26,7 +27,7 @@ const RESOLVERS = [
   SessionResolver, TaskSessionResolver, PlanResolver,
   ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver, AccessResolver,
   ChangeFeedResolver, WebhookDeliveriesResolver,
-  ClaimResolver, ItemClaimResolver, SessionClaimResolver,
+  ClaimResolver, ItemClaimResolver, SessionClaimResolver, StuckItemResolver,
 ] as const;
 
 /**

@@ -21,6 +21,7 @@ import { ItemDetailsReader } from './tasks/item-details-reader.js';
 import { ItemFactsReader } from './tasks/item-facts-reader.js';
 import { TaskReader } from './tasks/task-reader.js';
 import { TaskService } from './tasks/task.service.js';
+import { StuckItemsReader } from './task-views/stuck-items-reader.js';
 import { TaskViewReader } from './task-views/task-view-reader.js';
 import { Writer, type Clock } from './kernel/unit-of-work.js';
 import { ChangeFeedReader } from './changes/change-feed-reader.js';
@@ -71,6 +72,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     claims: new ClaimService(writer),
     claimReader,
     taskViews: new TaskViewReader(reader, itemDetails, claimReader, sessionReader),
+    stuckItems: new StuckItemsReader(reader),
   };
 }
 

@@ -13,6 +13,7 @@ import { SearchIndex1764575000000 } from './1764575000000-search-index.js';
 import { SessionPresetsAndNameWords1764580000000 } from './1764580000000-session-presets-and-name-words.js';
 import { SessionOrderIndexes1764586000000 } from './1764586000000-session-order-indexes.js';
 import { ReadyTaskIndex1764590000000 } from './1764590000000-ready-task-index.js';
+import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   SessionPresetsAndNameWords1764580000000,
   SessionOrderIndexes1764586000000,
   ReadyTaskIndex1764590000000,
+  StuckItems1765600000000,
 ];
