@@ -336,14 +336,21 @@ describe('stuck work', () => {
     await page.getByText('Stuck — failed: sums differ by 3').waitFor();
     await page.getByText('stuck · 2').waitFor();
 
-    // Needs attention lists it among the stuck tasks, and a finished session that left a step blocked.
+    // Needs attention lists each stuck item with its reason, and a finished session's blocked step, in one inbox.
     const session = (await server.ok(START_SESSION, {})).startSession.id as string;
     await server.ok(WRITE_TODOS, { todos: [{ content: 'Ship it', status: 'DONE' }, { content: 'Tell the team', status: 'BLOCKED' }] }, { session });
     await server.ok(FINISH_SESSION, {}, { session });
     await page.getByRole('link', { name: 'Needs attention' }).click();
-    await page.getByRole('table', { name: 'Stuck tasks' }).getByRole('link', { name: 'Stuck migration' }).waitFor();
+    const inbox = page.getByRole('table', { name: 'Stuck items, newest first' });
+    await inbox.getByRole('row', { name: /Copy rows/ }).getByText('waiting for DB access').waitFor();
+    await inbox.getByRole('row', { name: /Verify sums/ }).getByText('sums differ by 3').waitFor();
+    await inbox.getByRole('row', { name: /Tell the team/ }).getByRole('link', { name: /plan of .*\(finished\)/ }).waitFor();
+    const { totalCount } = (await server.ok('{ stuckItems(first: 1) { totalCount } }')).stuckItems;
+    expect(await page.getByRole('heading', { name: /^Stuck items/ }).textContent()).toBe(`Stuck items (${totalCount})`);
     await page.locator(`main a[title="${session}"]`).waitFor();
     expect(await page.title()).toBe('Needs attention · taskbase');
+    expect((await axeFindings(page)).rules, 'axe-core on Needs attention').toEqual([]);
+    if (process.env.SHOT) await page.screenshot({ path: process.env.SHOT, fullPage: true });
   }, 60_000);
 });
 

@@ -3,6 +3,7 @@ import { useQuery } from '../live';
 import { stuckCount } from '../states';
 import { Loading, useTitle, when } from '../widgets';
 import { sessionLabel } from '../session-name';
+import { StuckInbox } from './stuck-inbox';
 
 const TOP = '{ domains { path openTasks } }';
 const OPEN_TASKS = (paths: string[]) => `{ ${paths.map((path, index) => `d${index}: mustRead(domain: ${JSON.stringify(path)}) { id title domain updatedAt state progress { done total blocked failed pending inProgress } }`).join(' ')} }`;
@@ -12,10 +13,10 @@ const LIVE = 'subscription { domainChanged { memoryId action } }';
 const RECENT_MS = 24 * 60 * 60 * 1000;
 
 /**
- * What needs a person: tasks with stuck items, open tasks changed in the
- * last day, and finished sessions whose plans left items open. Read from
- * the open tasks of each top-level domain (mustRead, newest first) and the
- * newest finished sessions.
+ * What needs a person: every stuck item (the stuckItems inbox, tasks and
+ * plans alike, with its true count), open tasks changed in the last day, and
+ * finished sessions whose plans left items open. The recent tasks are read
+ * from the open tasks of each top-level domain (mustRead, newest first).
  */
 export function AttentionView() {
   useTitle('Needs attention');
@@ -25,13 +26,11 @@ export function AttentionView() {
   const finished = useQuery(FINISHED, {});
   const [kind, setKind] = useState<'all' | 'stuck' | 'recent' | 'sessions'>('all');
   const [domain, setDomain] = useState('');
-  const [sort, setSort] = useState<'updated' | 'stuck'>('updated');
   if (!top.data || !open.data || !finished.data) return <section class="main"><h2>Needs attention</h2><Loading error={top.error ?? open.error ?? finished.error} /></section>;
   const tasks: any[] = paths.flatMap((_: string, index: number) => open.data[`d${index}`] ?? []).filter((task: any) => !domain || task.domain.startsWith(domain));
   const now = Date.now();
-  const stuck = tasks.filter((task) => stuckCount(task.progress) > 0);
   const recent = tasks.filter((task) => stuckCount(task.progress) === 0 && now - new Date(task.updatedAt).getTime() < RECENT_MS);
-  const order = (list: any[]) => [...list].sort((a, b) => (sort === 'stuck' ? stuckCount(b.progress) - stuckCount(a.progress) : 0) || b.updatedAt.localeCompare(a.updatedAt));
+  const order = (list: any[]) => [...list].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
   const leftOpen = finished.data.sessions.nodes.filter((session: any) => session.plan && session.plan.progress.pending + session.plan.progress.inProgress + session.plan.progress.blocked + session.plan.progress.failed > 0);
   const row = (task: any) => (
     <tr>
@@ -52,16 +51,13 @@ export function AttentionView() {
       <h2 id="attention-heading" tabIndex={-1}>Needs attention</h2>
       <div class="toolbar filters-row">
         <label><span>Show</span><select value={kind} onChange={(event) => setKind(event.currentTarget.value as typeof kind)}>
-          <option value="all">Everything</option><option value="stuck">Stuck tasks</option><option value="recent">Recently changed open tasks</option><option value="sessions">Finished sessions that left items open</option>
+          <option value="all">Everything</option><option value="stuck">Stuck items</option><option value="recent">Recently changed open tasks</option><option value="sessions">Finished sessions that left items open</option>
         </select></label>
         <label><span>Domain</span><select value={domain} onChange={(event) => setDomain(event.currentTarget.value)}>
           <option value="">All domains</option>{paths.map((path: string) => <option value={path}>{path}</option>)}
         </select></label>
-        <label><span>Sort</span><select value={sort} onChange={(event) => setSort(event.currentTarget.value as typeof sort)}>
-          <option value="updated">Recently updated first</option><option value="stuck">Most stuck items first</option>
-        </select></label>
       </div>
-      {(kind === 'all' || kind === 'stuck') && <><h3>Stuck tasks <span class="count">({stuck.length})</span></h3>{stuck.length ? table(stuck, 'Stuck tasks') : <p class="muted">Nothing is blocked or failed.</p>}</>}
+      {(kind === 'all' || kind === 'stuck') && <StuckInbox domain={domain} />}
       {(kind === 'all' || kind === 'recent') && <><h3>Open tasks changed in the last day <span class="count">({recent.length})</span></h3>{recent.length ? table(recent, 'Open tasks changed in the last day') : <p class="muted">No open task changed in the last day.</p>}</>}
       {(kind === 'all' || kind === 'sessions') && (
         <>
