@@ -16,11 +16,13 @@ import { claimRowForFence, recordClaim } from './claim-store.js';
  * history and the change log, before the change itself.
  */
 export async function checkClaimFence(uow: UnitOfWork, aggregate: TaskAggregate, item: ItemEntity, force: boolean): Promise<FenceVerdict> {
+  const pass = { lapsed: false, overrode: null };
   const caller = await uow.knownSessionId();
   // A person, or a plan's step (never claimed): nothing to read.
-  if (!caller || aggregate.task.sessionId) return { lapsed: false, overrode: null };
+  if (!caller || aggregate.task.sessionId) return pass;
   const { claim, now } = await claimRowForFence(uow.manager, item.id);
-  const verdict = fenceItemChange(String(item.id), caller, claim, now ?? '', force);
+  if (!claim || !now) return pass;
+  const verdict = fenceItemChange(String(item.id), caller, claim, now, force);
   if (verdict.overrode) {
     await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_OVERRIDDEN', {
       itemId: String(item.id), kind: 'OVERRIDDEN', text: item.text, from: verdict.overrode, to: null,
