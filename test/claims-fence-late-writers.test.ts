@@ -1,7 +1,8 @@
 /**
  * Claims fence: an agent whose lease ran out and whose item another agent
  * took over cannot record its late DONE, so no two agents are told DONE for
- * one item. A person (no session) may still change the item, a session may
+ * one item, even when the late DONE and the takeover race. A person (no
+ * session) may still change the item, a session may
  * force a change with its reason, and the override is in the history and
  * the change log with who did it. A holder whose lease ran out with no one
  * else on the item keeps working. Through GraphQL over HTTP and the
@@ -75,6 +76,36 @@ describe('claims fence', () => {
     expect((await server.ok(UPDATE, { input: { id: alone.id, state: 'DONE' } }, { session: c })).updateItem.state).toBe('DONE');
     // B, whose claim ended with the DONE, may still correct its own work.
     expect((await server.ok(UPDATE, { input: { id: taken.id, text: 'Write the refund handler (v2)' } }, { session: b })).updateItem.text).toBe('Write the refund handler (v2)');
+  }, 30_000);
+
+  it('never lets a late DONE and a takeover both succeed when they race: 20 items, each taken by claimNext while its lapsed holder sends DONE', async () => {
+    const pairs = await Promise.all(Array.from({ length: 20 }, async () => {
+      const domain = freshDomain('race');
+      const { items: [item] } = await createTask(server, ['Reconcile the ledger'], { domain });
+      return { domain, item: item.id, taker: await startSession(server) };
+    }));
+    const late = await startSession(server);
+    const expiries: string[] = [];
+    for (const { item } of pairs) expiries.push((await server.ok(CLAIM_ITEM, { input: { id: item, ttlSeconds: 1 } }, { session: late })).claimItem.claim.expiresAt);
+    await leasesPass(...expiries);
+
+    const outcomes = await Promise.all(pairs.map(async ({ domain, item, taker }) => {
+      const [taken, done] = await Promise.all([
+        server.gql(CLAIM_NEXT, { domain, ttlSeconds: 600 }, { session: taker }),
+        server.gql(UPDATE, { input: { id: item, state: 'DONE' } }, { session: late }),
+      ]);
+      expect(taken.errors).toBeUndefined();
+      const tookIt = taken.data!.claimNext?.id === item;
+      const doneCode = done.errors?.[0]?.extensions?.code ?? null;
+      return { tookIt, lateDone: doneCode === null, doneCode };
+    }));
+    // Exactly one of them wins each item: the taker (and the late DONE is CLAIMED), or the late DONE (and nothing is left to take).
+    for (const outcome of outcomes) {
+      expect(outcome.tookIt !== outcome.lateDone, JSON.stringify(outcome)).toBe(true);
+      if (outcome.tookIt) expect(outcome.doneCode).toBe('CLAIMED');
+    }
+    console.log(`racing late DONE against claimNext on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'SQLite'}: ` +
+      `${outcomes.filter((o) => o.tookIt).length} taken over (late DONE refused), ${outcomes.filter((o) => o.lateDone).length} late DONE first (nothing to take), 0 both`);
   }, 30_000);
 
   it("lets a person change a claimed item, and a session force a change with its reason, recorded with who did it and whose claim it was", async () => {
