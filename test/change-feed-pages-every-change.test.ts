@@ -5,14 +5,15 @@
  * process, on SQLite (one server per file) the server and two stdio
  * processes — and across a restart of the server it reads through, resuming
  * from the cursor it kept. A cursor whose following changes were pruned is
- * refused with a resync hint, a malformed one says what to send, and a
+ * refused with a resync hint, a malformed one or one the log has not reached
+ * says what to send, and a
  * domain narrows the feed to it and below. Figures are printed for the note.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeChangeCursor } from '../src/domain/change-cursor.js';
+import { decodeChangeCursor, encodeChangeCursor } from '../src/domain/change-cursor.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { startBuiltServer, type BuiltServer } from './built-server.js';
 import { CREATE_NOTE } from './fixtures/documents.js';
@@ -141,6 +142,18 @@ describe(`the change feed on ${DATABASE}, written by ${onPostgres ? 'two servers
     expect((await server.refused(CHANGES, { after: Buffer.from('[12]').toString('base64url') })).code).toBe('BAD_USER_INPUT');
     expect((await server.refused(CHANGES, { domain: 'Not A Domain' })).code).toBe('INVALID_DOMAIN');
     expect((await server.refused(CHANGES, { first: 201 })).code).toBe('TOO_LARGE');
+  });
+
+  it('refuses a well-formed cursor the log has not reached, saying what the newest is, so a client never keeps one that skips changes', async () => {
+    const { cursor } = await read(null, null, 200);
+    const ahead = encodeChangeCursor(decodeChangeCursor(cursor)! + 1_000);
+    const refused = await server.refused(CHANGES, { after: ahead });
+    expect(refused.code).toBe('BAD_USER_INPUT');
+    expect(refused.message).toContain(`the newest change given is ${cursor}`);
+    expect(refused.message).toMatch(/read changes without after to its end/);
+    // The changes written after that refusal are read from the cursor the client had: nothing was skipped.
+    const id = await viaServer().write('scope/ahead', 'After the refusal');
+    expect((await read(cursor, null)).changes.map((change) => change.memoryId)).toEqual([id]);
   });
 });
 

@@ -85,9 +85,9 @@ describe('claimItem, renewClaim, releaseClaim', () => {
     const { items: [item, done] } = await createTask(server, ['Open work', 'Finished work'], { domain: freshDomain('claims') });
     const agent = await startSession(server);
     await server.ok(UPDATE_WITH_CLAIM, { input: { id: done.id, state: 'DONE' } }, { session: agent });
-    for (const ttlSeconds of [9, 86_401, 0, -5]) {
+    for (const ttlSeconds of [3_601, 86_400, 0, -5]) {
       expect(await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', CLAIM_ITEM, { input: { id: item.id, ttlSeconds } }, { session: agent }))
-        .toContain('10 to 86400');
+        .toContain('1 to 3600');
     }
     expect(await refusedAndNothingRecorded(server, 'NO_SESSION', CLAIM_ITEM, { input: { id: item.id } })).toContain('x-session-id');
     expect(await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', CLAIM_ITEM, { input: { id: done.id } }, { session: agent })).toContain('DONE');
@@ -95,12 +95,13 @@ describe('claimItem, renewClaim, releaseClaim', () => {
     await refusedAndNothingRecorded(server, 'NOT_CLAIMED', RENEW_CLAIM, { input: { id: item.id } }, { session: agent });
   });
 
-  it("accepts another session's work on a claimed item, and its answer names the holder", async () => {
+  it("accepts another session's comment on a claimed item, and its answer names the holder; its state change is fenced", async () => {
     const { items: [item] } = await createTask(server, ['Shared work'], { domain: freshDomain('claims') });
     const [holder, other] = [await startSession(server), await startSession(server)];
     await claim(holder, item.id);
-    const answer = (await server.ok(UPDATE_WITH_CLAIM, { input: { id: item.id, state: 'IN_PROGRESS', comment: 'Looking at it too.' } }, { session: other })).updateItem;
-    expect(answer).toMatchObject({ state: 'IN_PROGRESS', claim: { session: { id: holder } } });
+    const answer = (await server.ok(UPDATE_WITH_CLAIM, { input: { id: item.id, comment: 'Looking at it too.' } }, { session: other })).updateItem;
+    expect(answer).toMatchObject({ state: 'PENDING', claim: { session: { id: holder } } });
+    expect(await refusedAndNothingRecorded(server, 'CLAIMED', UPDATE_WITH_CLAIM, { input: { id: item.id, state: 'IN_PROGRESS' } }, { session: other })).toContain(holder);
   });
 
   it('ends the claim when the item is settled or deleted, and when its session finishes', async () => {

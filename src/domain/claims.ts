@@ -1,25 +1,30 @@
-import { DomainError } from './errors.js';
+import { DomainError, refusalWithRemedy } from './errors.js';
 import { SETTLED_ITEM_STATES, type ItemState } from './states.js';
 
 /**
  * Claims: a session's lease on an item, so agents sharing a backlog can see
- * who works on what. A claim coordinates, it does not lock: work by another
- * session is accepted and its answer names the holder.
+ * who works on what. Claims fence: a state or text change by a session that
+ * does not hold the item's live claim, while another session does, is
+ * refused (CLAIMED), so no two agents are told DONE for one item.
  */
 
-export const CLAIM_TTL_MIN = 10;
-export const CLAIM_TTL_MAX = 86_400;
+export const CLAIM_TTL_MIN = 1;
+/** An hour: a lease is renewed while the work goes on, so one token cannot hold a domain's ready items for a day. */
+export const CLAIM_TTL_MAX = 3_600;
 export const CLAIM_TTL_DEFAULT = 900;
-/** Live claims one session may hold at once, so Session.claims has a bound. */
-export const CLAIMS_PER_SESSION_MAX = 100;
+/** Live claims one session may hold at once, so Session.claims has a bound and one agent cannot take a whole queue. */
+export const CLAIMS_PER_SESSION_MAX = 20;
+/** Live claims the sessions of one bearer token may hold together (with auth on): many sessions of one token cannot take a whole queue either. */
+export const CLAIMS_PER_TOKEN_MAX = 200;
 
-/** The ttl to use: the default when none is sent; BAD_USER_INPUT outside 10..86400 whole seconds. */
+/** The ttl to use: the default when none is sent; BAD_USER_INPUT outside 1..3600 whole seconds. */
 export function claimTtl(ttlSeconds: number | null | undefined): number {
   if (ttlSeconds === null || ttlSeconds === undefined) return CLAIM_TTL_DEFAULT;
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < CLAIM_TTL_MIN || ttlSeconds > CLAIM_TTL_MAX) {
     throw new DomainError(
       'BAD_USER_INPUT',
-      `ttlSeconds is ${ttlSeconds}; a claim lasts ${CLAIM_TTL_MIN} to ${CLAIM_TTL_MAX} whole seconds (default ${CLAIM_TTL_DEFAULT}). Send a ttl in that range and renew the claim while you work.`,
+      `ttlSeconds is ${ttlSeconds}; a claim lasts ${CLAIM_TTL_MIN} to ${CLAIM_TTL_MAX} whole seconds (at most an hour; default ${CLAIM_TTL_DEFAULT}). Send a ttl in that range and renew the claim while you work.`,
+      { limit: CLAIM_TTL_MAX, count: ttlSeconds },
     );
   }
   return ttlSeconds;
@@ -45,12 +50,72 @@ export function isSettled(state: ItemState): boolean {
   return SETTLED_ITEM_STATES.includes(state);
 }
 
-/** CLAIMED: another session's live claim holds the item. */
-export function claimedBy(itemId: string, holder: string, expiresAt: string): DomainError {
+/** How long a claim still holds, as the tools say a lease: "for 840 s (until …)". */
+export function leasePhrase(expiresAt: string, now: string): string {
+  return `for ${Math.max(0, Math.ceil((Date.parse(expiresAt) - Date.parse(now)) / 1000))} s (until ${expiresAt})`;
+}
+
+/** CLAIMED: another session's live claim holds the item (`now` from the database's clock, for how long). */
+export function claimedBy(itemId: string, holder: string, expiresAt: string, now?: string): DomainError {
   return new DomainError(
     'CLAIMED',
-    `Item ${itemId} is claimed by session ${holder} until ${expiresAt}. Take another item (ready lists the unclaimed ones, claimNext claims one), or wait for that claim to end.`,
+    `Item ${itemId} is claimed by session ${holder} ${now ? leasePhrase(expiresAt, now) : `until ${expiresAt}`}. Take another item (ready lists the unclaimed ones, claimNext claims one), or wait for that claim to end.`,
+    { holder, expiresAt },
   );
+}
+
+/** The claim row of an item as the fence reads it: live or not, and whose lapsed claim it took over. */
+export interface ClaimOnItem {
+  sessionId: string;
+  expiresAt: string;
+  /** The session whose lapsed claim this one took over, if another's. */
+  takenFrom: string | null;
+}
+
+/** What the fence let through: whether the caller's own claim had lapsed, and whose claim a forced change overrode. */
+export interface FenceVerdict {
+  lapsed: boolean;
+  overrode: string | null;
+}
+
+/**
+ * The fence on a state or text change of an item (claims fence). A caller
+ * without a session (a person) always passes. A session passes when it
+ * holds the live claim, or when no live claim is another's and its own claim
+ * was not taken over: a holder whose lease ran out with no one else on the
+ * item keeps working (`lapsed`). Otherwise CLAIMED, unless `force`: then it
+ * passes and `overrode` names the session whose claim the change went past.
+ * A session whose claim was taken over stays fenced after the taker's claim
+ * ends (it finished the work, say), so a late DONE is refused, not answered
+ * as if it had done it. `now` is the database's clock, read in the write's
+ * transaction after the item's row is written.
+ */
+export function fenceItemChange(
+  itemId: string,
+  caller: string | null,
+  claim: ClaimOnItem | null,
+  now: string,
+  force: boolean,
+): FenceVerdict {
+  const pass = { lapsed: false, overrode: null };
+  if (!caller || !claim) return pass;
+  const live = claim.expiresAt > now;
+  if (claim.sessionId === caller) return { lapsed: !live, overrode: null };
+  const takenOver = claim.takenFrom === caller;
+  if (!live && !takenOver) return pass;
+  if (force) return { lapsed: false, overrode: claim.sessionId };
+  throw fenced(itemId, caller, claim, now, live, takenOver);
+}
+
+/** CLAIMED from the fence: whose claim holds (and for how long) or, for a session whose claim was taken over, that the work was taken over. */
+function fenced(itemId: string, caller: string, claim: ClaimOnItem, now: string, live: boolean, takenOver: boolean): DomainError {
+  const holder = claim.sessionId;
+  const fact = !takenOver
+    ? `Item ${itemId} is claimed by session ${holder} ${leasePhrase(claim.expiresAt, now)}; session ${caller} does not hold its claim, so its change was not recorded.`
+    : live
+      ? `Session ${caller}'s claim on item ${itemId} lapsed and the work was taken over: session ${holder} holds it ${leasePhrase(claim.expiresAt, now)}. The change was not recorded.`
+      : `Session ${caller}'s claim on item ${itemId} lapsed and the work was taken over by session ${holder} (its claim ended at ${claim.expiresAt}). The change was not recorded.`;
+  return refusalWithRemedy('CLAIMED', fact, takenOver && !live ? 'CLAIM_IT_AGAIN' : 'LEAVE_CLAIMED_WORK', { holder, expiresAt: claim.expiresAt, takenOver });
 }
 
 /** NOT_CLAIMED: renewClaim by a session that holds no live claim on the item. */
@@ -84,6 +149,16 @@ export function notClaimable(itemId: string, reason: 'PLAN' | ItemState): Domain
 export function tooManyClaims(sessionId: string): DomainError {
   return new DomainError(
     'TOO_LARGE',
-    `Session ${sessionId} already holds ${CLAIMS_PER_SESSION_MAX} live claims, the most one session may hold. Release the claims you are not working on (releaseClaim) first.`,
+    `Session ${sessionId} already holds ${CLAIMS_PER_SESSION_MAX} live claims, the most one session may hold. Finish or release (releaseClaim) the claims you are not working on first.`,
+    { limit: CLAIMS_PER_SESSION_MAX },
+  );
+}
+
+/** TOO_LARGE once the sessions of the calling bearer token hold CLAIMS_PER_TOKEN_MAX live claims between them. */
+export function tooManyClaimsForToken(): DomainError {
+  return new DomainError(
+    'TOO_LARGE',
+    `The sessions of this bearer token already hold ${CLAIMS_PER_TOKEN_MAX} live claims between them, the most one token may hold. Finish or release (releaseClaim) claims nobody is working on, or let them expire, before claiming more.`,
+    { limit: CLAIMS_PER_TOKEN_MAX },
   );
 }

@@ -84,6 +84,12 @@ interface ErrorDetails {
   rewrite?: string;
   /** The text the refusal is about (DUPLICATE_TEXT). */
   text?: string;
+  /** The session whose claim holds the item (CLAIMED). */
+  holder?: string;
+  /** When that claim expires, or expired (CLAIMED). */
+  expiresAt?: string;
+  /** The caller's own claim lapsed and another session took the work over (CLAIMED). */
+  takenOver?: boolean;
 }
 
 /** A refusal: the code clients branch on, and a message an agent can act on. */
@@ -101,8 +107,8 @@ export class DomainError extends Error {
 }
 
 /** A refusal whose remedy names an operation: the message is the fact, then the remedy in GraphQL's words. */
-export function refusalWithRemedy(code: ErrorCode, fact: string, remedy: Remedy): DomainError {
-  return new DomainError(code, `${fact} ${GRAPHQL_REMEDIES[remedy]}`, {}, { fact, remedy });
+export function refusalWithRemedy(code: ErrorCode, fact: string, remedy: Remedy, details: ErrorDetails = {}): DomainError {
+  return new DomainError(code, `${fact} ${GRAPHQL_REMEDIES[remedy]}`, details, { fact, remedy });
 }
 
 export function isDomainError(error: unknown): error is DomainError {

@@ -12,7 +12,7 @@ export interface Snapshot {
 }
 
 /** The list's own changes, and a claim taken or released on an item (from/to: the holding session). */
-type ChangeKind = 'ADDED' | 'REMOVED' | 'STATE' | 'RENAMED' | 'MOVED' | 'CLAIMED' | 'RELEASED';
+type ChangeKind = 'ADDED' | 'REMOVED' | 'STATE' | 'RENAMED' | 'MOVED' | 'CLAIMED' | 'RELEASED' | 'OVERRIDDEN';
 
 export interface ItemChange {
   itemId: string;

@@ -8,6 +8,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity('claims')
 @Index('idx_claims_session', ['sessionId', 'expiresAt'])
+@Index('idx_claims_owner', ['owner', 'expiresAt'])
 export class ClaimEntity {
   @PrimaryColumn({ type: 'integer' })
   itemId: number;
@@ -25,6 +26,19 @@ export class ClaimEntity {
   /** Database time (ISO, UTC, milliseconds) after which the claim no longer holds. */
   @Column({ type: 'varchar', length: 24 })
   expiresAt: string;
+
+  /**
+   * The session whose lapsed claim this one took over (null when the item
+   * was free, or the same session took it again): that session's late
+   * changes are refused as taken over (claims fence), even once this claim
+   * has ended. The row is kept when the work settles, for that reason.
+   */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  takenFrom: string | null;
+
+  /** The bearer token's principal that took the claim (null with auth off): the per-token cap counts by it. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  owner: string | null;
 }
 
 /**
@@ -35,6 +49,7 @@ export class ClaimEntity {
  */
 @Entity('item_dependencies')
 @Index('idx_item_dependencies_item', ['itemId'])
+@Index('idx_item_dependencies_task', ['taskId'])
 @Index('idx_item_dependencies_target', ['dependsOnId'])
 export class ItemDependencyEntity {
   @PrimaryColumn({ type: 'integer' })

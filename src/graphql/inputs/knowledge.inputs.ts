@@ -41,7 +41,7 @@ export class BriefInput {
   @Field({ description: 'When the items count as done.' })
   doneWhen: string;
 
-  @Field(() => [DependencyInput], { description: "Empty list means 'none'; at most 20 items." })
+  @Field(() => [DependencyInput], { description: "Empty list means 'none'; at most 20 items. Each briefed item waits for each item named (one edge each); TOO_LARGE, naming the cap, past 50 edges by which one item waits, 200 edges waiting for one item, or 2,000 edges in one task." })
   dependsOn: DependencyInput[];
 
   @Field(() => String, { nullable: true, description: 'Anything else; optional.' })

@@ -69,6 +69,12 @@ export class UpdateItemInput {
 
   @Field(() => Int, { nullable: true, description: 'Refuse (VERSION_CONFLICT) unless the task is still at this version.' })
   expectedVersion?: number | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "Claims fence: a state or text change by a session that does not hold the item's live claim, while another session does (or after its own lapsed claim was taken over), is refused with CLAIMED. force: true makes the change anyway; give the reason in comment. The override is recorded (history CLAIM_OVERRIDDEN, and the change log) with the session that forced it. A caller without a session (a person) is never fenced.",
+  })
+  force?: boolean | null;
 }
 
 @InputType({ description: 'More items for a task.' })

@@ -31,7 +31,7 @@ export class ClaimResolver {
 
   @Mutation(() => Item, {
     nullable: true,
-    description: 'Claim an item for the calling session (x-session-id), before you start on it; claiming it again renews. CLAIMED (naming the holder and the expiry) when another session\'s claim holds. The claim ends when it expires, when released, when the item is settled or deleted, and when the session finishes.',
+    description: 'Claim an item for the calling session (x-session-id), before you start on it; claiming it again renews. CLAIMED (naming the holder and the expiry) when another session\'s claim holds. A session holds at most 20 live claims, and with auth on the sessions of one bearer token at most 200 between them (TOO_LARGE past either, naming the cap). The claim ends when it expires, when released, when the item is settled or deleted, and when the session finishes.',
   })
   async claimItem(@Arg('input') input: ClaimItemInput, @Ctx() ctx: Context): Promise<Item> {
     return toItem((await ctx.services.claims.claimItem(ctx.caller, input)).item);
@@ -52,12 +52,12 @@ export class ClaimResolver {
 
   @Mutation(() => Item, {
     nullable: true,
-    description: 'Claim the first ready item of a domain for the calling session, atomically: two callers never get the same item. Null when nothing is ready.',
+    description: 'Claim the first ready item of a domain for the calling session, atomically: two callers never get the same item. Null when nothing is ready. The same caps as claimItem (TOO_LARGE past 20 live claims for the session, 200 for its bearer token).',
   })
   async claimNext(
     @Arg('domain') domain: string,
     @Ctx() ctx: Context,
-    @Arg('ttlSeconds', () => Int, { nullable: true, description: 'How long the claim holds without renewal: 10..86400 seconds, default 900.' }) ttlSeconds?: number | null,
+    @Arg('ttlSeconds', () => Int, { nullable: true, description: 'How long the claim holds without renewal: 1..3600 seconds (at most an hour), default 900; outside that range BAD_USER_INPUT, saying the range.' }) ttlSeconds?: number | null,
   ): Promise<Item | null> {
     const result = await ctx.services.claims.claimNext(ctx.caller, { domain, ttlSeconds });
     return result ? toItem(result.item) : null;
@@ -76,7 +76,7 @@ export class ClaimResolver {
 export class ItemClaimResolver {
   @FieldResolver(() => Claim, {
     nullable: true,
-    description: "The live claim on this item, or null (never an expired one). A mutation's answer names the holder here when another session's claim holds the item: claims coordinate, they do not refuse work.",
+    description: "The live claim on this item, or null (never an expired one). Claims fence: while another session's claim holds the item, a session's state or text change to it is refused with CLAIMED (see UpdateItemInput.force); comments and links are accepted, and their answer names the holder here.",
   })
   claim(@Root() item: Item, @Ctx() ctx: Context): Maybe<Claim | null> {
     return after(ctx.loaders.claim.loadNow(item.itemId), (row) => {
@@ -123,7 +123,7 @@ export class ItemClaimResolver {
 /** The claims a session holds. */
 @Resolver(() => Session)
 export class SessionClaimResolver {
-  @FieldResolver(() => [Item], { description: 'Live claims held by this session, as the items claimed, oldest claim first (at most 100).' })
+  @FieldResolver(() => [Item], { description: 'Live claims held by this session, as the items claimed, oldest claim first (at most 20).' })
   async claims(@Root() session: Session, @Ctx() ctx: Context): Promise<Item[]> {
     const claimed = await ctx.loaders.sessionClaims.load(session.id);
     if (claimed.length) ctx.showsLiveClaims = true;

@@ -48,7 +48,7 @@ export class TaskResolver {
     return toTask((await ctx.services.tasks.editTask(ctx.caller, input)).task);
   }
 
-  @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, or links memories to it." })
+  @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, or links memories to it. Claims fence: a session's state or text change to an item another session's live claim holds is refused with CLAIMED, naming the holder and for how long (input.force overrides it, recorded)." })
   async updateItem(@Arg('input') input: UpdateItemInput, @Ctx() ctx: Context): Promise<Item> {
     const { item, view } = await ctx.services.tasks.updateItem(ctx.caller, input);
     keepWritten(ctx, view.task);

@@ -18,13 +18,13 @@ export class ItemChange {
   @Field(() => ID, { description: 'The item that changed.' })
   itemId: string;
 
-  @Field({ description: 'ADDED, REMOVED, STATE, RENAMED or MOVED; CLAIMED or RELEASED for a claim (from/to: the holding session).' })
+  @Field({ description: 'ADDED, REMOVED, STATE, RENAMED or MOVED; CLAIMED or RELEASED for a claim (from/to: the holding session); OVERRIDDEN for a change forced past a claim (from: the session whose claim it was).' })
   kind: string;
 
   @Field({ description: "The item's label after the change (before it, for REMOVED)." })
   text: string;
 
-  @Field(() => String, { nullable: true, description: 'The old state (STATE, REMOVED), label (RENAMED), 1-based place (MOVED) or holding session (RELEASED).' })
+  @Field(() => String, { nullable: true, description: 'The old state (STATE, REMOVED), label (RENAMED), 1-based place (MOVED) or holding session (RELEASED, OVERRIDDEN).' })
   from: string | null;
 
   @Field(() => String, { nullable: true, description: 'The new state (STATE, ADDED), label (RENAMED), 1-based place (MOVED) or holding session (CLAIMED).' })
@@ -41,7 +41,7 @@ export class TaskEvent {
 
   @Field({
     description:
-      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_RESTORED, ITEM_MOVED, ITEM_LINKED, COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED, ITEM_CLAIMED, CLAIM_RELEASED (a claim taken or released: the change says whose, the event\'s session who did it).',
+      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_RESTORED, ITEM_MOVED, ITEM_LINKED, COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED, ITEM_CLAIMED, CLAIM_RELEASED (a claim taken or released: the change says whose, the event\'s session who did it), CLAIM_OVERRIDDEN (a state or text change forced past another session\'s claim with force: true: the change says whose claim, the event\'s session who forced it; the change itself is the next event).',
   })
   action: string;
 

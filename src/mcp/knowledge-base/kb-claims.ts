@@ -1,4 +1,5 @@
 import type { ClaimEntity, ItemEntity } from '../../db/entities/index.js';
+import type { FenceVerdict } from '../../domain/claims.js';
 import type { ToolContext } from '../common/tool-context.js';
 
 /** Claims and blockers as the knowledge-base tools show them. */
@@ -18,7 +19,14 @@ export function claimPhrase(claim: ClaimView, self: string | null): string {
   return `claimed by ${claim.session === self ? 'you' : `session ${claim.session}`} until ${claim.expires_at}`;
 }
 
-/** The line an answer adds when another session's claim holds the item just worked on: claims coordinate, they do not refuse. */
+/** What the claims fence let through, as a line of task_item's answer; null when there is nothing to say. */
+export function fenceLine(fence: FenceVerdict, itemId: number): string | null {
+  if (fence.overrode) return `Forced past session ${fence.overrode}'s claim on item ${itemId}: the override is recorded in the task's history with your reason.`;
+  if (fence.lapsed) return `Note: your claim on item ${itemId} had lapsed; no one else took the item, so the change was recorded. Claim it again (task_claim) if you keep working on it.`;
+  return null;
+}
+
+/** The line an answer adds when another session's claim holds the item just worked on (a comment, a link, or a forced change). */
 export async function heldByAnotherLine(ctx: ToolContext, item: ItemEntity, self: string | null): Promise<string | null> {
   const [claim] = await ctx.services.claimReader.claimsOfItems([item.id]);
   if (!claim || claim.sessionId === self) return null;

@@ -83,6 +83,8 @@ const KB_REMEDIES: Record<Remedy, string> = {
   ADD_THE_WORK_AGAIN: 'Add a new item with task_add if the work is back.',
   WAIT_FOR_A_LIVE_ITEM: 'Name a live item, or add the work again with task_add.',
   FILL_THE_BRIEF: 'Fill them in (depends_on may be "none", extra_info may be left out).',
+  LEAVE_CLAIMED_WORK: 'Take other work (task_next), or wait for that claim to end; to change it anyway, call task_item again with force: true and the reason in comment (the override is recorded).',
+  CLAIM_IT_AGAIN: 'Read the item (task_read) to see what was done; if work is left, claim it again (task_claim) before changing it, or call task_item with force: true and the reason in comment.',
 };
 
 /** The service's words for brief fields are GraphQL's; the tools' are the reference's. */

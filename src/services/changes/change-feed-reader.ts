@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { DatabaseKind } from '../../db/data-source.js';
-import { decodeChangeCursor } from '../../domain/change-cursor.js';
+import { decodeChangeCursor, encodeChangeCursor } from '../../domain/change-cursor.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { DomainError } from '../../domain/errors.js';
 import { pageSize } from '../../domain/paging.js';
@@ -39,6 +39,8 @@ export class ChangeFeedReader {
       .map((row) => loggedChangeRowOf(row));
     // Checked after the page is read: a prune that took a change after the cursor, before or during the read, shows here.
     if (from !== null && from > 0) await this.refuseIfPruned(manager, from);
+    // Only an empty page can come from a cursor ahead of the log (any row after it means the log has passed it).
+    if (rows.length === 0 && from !== null && from > 0) await this.refuseIfAhead(manager, from);
     const nodes = rows.slice(0, size).map(loggedChangeOf);
     return { nodes, hasNextPage: rows.length > size, endCursor: nodes.at(-1)?.id ?? after ?? null };
   }
@@ -61,6 +63,24 @@ export class ChangeFeedReader {
           'Resync: read changes without after to its end and keep pageInfo.endCursor, re-read what you mirror, then resume from that cursor.',
       );
     }
+  }
+
+  /**
+   * A cursor past the newest id the log has ever given was not read from this
+   * log (another server's database, a log rebuilt from a restore, or a hand-made
+   * one): kept, it would skip every change until the log caught up with it.
+   * An id given to a transaction still in flight is not past it, so a client
+   * at the very end is never refused.
+   */
+  private async refuseIfAhead(manager: EntityManager, from: number): Promise<void> {
+    const newest = await this.lastGiven(manager);
+    if (from <= newest) return;
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `after names a change this log has not reached: the newest change given is ${encodeChangeCursor(newest)}. ` +
+        'A cursor from another server\'s log, or from a database restored from an older copy? Resync: read changes without after to its end and keep pageInfo.endCursor, ' +
+        're-read what you mirror, then resume from that cursor.',
+    );
   }
 
   /** The newest id the log has ever given (0 before the first). */

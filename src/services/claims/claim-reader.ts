@@ -99,17 +99,26 @@ export class ClaimReader {
   }
 }
 
-/** Each item's edges to what it waits for, from rows in brief order: the first edge to each item waited for. */
+/** Each item's edges to what it waits for, from rows in brief order: the first edge to each item waited for. One pass over the rows, whatever the number of items. */
 function blockersIn(rows: readonly ItemDependencyEntity[], itemIds: readonly number[]): ItemDependencyEntity[][] {
-  return itemIds.map((itemId) => {
-    const seen = new Set<number>();
-    return rows.filter((row) => row.itemId === itemId && !seen.has(row.dependsOnId) && seen.add(row.dependsOnId));
-  });
+  const byItem = new Map<number, Map<number, ItemDependencyEntity>>();
+  for (const row of rows) {
+    let edges = byItem.get(row.itemId);
+    if (!edges) byItem.set(row.itemId, (edges = new Map()));
+    if (!edges.has(row.dependsOnId)) edges.set(row.dependsOnId, row);
+  }
+  return itemIds.map((itemId) => [...(byItem.get(itemId)?.values() ?? [])]);
 }
 
-/** Each item's waiters' ids, each once, from rows in waiter id order. */
+/** Each item's waiters' ids, each once, from rows in waiter id order. One pass over the rows. */
 function waitersIn(rows: readonly ItemDependencyEntity[], itemIds: readonly number[]): number[][] {
-  return itemIds.map((itemId) => [...new Set(rows.filter((row) => row.dependsOnId === itemId).map((row) => row.itemId))]);
+  const byItem = new Map<number, Set<number>>();
+  for (const row of rows) {
+    let waiters = byItem.get(row.dependsOnId);
+    if (!waiters) byItem.set(row.dependsOnId, (waiters = new Set()));
+    waiters.add(row.itemId);
+  }
+  return itemIds.map((itemId) => [...(byItem.get(itemId) ?? [])]);
 }
 
 /** The dependency edges whose `key` is one of `ids`, ordered by `order`: one fixed statement per IN-list length. */

@@ -5,7 +5,7 @@ import type { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/in
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
-import { claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
+import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { insertTaskEvent, snapshotOf } from '../task-aggregate/task-store.js';
@@ -34,22 +34,42 @@ export async function liveClaimCount(manager: EntityManager, sessionId: string):
   return num(count);
 }
 
+/** How many live claims the sessions of one bearer token's principal hold between them. */
+export async function liveClaimCountOfOwner(manager: EntityManager, owner: string): Promise<number> {
+  const [[count]] = await selectRows(manager, `SELECT COUNT(*) FROM "claims" c WHERE c."owner" = ? AND ${claimIsLive('c', kindOf(manager))}`, [owner]);
+  return num(count);
+}
+
 /**
  * Takes the claim row for `sessionId` when no live claim holds it: a new row,
  * or an expired one taken over, in one statement (the WHERE of ON CONFLICT
  * is checked on the row as committed, so of two takers only one gets it).
+ * An expired row of another session is remembered as taken from it (the
+ * fence refuses that session's late changes as taken over); the same
+ * session taking its own lapsed row again keeps what the row said.
  * False when another session's live claim holds the item.
  */
 export async function takeClaim(
   manager: EntityManager,
-  claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'claimedAt' | 'expiresAt'>,
+  claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'claimedAt' | 'expiresAt' | 'owner'>,
 ): Promise<boolean> {
-  const rows = await selectRows(manager, `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt") VALUES (?, ?, ?, ?, ?)
+  const rows = await selectRows(manager, `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner") VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT ("itemId") DO UPDATE SET "taskId" = excluded."taskId", "sessionId" = excluded."sessionId",
-       "claimedAt" = excluded."claimedAt", "expiresAt" = excluded."expiresAt"
+       "claimedAt" = excluded."claimedAt", "expiresAt" = excluded."expiresAt", "owner" = excluded."owner",
+       "takenFrom" = CASE WHEN "claims"."sessionId" = excluded."sessionId" THEN "claims"."takenFrom" ELSE "claims"."sessionId" END
      WHERE NOT (${claimIsLive('"claims"', kindOf(manager))})
-     RETURNING "itemId"`, [claim.itemId, claim.taskId, claim.sessionId, claim.claimedAt, claim.expiresAt]);
+     RETURNING "itemId"`, [claim.itemId, claim.taskId, claim.sessionId, claim.claimedAt, claim.expiresAt, claim.owner]);
   return rows.length > 0;
+}
+
+/**
+ * The claim row of an item (live or not) as the fence reads it, and the
+ * database's time in the same statement: read in the write's transaction,
+ * after the item's row is written (see TaskService.updateItem).
+ */
+export async function claimRowForFence(manager: EntityManager, itemId: number): Promise<{ claim: ClaimEntity | null; now: string | null }> {
+  const [row] = await selectRows(manager, `SELECT ${claimColumns('c')}, ${dbNowSql(kindOf(manager))} FROM "claims" c WHERE c."itemId" = ?`, [itemId]);
+  return row ? { claim: claimOf(row), now: row[CLAIM_WIDTH] as string } : { claim: null, now: null };
 }
 
 /** Moves a claim's expiry (its holder renewing it). */
@@ -57,16 +77,23 @@ export async function setClaimExpiry(manager: EntityManager, itemId: number, exp
   await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ? WHERE "itemId" = ?`, [expiresAt, itemId]);
 }
 
-/** Ends the claims on these items (settled or deleted work): no history of its own, the change that ended it has one. */
+/**
+ * Ends the live claims on these items (settled or deleted work): no history
+ * of its own, the change that ended it has one. The row stays, expired by the
+ * database's clock, so a session whose claim it had taken over is still
+ * fenced: its late DONE on finished work is refused, not answered DONE.
+ */
 export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[]): Promise<void> {
   if (itemIds.length === 0) return;
   const ids = distinct(itemIds);
-  await runStatement(manager, `DELETE FROM "claims" WHERE "itemId" IN (${placeholders(ids.length)})`, ids);
+  const kind = kindOf(manager);
+  await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`, ids);
 }
 
-/** Ends every claim of a session (it finished). */
+/** Ends every live claim of a session (it finished), keeping the rows as endClaimsOnItems does. */
 export async function endClaimsOfSession(manager: EntityManager, sessionId: string): Promise<void> {
-  await runStatement(manager, `DELETE FROM "claims" WHERE "sessionId" = ?`, [sessionId]);
+  const kind = kindOf(manager);
+  await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "sessionId" = ? AND ${claimIsLive('"claims"', kind)}`, [sessionId]);
 }
 
 /**

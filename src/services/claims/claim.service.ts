@@ -1,11 +1,11 @@
-import { claimedBy, claimNeedsSession, claimTtl, CLAIMS_PER_SESSION_MAX, expiryAfter, isOpenWork, notClaimable, notClaimed, tooManyClaims } from '../../domain/claims.js';
+import { claimedBy, claimNeedsSession, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, expiryAfter, isOpenWork, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
-import { endClaimsOnItems, liveClaimCount, liveClaimsOf, readyItems, recordClaim, setClaimExpiry, takeClaim } from './claim-store.js';
+import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, readyItems, recordClaim, setClaimExpiry, takeClaim } from './claim-store.js';
 
 interface ClaimInput {
   id: string;
@@ -43,17 +43,17 @@ export class ClaimService {
       if (!isOpenWork(item.state)) throw notClaimable(String(item.id), item.state);
       const now = await readDbNow(uow.manager);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
-      if (held && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt);
+      if (held && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt, now);
       if (held) return { item, claim: await this.extend(uow, aggregate.task, held, now, ttl) };
-      if ((await liveClaimCount(uow.manager, sessionId)) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
-      const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl) };
+      await this.checkClaimCaps(uow, sessionId);
+      const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl), owner: uow.caller.principal ?? null };
       if (!(await takeClaim(uow.manager, claim))) {
         // Taken by another session between the read and the claim (PostgreSQL): name that holder.
         const [winner] = await liveClaimsOf(uow.manager, [item.id]);
-        throw claimedBy(String(item.id), winner?.sessionId ?? 'another session', winner?.expiresAt ?? now);
+        throw claimedBy(String(item.id), winner?.sessionId ?? 'another session', winner?.expiresAt ?? now, now);
       }
       await recordClaim(uow, aggregate.task, aggregate.items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
-      return { item, claim: Object.assign(new ClaimEntity(), claim) };
+      return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
     });
   }
 
@@ -82,7 +82,7 @@ export class ClaimService {
       const { aggregate, item } = await loadItemForChange(uow, id);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
       if (!held) return { item, claim: null };
-      if (sessionId && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt);
+      if (sessionId && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt, await readDbNow(uow.manager));
       await endClaimsOnItems(uow.manager, [item.id]);
       // The history row's session is who released it (none: a person); the change names whose claim it was.
       await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_RELEASED', { itemId: String(item.id), kind: 'RELEASED', text: item.text, from: held.sessionId, to: null });
@@ -104,21 +104,22 @@ export class ClaimService {
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'claimNext');
       uow.touchDomain(domain);
-      if ((await liveClaimCount(uow.manager, sessionId)) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
       const now = await readDbNow(uow.manager);
       const passed: number[] = [];
       for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
         const [ready] = await readyItems(uow.manager, domain, { limit: 1, passed, lock: true });
         if (!ready) return null;
+        // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
+        if (attempt === 0) await this.checkClaimCaps(uow, sessionId);
         const { item } = ready;
-        const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl) };
+        const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl), owner: uow.caller.principal ?? null };
         if (!(await takeClaim(uow.manager, claim))) {
           passed.push(item.id);
           continue;
         }
         const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
         await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
-        return { item, claim: Object.assign(new ClaimEntity(), claim) };
+        return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
       }
       return null;
     });
@@ -133,6 +134,18 @@ export class ClaimService {
       about: { itemId: String(held.itemId), sessionId: held.sessionId },
     });
     return Object.assign(held, { expiresAt });
+  }
+
+  /**
+   * TOO_LARGE when the calling session holds CLAIMS_PER_SESSION_MAX live
+   * claims, or (with auth on) its bearer token's sessions hold
+   * CLAIMS_PER_TOKEN_MAX between them. Without auth there is no token to
+   * count by: the per-session cap still holds.
+   */
+  private async checkClaimCaps(uow: UnitOfWork, sessionId: string): Promise<void> {
+    if ((await liveClaimCount(uow.manager, sessionId)) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
+    const owner = uow.caller.principal;
+    if (owner && (await liveClaimCountOfOwner(uow.manager, owner)) >= CLAIMS_PER_TOKEN_MAX) throw tooManyClaimsForToken();
   }
 
   /** The calling session's id: a claim is always a session's (NO_SESSION without one). */

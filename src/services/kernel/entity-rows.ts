@@ -132,7 +132,7 @@ class TaskEventRow implements TaskEventEntity {
   }
 }
 
-const CLAIM = ['itemId', 'taskId', 'sessionId', 'claimedAt', 'expiresAt'] as const;
+const CLAIM = ['itemId', 'taskId', 'sessionId', 'claimedAt', 'expiresAt', 'takenFrom', 'owner'] as const;
 export const claimColumns = selectList(CLAIM);
 export const CLAIM_WIDTH = CLAIM.length;
 export function claimOf(row: readonly unknown[], at = 0): ClaimEntity {
@@ -142,6 +142,8 @@ export function claimOf(row: readonly unknown[], at = 0): ClaimEntity {
     sessionId: row[at + 2] as string,
     claimedAt: row[at + 3] as string,
     expiresAt: row[at + 4] as string,
+    takenFrom: (row[at + 5] ?? null) as string | null,
+    owner: (row[at + 6] ?? null) as string | null,
   };
 }
 

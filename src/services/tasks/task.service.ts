@@ -15,8 +15,9 @@ import { num, runStatement, selectRows } from '../kernel/statements.js';
 import { memoriesWithIds } from '../memories/memory-reader.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { purgeDeletedSteps } from '../sessions/plan-purge.js';
-import { isSettled } from '../../domain/claims.js';
+import { isSettled, type FenceVerdict } from '../../domain/claims.js';
 import { endClaimsOnItems } from '../claims/claim-store.js';
+import { checkClaimFence } from '../claims/claim-fence.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { taskViewIn, taskViewOf, type TaskView } from '../task-aggregate/task-view.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, updateItemRow, type ItemRowChange, type TaskAggregate } from '../task-aggregate/task-store.js';
@@ -48,6 +49,8 @@ export interface UpdateItemInput {
   comment?: string | null;
   related?: string[] | null;
   expectedVersion?: number | null;
+  /** Change the state or text past another session's claim (claims fence); the reason goes in comment, and the override is recorded. */
+  force?: boolean | null;
 }
 
 export interface AddItemsInput {
@@ -70,6 +73,8 @@ interface TaskWithItems {
 export interface ItemChanged {
   item: ItemEntity;
   view: TaskView;
+  /** What the claims fence let through: the caller's own claim had lapsed, or a forced change overrode another's. */
+  fence: FenceVerdict;
 }
 
 /** Knowledge-base tasks and their checklists: every change is one transaction and one history row. */
@@ -133,6 +138,12 @@ export class TaskService {
   async updateItem(caller: Caller, input: UpdateItemInput): Promise<ItemChanged> {
     const asked = [input.state, input.text, input.comment].some((value) => value !== null && value !== undefined) || !!input.related?.length;
     if (!asked) throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
+    if (input.force && !input.comment?.trim()) {
+      throw new DomainError('BAD_USER_INPUT', 'force: true goes past another session\'s claim and is recorded: give the reason in comment.');
+    }
+    // Claims fence what the item is (its state, its label), asked for even when it would change nothing: a late DONE
+    // on work another session finished is refused, not answered DONE. A comment or a link is not fenced.
+    const fenced = [input.state, input.text].some((value) => value !== null && value !== undefined);
     return this.writer.run(caller, async (uow) => {
       const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion });
       const change: ItemRowChange = {};
@@ -168,9 +179,11 @@ export class TaskService {
         change.updatedAt = uow.now;
         await updateItemRow(uow, item.id, change);
         Object.assign(item, change);
-        // Settled work needs no one: its claim ends with the change that settled it.
-        if (change.state && isSettled(change.state)) await endClaimsOnItems(uow.manager, [item.id]);
       }
+      // After the item's row is written (its lock held on PostgreSQL), before its claim ends: see checkClaimFence.
+      const fence = fenced ? await checkClaimFence(uow, aggregate, item, !!input.force) : { lapsed: false, overrode: null };
+      // Settled work needs no one: its claim ends with the change that settled it.
+      if (change.state && isSettled(change.state)) await endClaimsOnItems(uow.manager, [item.id]);
       if (comment) await insertComment(uow, aggregate, comment, item.id);
       if (related.length) {
         // One statement for the call's links (at most 100), not one per link.
@@ -184,7 +197,7 @@ export class TaskService {
         if (changesTheList(actions[0])) await this.recorded(uow, aggregate, actions[0]);
         else await recordTaskChange(uow, this.search, aggregate, actions[0]);
       }
-      return { item, view: taskViewOf(aggregate.task, aggregate.items) };
+      return { item, view: taskViewOf(aggregate.task, aggregate.items), fence };
     });
   }
 

@@ -1,0 +1,32 @@
+import { fenceItemChange, type FenceVerdict } from '../../domain/claims.js';
+import type { ItemEntity } from '../../db/entities/index.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.js';
+import type { TaskAggregate } from '../task-aggregate/task-store.js';
+import { claimRowForFence, recordClaim } from './claim-store.js';
+
+/**
+ * Claims fence: the one check every state or text change of an item passes
+ * (the rule is domain/claims.ts fenceItemChange). Call it in the write's
+ * transaction after the item's row is written: on PostgreSQL the write holds
+ * the row's lock, so a claimNext that took the item first has committed and
+ * is read here, and one that comes after skips the locked row; the claim is
+ * compared with the database's clock as the statement runs, at the end of
+ * the write. A forced change is recorded as CLAIM_OVERRIDDEN (the change
+ * names whose claim, the event's session who forced it), in the task's
+ * history and the change log, before the change itself.
+ */
+export async function checkClaimFence(uow: UnitOfWork, aggregate: TaskAggregate, item: ItemEntity, force: boolean): Promise<FenceVerdict> {
+  const pass = { lapsed: false, overrode: null };
+  const caller = await uow.knownSessionId();
+  // A person, or a plan's step (never claimed): nothing to read.
+  if (!caller || aggregate.task.sessionId) return pass;
+  const { claim, now } = await claimRowForFence(uow.manager, item.id);
+  if (!claim || !now) return pass;
+  const verdict = fenceItemChange(String(item.id), caller, claim, now, force);
+  if (verdict.overrode) {
+    await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_OVERRIDDEN', {
+      itemId: String(item.id), kind: 'OVERRIDDEN', text: item.text, from: verdict.overrode, to: null,
+    });
+  }
+  return verdict;
+}

@@ -1,0 +1,156 @@
+/**
+ * Claims fence: an agent whose lease ran out and whose item another agent
+ * took over cannot record its late DONE, so no two agents are told DONE for
+ * one item, even when the late DONE and the takeover race. A person (no
+ * session) may still change the item, a session may
+ * force a change with its reason, and the override is in the history and
+ * the change log with who did it. A holder whose lease ran out with no one
+ * else on the item keeps working. Through GraphQL over HTTP and the
+ * knowledge-base MCP tools, on a real database (SQLite, or PostgreSQL with
+ * TEST_POSTGRES_URL).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './harness.js';
+import { CLAIM_ITEM, CLAIM_NEXT, READ_HISTORY } from './fixtures/documents.js';
+import { CHANGES, readToEnd } from './fixtures/change-feed.js';
+import { freshDomain } from './fixtures/knowledge.js';
+import { connectMcp, refusedByTool, type McpTestClient } from './fixtures/mcp.js';
+import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
+import { startSession } from './fixtures/sessions.js';
+import { createTask } from './fixtures/tasks.js';
+
+let server: TestServer;
+let agent: McpTestClient;
+beforeAll(async () => {
+  server = await startTestServer();
+  agent = await connectMcp(server, { tools: 'knowledge-base' });
+});
+afterAll(async () => {
+  await agent?.close();
+  await server?.close();
+});
+
+const UPDATE = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state text claim { session { id } } } }`;
+
+interface HistoryRow { action: string; sessionId: string | null; changes: { itemId: string; kind: string; from: string | null; to: string | null }[] }
+
+async function historyOf(taskId: string): Promise<HistoryRow[]> {
+  return (await server.ok(READ_HISTORY, { id: taskId, first: 200 })).task.history.nodes;
+}
+
+/** Waits until every one of these claims' leases is over by the clock they were stamped with (the database's, on this machine). */
+async function leasesPass(...expiries: string[]): Promise<void> {
+  const last = Math.max(...expiries.map((at) => Date.parse(at)));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, last - Date.now()) + 250));
+}
+
+describe('claims fence', () => {
+  it("refuses A's late DONE once B took the item over and finished it, telling A it was taken over; only B is told DONE; a lapsed holder no one replaced keeps working", async () => {
+    const domain = freshDomain('fence');
+    const { task, items: [taken, alone] } = await createTask(server, ['Write the refund handler', 'Write the refund email'], { domain });
+    const [a, b, c] = [await startSession(server), await startSession(server), await startSession(server)];
+
+    const mine = (await server.ok(CLAIM_ITEM, { input: { id: taken.id, ttlSeconds: 2 } }, { session: a })).claimItem;
+    const lonely = (await server.ok(CLAIM_ITEM, { input: { id: alone.id, ttlSeconds: 2 } }, { session: c })).claimItem;
+    await leasesPass(mine.claim.expiresAt, lonely.claim.expiresAt);
+
+    // B takes the first ready item: A's, whose lease is over.
+    const next = (await server.ok(CLAIM_NEXT, { domain, ttlSeconds: 600 }, { session: b })).claimNext;
+    expect(next).toMatchObject({ id: taken.id, claim: { session: { id: b } } });
+
+    // While B holds it, A's change is refused: taken over, by whom, for how long.
+    const whileHeld = await refusedAndNothingRecorded(server, 'CLAIMED', UPDATE, { input: { id: taken.id, state: 'IN_PROGRESS' } }, { session: a });
+    expect(whileHeld).toMatch(new RegExp(`Session ${a}'s claim on item ${taken.id} lapsed and the work was taken over: session ${b} holds it for \\d+ s \\(until ${next.claim.expiresAt}\\)`));
+    expect(whileHeld).toContain('Take other work (claimNext)');
+
+    expect((await server.ok(UPDATE, { input: { id: taken.id, state: 'DONE', comment: 'Handler merged.' } }, { session: b })).updateItem.state).toBe('DONE');
+
+    // A's late DONE, after B finished: refused (not answered DONE), and it says the work was taken over.
+    const late = await refusedAndNothingRecorded(server, 'CLAIMED', UPDATE, { input: { id: taken.id, state: 'DONE', comment: 'Handler done.' } }, { session: a });
+    expect(late).toContain(`lapsed and the work was taken over by session ${b}`);
+    expect(late).toContain('claim it again (claimItem)');
+    const doneBy = (await historyOf(task.id)).filter((row) => row.changes.some((change) => change.kind === 'STATE' && change.to === 'DONE'));
+    expect(doneBy.map((row) => row.sessionId)).toEqual([b]);
+
+    // C's lease ran out too, but no one took its item: C keeps working.
+    expect((await server.ok(UPDATE, { input: { id: alone.id, state: 'DONE' } }, { session: c })).updateItem.state).toBe('DONE');
+    // B, whose claim ended with the DONE, may still correct its own work.
+    expect((await server.ok(UPDATE, { input: { id: taken.id, text: 'Write the refund handler (v2)' } }, { session: b })).updateItem.text).toBe('Write the refund handler (v2)');
+  }, 30_000);
+
+  it('never lets a late DONE and a takeover both succeed when they race: 20 items, each taken by claimNext while its lapsed holder sends DONE', async () => {
+    const pairs = await Promise.all(Array.from({ length: 20 }, async () => {
+      const domain = freshDomain('race');
+      const { items: [item] } = await createTask(server, ['Reconcile the ledger'], { domain });
+      return { domain, item: item.id, taker: await startSession(server) };
+    }));
+    const late = await startSession(server);
+    const expiries: string[] = [];
+    for (const { item } of pairs) expiries.push((await server.ok(CLAIM_ITEM, { input: { id: item, ttlSeconds: 1 } }, { session: late })).claimItem.claim.expiresAt);
+    await leasesPass(...expiries);
+
+    const outcomes = await Promise.all(pairs.map(async ({ domain, item, taker }) => {
+      const [taken, done] = await Promise.all([
+        server.gql(CLAIM_NEXT, { domain, ttlSeconds: 600 }, { session: taker }),
+        server.gql(UPDATE, { input: { id: item, state: 'DONE' } }, { session: late }),
+      ]);
+      expect(taken.errors).toBeUndefined();
+      const tookIt = taken.data!.claimNext?.id === item;
+      const doneCode = done.errors?.[0]?.extensions?.code ?? null;
+      return { tookIt, lateDone: doneCode === null, doneCode };
+    }));
+    // Exactly one of them wins each item: the taker (and the late DONE is CLAIMED), or the late DONE (and nothing is left to take).
+    for (const outcome of outcomes) {
+      expect(outcome.tookIt !== outcome.lateDone, JSON.stringify(outcome)).toBe(true);
+      if (outcome.tookIt) expect(outcome.doneCode).toBe('CLAIMED');
+    }
+    console.log(`racing late DONE against claimNext on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'SQLite'}: ` +
+      `${outcomes.filter((o) => o.tookIt).length} taken over (late DONE refused), ${outcomes.filter((o) => o.lateDone).length} late DONE first (nothing to take), 0 both`);
+  }, 30_000);
+
+  it("lets a person change a claimed item, and a session force a change with its reason, recorded with who did it and whose claim it was", async () => {
+    const domain = freshDomain('fence');
+    const { task, items: [held] } = await createTask(server, ['Add the refunds table'], { domain });
+    const [holder, other] = [await startSession(server), await startSession(server)];
+    await server.ok(CLAIM_ITEM, { input: { id: held.id } }, { session: holder });
+
+    const refused = await refusedAndNothingRecorded(server, 'CLAIMED', UPDATE, { input: { id: held.id, text: 'Add the refunds tables' } }, { session: other });
+    expect(refused).toMatch(new RegExp(`Item ${held.id} is claimed by session ${holder} for \\d+ s \\(until `));
+    expect(refused).toContain('force: true');
+    expect(await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', UPDATE, { input: { id: held.id, state: 'DROPPED', force: true } }, { session: other })).toContain('reason in comment');
+
+    // A person (no x-session-id) is never fenced; the claim stays the holder's.
+    const byPerson = (await server.ok(UPDATE, { input: { id: held.id, state: 'IN_PROGRESS' } })).updateItem;
+    expect(byPerson).toMatchObject({ state: 'IN_PROGRESS', claim: { session: { id: holder } } });
+
+    const { cursor } = await readToEnd((query, variables) => server.ok(query, variables), null, null, 200);
+    const forced = (await server.ok(UPDATE, { input: { id: held.id, state: 'BLOCKED', comment: 'Finance froze schema changes.', force: true } }, { session: other })).updateItem;
+    expect(forced.state).toBe('BLOCKED');
+
+    const history = await historyOf(task.id);
+    const at = history.findIndex((row) => row.action === 'CLAIM_OVERRIDDEN');
+    expect(history[at]).toMatchObject({ sessionId: other, changes: [{ itemId: held.id, kind: 'OVERRIDDEN', from: holder, to: null }] });
+    expect(history[at + 1]).toMatchObject({ action: 'ITEM_STATE', sessionId: other, changes: [{ kind: 'STATE', from: 'IN_PROGRESS', to: 'BLOCKED' }] });
+    const logged = (await server.ok(CHANGES, { after: cursor, first: 50 })).changes.nodes;
+    expect(logged.map((change: { action: string }) => change.action)).toEqual(['CLAIM_OVERRIDDEN', 'ITEM_STATE']);
+    expect(logged[0]).toMatchObject({ action: 'CLAIM_OVERRIDDEN', madeBy: other, itemId: held.id, sessionId: holder });
+  });
+
+  it('fences task_item the same way, in the tools\' words, and task_item force: true goes through', async () => {
+    const domain = freshDomain('fence');
+    const { task, items: [held] } = await createTask(server, ['Write the refund email'], { domain });
+    const holder = await startSession(server);
+    await server.ok(CLAIM_ITEM, { input: { id: held.id } }, { session: holder });
+
+    const refused = await refusedByTool(server, agent, 'task_item', { uid: task.id, item: held.id, state: 'done' });
+    expect(refused).toMatch(new RegExp(`claimed by session ${holder} for \\d+ s \\(until `));
+    expect(refused).toContain('task_item again with force: true');
+    expect(refused).not.toContain('updateItem');
+
+    const forced = await agent.ok('task_item', { uid: task.id, item: held.id, state: 'done', comment: 'Sent by hand; the template was already live.', force: true });
+    expect(forced.data.item.state).toBe('done');
+    expect(forced.text).toContain(`Forced past session ${holder}'s claim on item ${held.id}`);
+    const overridden = (await historyOf(task.id)).find((row) => row.action === 'CLAIM_OVERRIDDEN');
+    expect(overridden).toMatchObject({ sessionId: await agent.sessionId(), changes: [{ kind: 'OVERRIDDEN', from: holder }] });
+  });
+});
