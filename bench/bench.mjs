@@ -8,7 +8,7 @@
  * autocannon; prints a table and writes the run to bench/.data/results/
  * (ignored by git). Only with --record (a whole run, no --only) does it write
  * the tracked files: bench/results/<date>-<scale>[-postgres].json and the
- * latest table in BENCHMARKS.md.
+ * latest table in docs/benchmarks.md (--scale small: docs/benchmarks-small.md).
  *
  * --db postgres without TEST_POSTGRES_URL starts a throwaway cluster with
  * scripts/with-postgres.sh (port TEST_POSTGRES_PORT, else a free one).
@@ -30,7 +30,7 @@ import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
 import { AGENTS, prepareClaimNext, runClaimNext } from './claim-next.mjs';
 import { openLoop } from './open-loop.mjs';
-import { table, writeReport } from './report.mjs';
+import { REPORT_FILES, table, writeReport } from './report.mjs';
 import { formatSummary, summarize } from './profile-summary.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -421,7 +421,7 @@ if (args.record && !args.only) {
   const file = path.join(resultsDir, name);
   fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
   process.stdout.write(`${writeReport(root, run)}\n`);
-  log(`--record: wrote ${path.relative(root, file)} and BENCHMARKS.md; ${run.totalSeconds.toFixed(0)} s in all`);
+  log(`--record: wrote ${path.relative(root, file)} and ${REPORT_FILES[run.scale]}; ${run.totalSeconds.toFixed(0)} s in all`);
 } else {
   // A trial run leaves the tracked files as they are: its figures go where git does not look.
   const scratchDir = path.join(root, 'bench/.data/results');
@@ -429,6 +429,6 @@ if (args.record && !args.only) {
   const file = path.join(scratchDir, name);
   fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
   process.stdout.write(`${table(run, root)}\n`);
-  const why = args.only ? '--only measures some workloads, so nothing is recorded' : 'add --record to update bench/results/ and BENCHMARKS.md';
+  const why = args.only ? '--only measures some workloads, so nothing is recorded' : `add --record to update bench/results/ and ${REPORT_FILES[run.scale]}`;
   log(`wrote ${path.relative(root, file)} (${why}); ${run.totalSeconds.toFixed(0)} s in all`);
 }

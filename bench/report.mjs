@@ -1,8 +1,9 @@
 /**
- * The bench's table, and BENCHMARKS.md's generated parts: each (database,
- * scale) keeps its latest table between markers, and the targets table is
- * recomputed from the latest SQLite runs. Everything outside the markers is
- * written by hand.
+ * The bench's table, and the generated parts of docs/benchmarks.md (the
+ * --scale large runs and the targets) and docs/benchmarks-small.md (the
+ * --scale small runs): each (database, scale) keeps its latest table between
+ * markers, and the targets table is recomputed from the latest SQLite runs.
+ * Everything outside the markers is written by hand.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +26,7 @@ export function table(run, root = null) {
     const bytes = r.bytes ? ` (${(r.bytes / 1024).toFixed(1)} KB)` : '';
     lines.push(`| ${r.name}${bytes}${failed}${none ? ' (no answer within the run)' : ''} | ${r.reqPerSec.toFixed(0)} | ${latency(r.p50)} | ${latency(r.p99)} | ${r.aloneP50 ?? '–'} | ${fixed(r.ratioToFloor, 2)} | ${fixed(r.ratioToRaw, 2)} | ${fixed(r.ratioToPayload ?? null, 2)} | ${fixed(r.statementsPerRequest, 1)} | ${r.peakRssMb} |`);
   }
-  lines.push('', `Issue 20's targets, in this run (${run.db}, --scale ${run.scale}; the targets are set at --scale large):`, '', runTargets(run, root && run.scale === 'large' ? latest(root, run.db, 'small') : null));
+  lines.push('', `The targets, in this run (${run.db}, --scale ${run.scale}; the targets are set at --scale large):`, '', runTargets(run, root && run.scale === 'large' ? latest(root, run.db, 'small') : null));
   lines.push('', `Database built in ${run.buildSeconds.toFixed(0)} s; the whole run took ${run.totalSeconds.toFixed(0)} s. Machine: ${run.machine.cores} × ${run.machine.cpu}, ${run.machine.memoryGb} GB, Node ${run.machine.node}, ${run.machine.os}.`);
   return lines.join('\n');
 }
@@ -180,13 +181,19 @@ function replaceBetween(text, key, content) {
   return text.slice(0, at) + block + text.slice(text.indexOf(end, at) + end.length);
 }
 
-/** Writes the run's table (and the targets) into BENCHMARKS.md; returns the table. */
+/** Where a run's table is kept: the large runs beside the targets, the small ones on a page of their own. */
+export const REPORT_FILES = { large: 'docs/benchmarks.md', small: 'docs/benchmarks-small.md' };
+
+function rewrite(root, relative, change) {
+  const file = path.join(root, relative);
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
+  fs.writeFileSync(file, change(text));
+}
+
+/** Writes the run's table into its page, and the targets into docs/benchmarks.md; returns the table. */
 export function writeReport(root, run) {
-  const file = path.join(root, 'BENCHMARKS.md');
-  let text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
   const tableText = table(run, root);
-  text = replaceBetween(text, `results:${run.db}-${run.scale}`, tableText);
-  text = replaceBetween(text, 'targets', targets(root));
-  fs.writeFileSync(file, text);
+  rewrite(root, REPORT_FILES[run.scale], (text) => replaceBetween(text, `results:${run.db}-${run.scale}`, tableText));
+  rewrite(root, REPORT_FILES.large, (text) => replaceBetween(text, 'targets', targets(root)));
   return tableText;
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// All of the README's dashboard pictures, taken from a running taskbase (npm start) on a database of
+// All of the dashboard pictures of README.md and docs/dashboard.md, taken from a running taskbase (npm start) on a database of
 // its own: it writes one story over GraphQL and MCP (a billing task with a stuck item and an item
 // claimed by a named agent; checkout tasks in two more domains, one stuck, their items ready to
 // claim; a runbook note; reminders on; sessions named by their MCP clients, by startSession and by
 // their plan's first step, one finished with a helper, one whole-list, one step-ops, one
 // plan-and-finish; two webhooks, one delivered and one that gave up), then opens each view in
-// Debian's chromium and saves the 19 docs/dashboard-*.png the README shows, one function each below.
+// Debian's chromium and saves the 19 docs/dashboard-*.png the docs show, one function each below.
 // For the webhooks picture start the server with TASKBASE_WEBHOOK_ALLOWED_HOSTS=127.0.0.1
 // TASKBASE_WEBHOOK_MAX_ATTEMPTS=2 TASKBASE_WEBHOOK_BACKOFF_MS=100 (the receivers are on this
 // machine, and the failing one must give up while the script waits); without them that one

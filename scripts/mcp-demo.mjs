@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A short MCP session against a running taskbase (npm start), printed as a transcript:
 // listTools, then a whole-list, a step-ops and a plan-and-finish exchange with one
-// refusal each, then a knowledge-base task worked to COMPLETED.
+// refusal each, then a knowledge-base task worked to COMPLETED, and the next ready items claimed.
 // Usage: node scripts/mcp-demo.mjs [http://127.0.0.1:4000]   (TASKBASE_TOKEN as bearer token when set)
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -58,4 +58,13 @@ await call(kb, 'task_item', { uid, item: items[0], state: 'done', comment: 'Hand
 await call(kb, 'task_comment', { uid, body: `Refunds reuse the handler of [[#${items[0]}]].`, item: items[1] });
 await call(kb, 'task_item', { uid, item: items[1], state: 'done', comment: 'Refund and dispute events replayed twice: one row each.' });
 await call(kb, 'get_memory', { uid });
+// Several agents share a domain's work: task_next claims the next ready item, task_claim releases one.
+const keys = await call(kb, 'task', {
+  title: 'Rotate the webhook signing key', goal: 'No webhook is signed with a key older than 90 days.',
+  items: 'Generate the new key\nSign with both keys for a day\nRetire the old key', domain: 'acme/checkout/keys',
+});
+await call(kb, 'task_next', { domain: 'acme/checkout/keys' });
+await call(kb, 'task_item', { uid: keys.uid, item: keys.items[0], state: 'done', comment: 'New key in the vault as signing-2026-12.' });
+await call(kb, 'task_next', { domain: 'acme/checkout/keys' });
+await call(kb, 'task_claim', { item: keys.items[1], action: 'release' });
 await kb.close();

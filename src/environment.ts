@@ -1,11 +1,11 @@
 /**
  * The environment `taskbase serve` reads, as `taskbase serve --help` prints it
- * and README's configuration table lists it (a test holds the two to the same
+ * and docs/configuration.md's table lists it (a test holds the two to the same
  * names and defaults). config.ts parses each one.
  */
 interface EnvironmentVariable {
   name: string;
-  /** As README shows it; "unset" when it has none. */
+  /** As docs/configuration.md shows it; "unset" when it has none. */
   fallback: string;
   meaning: string;
 }

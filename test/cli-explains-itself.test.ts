@@ -148,15 +148,17 @@ describe('start-up', () => {
   });
 });
 
-describe("README's configuration table", () => {
+describe("docs/configuration.md's table", () => {
   it('has a row for each variable serve --help lists, with the same default, and no other', () => {
-    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+    const page = fs.readFileSync(path.join(root, 'docs/configuration.md'), 'utf8');
+    const heading = "## The server's environment";
+    expect(page).toContain(heading);
+    const section = page.slice(page.indexOf(heading), page.indexOf('\n## ', page.indexOf(heading) + 1));
     const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map(([, name, fallback]) => ({ name, fallback: fallback.trim().replace(/`/g, '') }));
     expect(rows.map((row) => row.name)).toEqual(ENVIRONMENT.map((variable) => variable.name));
     for (const { name, fallback } of ENVIRONMENT) {
       const row = rows.find((r) => r.name === name)!;
-      expect(row.fallback.startsWith(fallback), `${name}: README says ${row.fallback}`).toBe(true);
+      expect(row.fallback.startsWith(fallback), `${name}: docs/configuration.md says ${row.fallback}`).toBe(true);
     }
   });
 });

@@ -8,7 +8,7 @@
  * Maintenance → Webhooks shows a delivered webhook and an inactive one (a
  * dead receiver) with why it stopped, and lets a person create and delete
  * one. axe-core finds nothing critical or serious on each new view, and the
- * CSP is never violated. DASHBOARD_SCREENSHOTS=docs writes the README's
+ * CSP is never violated. DASHBOARD_SCREENSHOTS=docs writes docs/dashboard.md's
  * pictures there (a temp folder otherwise).
  */
 import fs from 'node:fs';

@@ -84,7 +84,7 @@ export async function startTestServer(
   // A test's client (Node's fetch) reuses an idle connection for the server's keep-alive hint less a second; on
   // loaded CI cores its timer can fire that second late and send on a socket the server is closing ("other side
   // closed"). The tests' server keeps idle connections a minute unless a test sets its own, so no test's pause
-  // between two requests meets that race (users get the default, 5 s, which README's configuration table states).
+  // between two requests meets that race (users get the default, 5 s, which docs/configuration.md states).
   const config = { ...loadConfig({ NODE_ENV: 'test', TASKBASE_KEEP_ALIVE_TIMEOUT_MS: '60000', ...options.env }), port: 0, databaseUrl };
   const app = await startApp(config, { clock: options.clock, onReadQuery: options.onReadQuery, onQuery: options.onQuery });
   const url = `${app.server.url}/graphql`;

@@ -81,12 +81,13 @@ const signatureOf = (received: Received) => {
   return `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${received.body}`).digest('hex')}`;
 };
 
-/** README's "verify a signature" snippet, as a function (its import made an argument). */
-function readmeVerifier(): (secret: string, headers: Received['headers'], body: string) => boolean {
-  const readme = fs.readFileSync(path.resolve('README.md'), 'utf8');
-  const from = readme.indexOf('### Webhooks');
-  const open = readme.indexOf('```js\n', from);
-  const code = readme.slice(open + 6, readme.indexOf('\n```', open)).replace(/^import .*$/m, '');
+/** docs/api.md's "verify a signature" snippet, as a function (its import made an argument). */
+function documentedVerifier(): (secret: string, headers: Received['headers'], body: string) => boolean {
+  const page = fs.readFileSync(path.resolve('docs/api.md'), 'utf8');
+  const from = page.indexOf('## Webhooks');
+  expect(from, 'docs/api.md has "## Webhooks"').toBeGreaterThan(-1);
+  const open = page.indexOf('```js\n', from);
+  const code = page.slice(open + 6, page.indexOf('\n```', open)).replace(/^import .*$/m, '');
   return new Function('createHmac', 'timingSafeEqual', `${code}\nreturn verified;`)(createHmac, timingSafeEqual);
 }
 
@@ -113,8 +114,8 @@ describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatch
     expect(feed.find((change: { id: string }) => change.id === body.change.id)).toMatchObject(body.change);
     expect(hook.deliveries.map((d: any) => d.id).reverse()).toEqual(received.map((r) => r.headers['x-taskbase-delivery']));
     expect(hook.deliveries.every((d: any) => d.attempts === 1 && d.lastStatus === 204)).toBe(true);
-    // Verified by README's own snippet, which a wrong secret or another body fails.
-    const verified = readmeVerifier();
+    // Verified by the docs' own snippet, which a wrong secret or another body fails.
+    const verified = documentedVerifier();
     expect(received.every((r) => verified(SECRET, r.headers, r.body))).toBe(true);
     expect(verified('another-secret-of-16+', first.headers, first.body)).toBe(false);
     expect(verified(SECRET, first.headers, received[1].body)).toBe(false);

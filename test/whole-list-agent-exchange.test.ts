@@ -1,5 +1,5 @@
 /**
- * A whole-list agent exchange as the README shows it, as an agent sends it:
+ * A whole-list agent exchange as the docs show it, as an agent sends it:
  * start a session, write the to-do list twice (ids kept for the same text),
  * settle a step with its validation, try to finish too early, then finish.
  */

@@ -5,19 +5,19 @@ import { seedDemo } from '../seeds/demo.js';
 import { startTestServer, type GraphQLResponse, type TestServer } from './harness.js';
 
 /**
- * README's example exchange, read out of README.md and run against a fresh
- * database loaded with the demo seed (what `npm run seed` loads): each answer
- * must be the one README shows, ids included. When README or the server
- * drifts, this fails.
+ * The example exchange of docs/api.md, read out of the page and run against a
+ * fresh database loaded with the demo seed (what `npm run seed` loads): each
+ * answer must be the one the page shows, ids included. When the page or the
+ * server drifts, this fails.
  */
-const README = fs.readFileSync(path.resolve('README.md'), 'utf8');
+const PAGE = fs.readFileSync(path.resolve('docs/api.md'), 'utf8');
 
 /** The first ```<lang> block after the heading or line `after`. */
 function block(after: string, lang: string): string {
-  const from = README.indexOf(after);
-  expect(from, `README has "${after}"`).toBeGreaterThan(-1);
-  const open = README.indexOf(`\`\`\`${lang}\n`, from);
-  return README.slice(open + lang.length + 4, README.indexOf('\n```', open));
+  const from = PAGE.indexOf(after);
+  expect(from, `docs/api.md has "${after}"`).toBeGreaterThan(-1);
+  const open = PAGE.indexOf(`\`\`\`${lang}\n`, from);
+  return PAGE.slice(open + lang.length + 4, PAGE.indexOf('\n```', open));
 }
 
 /** Operations, each followed by its answer on a line `# → <json>`. */
@@ -55,8 +55,8 @@ beforeAll(async () => {
 });
 afterAll(async () => { await server?.close(); });
 
-describe("README's example exchange, on a seeded database", () => {
-  it('answers each mutation with what README shows, ids included', async () => {
+describe("docs/api.md's example exchange, on a seeded database", () => {
+  it('answers each mutation with what the page shows, ids included', async () => {
     const steps = graphqlExchange();
     expect(steps.length).toBeGreaterThanOrEqual(3);
     for (const { query, answer } of steps) {
@@ -66,10 +66,10 @@ describe("README's example exchange, on a seeded database", () => {
     }
   });
 
-  it("answers the session's plan as README shows, with the session id it hands out", async () => {
+  it("answers the session's plan as the page shows, with the session id it hands out", async () => {
     const steps = curlExchange();
     expect(steps.length).toBeGreaterThanOrEqual(2);
-    // README stands for the started session's id with a placeholder; the later requests send the real one.
+    // The page stands for the started session's id with a placeholder; the later requests send the real one.
     const placeholder = /"id":"([^"]+)"/.exec(steps[0].answer)![1];
     let sessionId: string | null = null;
     for (const step of steps) {
