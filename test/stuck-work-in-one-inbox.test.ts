@@ -55,9 +55,8 @@ describe('the inbox of stuck work', () => {
     const ledger = other.createTask.items[0].id as string;
     const holder = await startSession(server, { name: 'helper' });
     await server.ok(CLAIM_ITEM, { input: { id: ledger } }, { session: holder });
-    await server.ok(UPDATE_ITEM, { input: { id: ledger, state: 'BLOCKED', comment: 'Ledger export missing', force: true } }, { session: agent }).catch(async () =>
-      // Before claims fenced, a state change by a session that does not hold the claim went through without force.
-      server.ok(UPDATE_ITEM, { input: { id: ledger, state: 'BLOCKED', comment: 'Ledger export missing' } }, { session: agent }));
+    // Claims fence: another session changes a claimed item only with force and a reason.
+    await server.ok(UPDATE_ITEM, { input: { id: ledger, state: 'BLOCKED', comment: 'Ledger export missing', force: true } }, { session: agent });
 
     // A running session's plan with a blocked step, and a finished one that left a step blocked.
     const running = await startSession(server, { name: 'deploy agent' });
