@@ -48,6 +48,11 @@ function rpcError(res: Response, status: number, message: string, id: string | n
   res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message, ...(data ? { data } : {}) }, id });
 }
 
+/** A query-string switch: on as `1` or `true`. */
+function flag(value: unknown): boolean {
+  return value === '1' || value === 'true';
+}
+
 /** The id of a JSON-RPC request body, so a refusal answers it; null when it has none. */
 function requestId(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | null)?.id;
@@ -59,7 +64,8 @@ function requestId(body: unknown): string | number | null {
  * /graphql). An initialize request opens an MCP session, which is one agent
  * session (x-session-id joins one, x-session-key finds or starts the one
  * this token's chat key names, x-parent-session-id makes a helper's,
- * ?tools= picks the sets, ?oneActive=1 the one-active rule); later requests
+ * ?tools= picks the sets, ?oneActive=1 the one-active rule, ?structured=1
+ * structured output beside the text); later requests
  * name it with mcp-session-id. A call outside any MCP session is served
  * statelessly, its plan tools recording only with an x-session-id.
  *
@@ -86,11 +92,12 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
     return createMcpServer(services, logger, {
       selection,
       access,
+      structured: flag(req.query.structured),
       session: {
         sessionId,
         sessionKey: rawKey === null ? null : cleanSessionKey(rawKey),
         parentId: header(req, 'x-parent-session-id'),
-        oneActive: req.query.oneActive === '1' || req.query.oneActive === 'true',
+        oneActive: flag(req.query.oneActive),
         stateless,
         principal,
       },
