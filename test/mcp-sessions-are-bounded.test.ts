@@ -194,7 +194,8 @@ describe('idle sessions', () => {
   afterAll(async () => { await server?.close(); });
 
   it('closes a session its client left without DELETE, keeps its taskbase session and plan to rejoin, and keeps a listening one open', async () => {
-    const gone = await agent(origin, A);
+    // Structured output on, for the session's id in the answers.
+    const gone = await agent(origin, A, '?tools=whole-list&structured=1');
     const written = await gone.call('todo_write', { todos: [{ content: 'Survive the expiry', status: 'in_progress' }] });
     const sessionId = (written.structuredContent as { sessionId: string }).sessionId;
     const mcpSessionId = gone.transport.sessionId!;
@@ -217,7 +218,7 @@ describe('idle sessions', () => {
     expect(await answer.json()).toEqual({
       jsonrpc: '2.0', id: 2, error: { code: -32001, message: expect.stringMatching(/^Session not found: .*was idle for 1 second/) },
     });
-    const reopened = await agent(origin, A, '?tools=whole-list', { 'x-session-id': sessionId });
+    const reopened = await agent(origin, A, '?tools=whole-list&structured=1', { 'x-session-id': sessionId });
 
     // The new MCP session rejoined the same taskbase session: the plan is there.
     const resumed = await reopened.call('todo_write', { todos: [{ content: 'Survive the expiry', status: 'completed' }] });
