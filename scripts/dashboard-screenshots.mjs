@@ -32,7 +32,8 @@ async function gql(query, variables = {}, session) {
 /** An agent over /mcp, named by its clientInfo as a real client is; its first call starts its session. */
 async function agent(tools, title) {
   const client = new Client({ name: title.toLowerCase().replace(/\W+/g, '-'), title, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}`, origin)));
+  // Structured output on: the script reads the session's id from the answers' data.
+  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}&structured=1`, origin)));
   return {
     call: async (name, args) => {
       const result = await client.callTool({ name, arguments: args });

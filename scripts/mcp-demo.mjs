@@ -11,7 +11,8 @@ const headers = process.env.TASKBASE_TOKEN ? { authorization: `Bearer ${process.
 
 async function connect(tools) {
   const client = new Client({ name: 'mcp-demo', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}`, origin), { requestInit: { headers } }));
+  // Structured output on: the demo reads ids from the answers' data (the transcript prints the text, which is what a model reads).
+  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}&structured=1`, origin), { requestInit: { headers } }));
   console.log(`\n## ?tools=${tools}`);
   return client;
 }

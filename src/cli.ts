@@ -318,7 +318,8 @@ program
   .option('--parent <id>', "start a helper's session under this one")
   .option('--url <graphql-url>', 'use a running server (e.g. http://127.0.0.1:4000/graphql), with TASKBASE_TOKEN as its bearer token, instead of opening DATABASE_URL')
   .option('--one-active', 'turn the one-active rule on for the session it starts')
-  .action(async (options: { tools?: string; session?: string; sessionKey?: string; parent?: string; url?: string; oneActive?: boolean }) => {
+  .option('--structured', 'declare output schemas and answer structuredContent beside the text (off: some clients then show the model only the JSON)')
+  .action(async (options: { tools?: string; session?: string; sessionKey?: string; parent?: string; url?: string; oneActive?: boolean; structured?: boolean }) => {
     // Loaded here, not at the top: the other commands (a stop hook's remind) should not pay for the MCP SDK on every run.
     const [{ relayStdio, serveStdio }, { ToolRefusal }, { parseToolSets }] = await Promise.all([
       import('./mcp/transports/stdio.js'), import('./mcp/common/tool-result.js'), import('./mcp/tool-sets.js'),
@@ -336,6 +337,7 @@ program
     const stdio = {
       selection,
       tools: options.tools ?? null,
+      structured: options.structured ?? false,
       session: { sessionId: options.session ?? null, sessionKey, parentId: options.parent ?? null, oneActive: options.oneActive ?? false },
     };
     // Which mode this is, on stderr, whatever LOG_LEVEL says: whoever reads the client's log learns where the changes go.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConnectionLimits } from './connection-limits.js';
+import { LOOPBACK_CLIENT, loadConnectionLimits, oneClientPerMachine } from './connection-limits.js';
 
 describe('loadConnectionLimits', () => {
   it('defaults to seconds, not minutes', () => {
@@ -26,5 +26,17 @@ describe('loadConnectionLimits', () => {
 
   it('refuses a headers timeout above the body timeout', () => {
     expect(() => loadConnectionLimits({ TASKBASE_HEADERS_TIMEOUT_MS: '5000', TASKBASE_BODY_TIMEOUT_MS: '1000' }, null)).toThrow(/must not be above TASKBASE_BODY_TIMEOUT_MS/);
+  });
+});
+
+describe('oneClientPerMachine', () => {
+  it('counts every loopback address as one client, and any other address as itself', () => {
+    for (const address of ['127.0.0.1', '127.0.0.2', '127.255.3.9', '::1', '::ffff:127.0.0.1', '::ffff:127.8.0.1']) {
+      expect(oneClientPerMachine(address), address).toBe(LOOPBACK_CLIENT);
+    }
+    expect(oneClientPerMachine('::ffff:10.0.0.7')).toBe('10.0.0.7');
+    expect(oneClientPerMachine('192.168.1.20')).toBe('192.168.1.20');
+    expect(oneClientPerMachine('128.0.0.1')).toBe('128.0.0.1');
+    expect(oneClientPerMachine('::2')).toBe('::2');
   });
 });

@@ -105,8 +105,28 @@ export function httpServerOptions(limits: ConnectionLimits): ServerOptions {
 
 /** "::ffff:127.0.0.1" and "127.0.0.1" are one client. */
 function clientOf(socket: Socket): string {
-  const address = socket.remoteAddress ?? 'unknown';
+  return clientAddress(socket.remoteAddress);
+}
+
+/** A peer's address with an IPv4-mapped IPv6 address ("::ffff:127.0.0.1") said as IPv4. */
+export function clientAddress(remoteAddress: string | undefined): string {
+  const address = remoteAddress ?? 'unknown';
   return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+}
+
+/** What a client is called when it is this machine: the whole loopback range counts as one. */
+export const LOOPBACK_CLIENT = 'loopback';
+
+/**
+ * The client a request counts against where there is no bearer token to
+ * tell callers apart (auth off): its address, except that every loopback
+ * address (127.0.0.0/8, ::1, ::ffff:127.x) is one client, LOOPBACK_CLIENT.
+ * Any local process may bind any of the 16 million loopback addresses, so a
+ * cap per loopback address bounds nothing.
+ */
+export function oneClientPerMachine(remoteAddress: string | undefined): string {
+  const address = clientAddress(remoteAddress);
+  return address === '::1' || /^127\.\d+\.\d+\.\d+$/.test(address) ? LOOPBACK_CLIENT : address;
 }
 
 /** Who a request is for the per-token cap: a key for a known bearer token, null for none (or auth off). */

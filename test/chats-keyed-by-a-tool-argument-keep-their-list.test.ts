@@ -53,12 +53,13 @@ async function agentOver(transport: StdioClientTransport | StreamableHTTPClientT
   };
 }
 
+/** Agents here ask for structured output (?structured=1, --structured): their answers carry the session's id as data. */
 type Connect = (tools: string) => Promise<Agent>;
-const overHttp: Connect = (tools) => agentOver(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}`, server.app.server.url)));
+const overHttp: Connect = (tools) => agentOver(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}&structured=1`, server.app.server.url)));
 const overStdio: Connect = (tools) =>
   agentOver(new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', '--url', `${server.app.server.url}/graphql`, '--tools', tools],
+    args: [CLI, 'mcp', '--url', `${server.app.server.url}/graphql`, '--tools', tools, '--structured'],
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent' },
     stderr: 'pipe',
   }));
@@ -164,7 +165,7 @@ describe('session_key on a connection that already has its session', () => {
     expect(await stepsOf(theirs)).toEqual(['Theirs:IN_PROGRESS']);
 
     // A connection that joined a session by its id keeps it: a key naming another chat is refused, recording nothing.
-    const joined = await agentOver(new StreamableHTTPClientTransport(new URL('/mcp?tools=whole-list', server.app.server.url), { requestInit: { headers: { 'x-session-id': own } } }));
+    const joined = await agentOver(new StreamableHTTPClientTransport(new URL('/mcp?tools=whole-list&structured=1', server.app.server.url), { requestInit: { headers: { 'x-session-id': own } } }));
     const refused = await joined.refused('todo_write', { session_key: 'taken-key', todos: [{ content: 'Started without a key', status: 'pending' }] });
     expect(refused).toBe('Error: session_key "taken-key" names another chat, and this connection works for the one it connected to by id, so nothing was recorded. Leave session_key out on this connection, or connect again without the id and send the key from the first call on.');
     inItsWords('whole-list', refused.replaceAll('"taken-key"', '"…"'));

@@ -117,7 +117,7 @@ describe('an agent process killed while holding claims', () => {
     // A real agent: `taskbase mcp` over stdio, a process of its own on the same database.
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [path.join(root, 'dist/src/cli.js'), 'mcp', '--tools', 'knowledge-base'],
+      args: [path.join(root, 'dist/src/cli.js'), 'mcp', '--tools', 'knowledge-base', '--structured'],
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'warn' },
       stderr: 'pipe',
     });

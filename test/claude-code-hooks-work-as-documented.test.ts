@@ -127,7 +127,10 @@ describe('the Claude Code hooks in docs/mcp.md', () => {
 
       const agentChat = await documentedAgent(transport);
       const written = await agentChat.call('todo_write', { session_key: key, todos: [{ content: 'Fix the badge', status: 'in_progress' }] });
-      const sessionId = (written.structuredContent as { sessionId: string }).sessionId;
+      expect(written.isError).toBeFalsy();
+      // The documented configs ask for no structured output: the session the key names is found as a hook finds it.
+      const sessionId = (await server.app.services.sessionReader.sessionIdForKey(null, key))!;
+      expect(sessionId).toEqual(expect.any(String));
       await agentChat.call('task', { session_key: key, title: `Ship the cart badge (${transport})`, goal: 'The badge counts items.', items: 'Count the items\nShow the badge', domain: `acme/shop-${transport}` });
       expect((await server.ok(READ_SESSION, { id: sessionId })).session).toMatchObject({ turn: 0, standingPlan: { id: expect.any(String) } });
 
@@ -145,7 +148,9 @@ describe('the Claude Code hooks in docs/mcp.md', () => {
       // The chat reopened (a new connection, as after claude --resume): its key finds the same list.
       const reopened = await documentedAgent(transport);
       const again = await reopened.call('todo_write', { session_key: key, todos: [{ content: 'Fix the badge', status: 'completed' }] });
-      expect((again.structuredContent as { sessionId: string }).sessionId).toBe(sessionId);
+      expect(again.isError).toBeFalsy();
+      expect(await server.app.services.sessionReader.sessionIdForKey(null, key)).toBe(sessionId);
+      expect((await server.ok(READ_SESSION, { id: sessionId })).session.plan.items.nodes.map((item: { state: string }) => item.state)).toEqual(['DONE']);
       await reopened.client.close();
     },
   );

@@ -21,10 +21,10 @@ interface Agent {
   close(): Promise<void>;
 }
 
-/** An agent on one plan set, over Streamable HTTP at /mcp, as a client configured with `?tools=` connects. */
+/** An agent on one plan set, over Streamable HTTP at /mcp, as a client configured with `?tools=` connects; with structured output, for the session's id. */
 async function agent(tools: string): Promise<Agent> {
   const client = new Client({ name: 'dashboard-plans', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}`, base())));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}&structured=1`, base())));
   return {
     ok: async (name, args = {}) => {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;

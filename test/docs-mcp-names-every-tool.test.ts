@@ -29,6 +29,8 @@ function sections(level: '##' | '###'): Map<string, string> {
 
 /** What the registry adds to every tool of every set, described once for all of them. */
 const EVERY_TOOLS_ARGUMENTS = ['session_key'] as const;
+/** What the registry adds to every structured answer (the text answer whole), described once too. */
+const EVERY_TOOLS_ANSWER_FIELDS = ['answer'] as const;
 
 const SETS = sections('##');
 const TOOLS = sections('###');
@@ -38,7 +40,7 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
   for (const set of TOOL_SETS) {
-    const client = await connectMcp(server, { tools: set });
+    const client = await connectMcp(server, { structured: true, tools: set });
     listed.set(set, (await client.client.listTools()).tools);
     await client.close();
   }
@@ -57,7 +59,7 @@ describe('docs/mcp.md', () => {
       for (const argument of Object.keys(tool.inputSchema.properties ?? {}).filter((name) => !(EVERY_TOOLS_ARGUMENTS as readonly string[]).includes(name))) {
         expect(section, `${tool.name}'s section names its argument \`${argument}\``).toContain(`\`${argument}\``);
       }
-      for (const field of Object.keys(tool.outputSchema?.properties ?? {})) {
+      for (const field of Object.keys(tool.outputSchema?.properties ?? {}).filter((name) => !(EVERY_TOOLS_ANSWER_FIELDS as readonly string[]).includes(name))) {
         // The plan-and-finish tools share one answer, described once for the set.
         expect(set === 'plan-and-finish' ? underSet : section, `${tool.name}'s answer field \`${field}\` is named`).toContain(`\`${field}\``);
       }
@@ -71,6 +73,10 @@ describe('docs/mcp.md', () => {
     const from = DOC.indexOf('### Sessions and answers');
     const shared = DOC.slice(from, DOC.indexOf('\n## ', from));
     for (const argument of EVERY_TOOLS_ARGUMENTS) expect(shared).toContain(`**\`${argument}\`**`);
+    for (const field of EVERY_TOOLS_ANSWER_FIELDS) {
+      expect(tools.every((tool) => field in (tool.outputSchema?.properties ?? {}))).toBe(true);
+      expect(shared).toContain(`\`${field}\``);
+    }
   });
 
   it('names no tool that does not exist', () => {

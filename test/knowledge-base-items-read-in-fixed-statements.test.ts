@@ -12,7 +12,7 @@ let server: TestServer;
 let mcp: McpTestClient;
 beforeAll(async () => {
   server = await startTestServer({ onReadQuery: (sql) => statements.push(sql) });
-  mcp = await connectMcp(server, { tools: 'knowledge-base' });
+  mcp = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
 });
 afterAll(async () => {
   await mcp?.close();

@@ -13,7 +13,7 @@ let server: TestServer;
 let mcp: McpTestClient;
 beforeAll(async () => {
   server = await startTestServer();
-  mcp = await connectMcp(server, { tools: 'knowledge-base' });
+  mcp = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
 });
 afterAll(async () => {
   await mcp?.close();

@@ -14,8 +14,8 @@ let alice: McpTestClient;
 let bob: McpTestClient;
 beforeAll(async () => {
   server = await startTestServer();
-  alice = await connectMcp(server, { tools: 'knowledge-base' });
-  bob = await connectMcp(server, { tools: 'knowledge-base' });
+  alice = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
+  bob = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
 });
 afterAll(async () => {
   await alice?.close();
@@ -61,7 +61,7 @@ describe('two agents on one domain', () => {
     // The handler waits for the table, which Alice holds: nothing is left for her.
     const none = await alice.ok('task_next', { domain });
     // Every knowledge-base answer names the chat's session (a stop hook reads it there).
-    expect(none.data).toEqual({ item: null, task: null, claim: null, briefs: [], sessionId: aliceSession });
+    expect(none.data).toEqual({ answer: none.text, item: null, task: null, claim: null, briefs: [], sessionId: aliceSession });
     expect(none.text).toContain(`Nothing is ready in ${domain}`);
 
     const read = await bob.ok('task_read', { uid, collection: 'items' });

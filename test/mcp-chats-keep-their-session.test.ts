@@ -44,13 +44,14 @@ async function connected(transport: StdioClientTransport | StreamableHTTPClientT
   return { client, call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult, close: () => client.close() };
 }
 
+/** Agents here ask for structured output (?structured=1, --structured): their answers carry the session's id as data. */
 function httpAgent(query: string, headers: Record<string, string> = {}, token = WRITE): Promise<Agent> {
-  return connected(new StreamableHTTPClientTransport(new URL(`/mcp${query}`, origin), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }));
+  return connected(new StreamableHTTPClientTransport(new URL(`/mcp${query}${query.includes('?') ? '&' : '?'}structured=1`, origin), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }));
 }
 
 function stdioAgent(args: string[], env: Record<string, string>): Promise<Agent> {
   return connected(new StdioClientTransport({
-    command: process.execPath, args: [CLI, 'mcp', ...args], env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stderr: 'pipe',
+    command: process.execPath, args: [CLI, 'mcp', '--structured', ...args], env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stderr: 'pipe',
   }));
 }
 

@@ -8,7 +8,7 @@ let server: TestServer;
 let mcp: McpTestClient;
 beforeAll(async () => {
   server = await startTestServer();
-  mcp = await connectMcp(server, { tools: 'knowledge-base' });
+  mcp = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
 });
 afterAll(async () => {
   await mcp?.close();
@@ -130,7 +130,7 @@ describe('memories', () => {
 describe('reminders', () => {
   it('a session\'s domains named through the tools are what endTurn reminds about', async () => {
     await server.ok('mutation { updateReminderSettings(enabled: true, intervalMinutes: 30) { enabled } }');
-    const agent = await connectMcp(server, { tools: 'whole-list,knowledge-base' });
+    const agent = await connectMcp(server, { structured: true, tools: 'whole-list,knowledge-base' });
     const { data } = await agent.ok('task', { title: 'Remind me', goal: 'Stay open.', items: 'First\nSecond', domain: 'acme/remind' });
     await agent.ok('must_read', { domain: 'acme/elsewhere' });
     const sessionId = (await agent.sessionId())!;

@@ -10,14 +10,14 @@ beforeAll(async () => { server = await startTestServer(); });
 afterAll(async () => { await server?.close(); });
 
 async function planned(tasks = ['Reproduce the crash', 'Fix the parser', 'Run the suite']): Promise<McpTestClient> {
-  const mcp = await connectMcp(server, { tools: 'plan-and-finish' });
+  const mcp = await connectMcp(server, { structured: true, tools: 'plan-and-finish' });
   await mcp.ok('plan_tasks', { tasks });
   return mcp;
 }
 
 describe('plan_tasks', () => {
   it('writes the list once, skipping blank entries, with the glyph table and a status line', async () => {
-    const mcp = await connectMcp(server, { tools: 'plan-and-finish' });
+    const mcp = await connectMcp(server, { structured: true, tools: 'plan-and-finish' });
     const written = await mcp.ok('plan_tasks', { tasks: ['Reproduce the crash', '  ', '', 'Fix the parser'] });
     expect(written.text).toBe('[ ] 1. Reproduce the crash\n[ ] 2. Fix the parser');
     expect(written.data.statusLine).toBe('0/2 · Reproduce the crash');
@@ -30,7 +30,7 @@ describe('plan_tasks', () => {
   });
 
   it('refuses fewer than 2, more than 20, and a task over 160 characters, recording nothing', async () => {
-    const mcp = await connectMcp(server, { tools: 'plan-and-finish' });
+    const mcp = await connectMcp(server, { structured: true, tools: 'plan-and-finish' });
     await mcp.sessionId();
     expect(await refusedByTool(server, mcp, 'plan_tasks', { tasks: ['Only one', ' '] })).toContain('give at least 2 tasks (got 1)');
     expect(await refusedByTool(server, mcp, 'plan_tasks', { tasks: Array.from({ length: 21 }, (_, i) => `Task ${i + 1}`) }))
@@ -68,7 +68,7 @@ describe('update_task and add_task', () => {
   });
 
   it('allows at most 20 tasks in all, and needs a plan first', async () => {
-    const fresh = await connectMcp(server, { tools: 'plan-and-finish' });
+    const fresh = await connectMcp(server, { structured: true, tools: 'plan-and-finish' });
     expect(await refusedByTool(server, fresh, 'add_task', { text: 'Something' })).toContain('call plan_tasks first');
     expect(await refusedByTool(server, fresh, 'update_task', { task_id: 1, status: 'done' })).toContain('call plan_tasks first');
     await fresh.close();
@@ -80,7 +80,7 @@ describe('update_task and add_task', () => {
 
 describe('finish', () => {
   it('is refused before any plan, and while tasks are open (counted and listed); accepted once each is settled, with the summary', async () => {
-    const mcp = await connectMcp(server, { tools: 'plan-and-finish' });
+    const mcp = await connectMcp(server, { structured: true, tools: 'plan-and-finish' });
     expect(await refusedByTool(server, mcp, 'finish', {})).toContain('Call plan_tasks first and say what you intend to do.');
     await mcp.ok('plan_tasks', { tasks: ['Reproduce the crash', 'Fix the parser', 'Run the suite'] });
     await mcp.ok('update_task', { task_id: 1, status: 'done' });
@@ -112,19 +112,19 @@ describe('the rules hold beyond this set', () => {
   it('another set joined to the session cannot rewrite the list or settle a step without its note either', async () => {
     const mcp = await planned();
     const sessionId = (await mcp.sessionId())!;
-    const whole = await connectMcp(server, { tools: 'whole-list', sessionId });
+    const whole = await connectMcp(server, { structured: true, tools: 'whole-list', sessionId });
     const rewrite = await refusedByTool(server, whole, 'todo_write', { todos: [{ content: 'Reproduce the crash', status: 'completed' }] });
     expect(rewrite).toContain('written once');
-    const steps = await connectMcp(server, { tools: 'step-ops', sessionId });
+    const steps = await connectMcp(server, { structured: true, tools: 'step-ops', sessionId });
     expect(await refusedByTool(server, steps, 'todo', { op: 'set', tasks: ['Start over'] })).toContain('written once');
     expect(await refusedByTool(server, steps, 'todo', { index: 2, status: 'dropped' })).toContain('validation_required');
     for (const client of [mcp, whole, steps]) await client.close();
   });
 
   it('a step-ops session joined by the whole-list tool still needs the validation to complete a step', async () => {
-    const steps = await connectMcp(server, { tools: 'step-ops' });
+    const steps = await connectMcp(server, { structured: true, tools: 'step-ops' });
     await steps.ok('todo', { tasks: ['Read the code'] });
-    const whole = await connectMcp(server, { tools: 'whole-list', sessionId: (await steps.sessionId())! });
+    const whole = await connectMcp(server, { structured: true, tools: 'whole-list', sessionId: (await steps.sessionId())! });
     const text = await refusedByTool(server, whole, 'todo_write', { todos: [{ content: 'Read the code', status: 'completed' }] });
     expect(text).toContain('marking todo 1 "Read the code" completed needs a reason');
     for (const client of [steps, whole]) await client.close();

@@ -82,11 +82,11 @@ async function agentOver(transport: StdioClientTransport | StreamableHTTPClientT
 }
 
 const overHttp: Connect = (tools, sessionId) =>
-  agentOver(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}`, server.app.server.url), { requestInit: { headers: { 'x-session-id': sessionId } } }));
+  agentOver(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}&structured=1`, server.app.server.url), { requestInit: { headers: { 'x-session-id': sessionId } } }));
 const overStdio: Connect = (tools, sessionId) =>
   agentOver(new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', '--url', `${server.app.server.url}/graphql`, '--tools', tools, '--session', sessionId],
+    args: [CLI, 'mcp', '--url', `${server.app.server.url}/graphql`, '--tools', tools, '--session', sessionId, '--structured'],
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent' },
     stderr: 'pipe',
   }));

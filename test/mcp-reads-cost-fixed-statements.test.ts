@@ -20,7 +20,7 @@ let client: Client;
 beforeAll(async () => {
   server = await startTestServer({ onReadQuery: () => { statements += 1; } });
   client = new Client({ name: 'statement-count', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?tools=knowledge-base', server.app.server.url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?tools=knowledge-base&structured=1', server.app.server.url)));
 });
 afterAll(async () => {
   await client?.close();

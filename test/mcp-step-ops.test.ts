@@ -9,14 +9,14 @@ beforeAll(async () => { server = await startTestServer(); });
 afterAll(async () => { await server?.close(); });
 
 async function planned(): Promise<McpTestClient> {
-  const mcp = await connectMcp(server, { tools: 'step-ops' });
+  const mcp = await connectMcp(server, { structured: true, tools: 'step-ops' });
   await mcp.ok('todo', { op: 'set', tasks: ['Read the code', 'Fix the bug', 'Run the tests'] });
   return mcp;
 }
 
 describe('todo', () => {
   it('views "No plan set for this session." before a plan, and sets one from tasks alone (op inferred)', async () => {
-    const mcp = await connectMcp(server, { tools: 'step-ops' });
+    const mcp = await connectMcp(server, { structured: true, tools: 'step-ops' });
     expect((await mcp.ok('todo', { op: 'view' })).text).toBe('No plan set for this session.');
     const set = await mcp.ok('todo', { tasks: ['Read the code', 'Fix the bug'] });
     expect(set.data.op).toBe('set');
@@ -65,7 +65,7 @@ describe('todo', () => {
   });
 
   it('add appends keeping every status, needs a plan, and must be named', async () => {
-    const fresh = await connectMcp(server, { tools: 'step-ops' });
+    const fresh = await connectMcp(server, { structured: true, tools: 'step-ops' });
     expect(await refusedByTool(server, fresh, 'todo', { op: 'add', tasks: ['Update the changelog'] })).toContain('No plan set for this session.');
     await fresh.close();
     const mcp = await planned();

@@ -44,14 +44,15 @@ async function connected(transport: StdioClientTransport | StreamableHTTPClientT
 function stdioAgent(args: string[], env: Record<string, string>): Promise<Agent> {
   return connected(new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', ...args],
+    args: [CLI, 'mcp', '--structured', ...args],
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
     stderr: 'pipe',
   }));
 }
 
+/** Agents here ask for structured output (?structured=1, --structured): their answers carry the session's id as data. */
 function httpAgent(query: string, headers: Record<string, string> = {}): Promise<Agent> {
-  return connected(new StreamableHTTPClientTransport(new URL(`/mcp${query}`, origin), { requestInit: { headers: { authorization: `Bearer ${WRITE}`, ...headers } } }));
+  return connected(new StreamableHTTPClientTransport(new URL(`/mcp${query}${query.includes('?') ? '&' : '?'}structured=1`, origin), { requestInit: { headers: { authorization: `Bearer ${WRITE}`, ...headers } } }));
 }
 
 async function sessionOf(id: string) {

@@ -16,20 +16,22 @@ const SETS: Record<string, string[]> = {
 };
 
 describe('listTools', () => {
-  it('lists only the named sets, whole-list and knowledge-base by default, each tool with schemas and an example', async () => {
+  it('lists only the named sets, whole-list and knowledge-base by default, each tool with an input schema and an example; an output schema only when asked for', async () => {
     const byDefault = await connectMcp(server);
     expect((await byDefault.client.listTools()).tools.map((tool) => tool.name)).toEqual([...SETS['whole-list']!, ...SETS['knowledge-base']!]);
     await byDefault.close();
     for (const [set, names] of Object.entries(SETS)) {
-      const mcp = await connectMcp(server, { tools: set });
-      const { tools } = await mcp.client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(names);
-      for (const tool of tools) {
-        expect(tool.inputSchema.type, tool.name).toBe('object');
-        expect(tool.outputSchema?.type, tool.name).toBe('object');
-        expect(tool.description, tool.name).toMatch(/Example: \{/);
+      for (const structured of [false, true]) {
+        const mcp = await connectMcp(server, { tools: set, structured });
+        const { tools } = await mcp.client.listTools();
+        expect(tools.map((tool) => tool.name)).toEqual(names);
+        for (const tool of tools) {
+          expect(tool.inputSchema.type, tool.name).toBe('object');
+          expect(tool.outputSchema?.type, tool.name).toBe(structured ? 'object' : undefined);
+          expect(tool.description, tool.name).toMatch(/Example: \{/);
+        }
+        await mcp.close();
       }
-      await mcp.close();
     }
   });
 
@@ -41,7 +43,7 @@ describe('listTools', () => {
 
 describe('todo_write', () => {
   it('replaces the list, keeps the item of the same trimmed text, and answers with the counts', async () => {
-    const mcp = await connectMcp(server, { tools: 'whole-list' });
+    const mcp = await connectMcp(server, { structured: true, tools: 'whole-list' });
     const first = await mcp.ok('todo_write', { todos: [{ content: 'Read the code', status: 'completed' }, { content: 'Fix the bug', status: 'in_progress' }, { content: 'Run the tests', status: 'pending' }] });
     expect(first.text).toBe('Updated todo list: 1 pending, 1 in progress, 1 completed.');
     const sessionId = first.data.sessionId;
@@ -58,7 +60,7 @@ describe('todo_write', () => {
   });
 
   it('refuses empty text, the same text twice and an unknown status, in the to-do tool\'s words, recording nothing', async () => {
-    const mcp = await connectMcp(server, { tools: 'whole-list' });
+    const mcp = await connectMcp(server, { structured: true, tools: 'whole-list' });
     await mcp.ok('todo_write', { todos: [{ content: 'Read the code', status: 'pending' }] });
     expect(await refusedByTool(server, mcp, 'todo_write', { todos: [{ content: 'A', status: 'pending' }, { content: ' \t', status: 'pending' }] }))
       .toBe('Error: invalid todo: `content` must be a non-empty string');
@@ -69,28 +71,28 @@ describe('todo_write', () => {
   });
 
   it('with --one-active, refuses two in progress with n; off by default', async () => {
-    const strict = await connectMcp(server, { tools: 'whole-list', oneActive: true });
+    const strict = await connectMcp(server, { structured: true, tools: 'whole-list', oneActive: true });
     const two = { todos: [{ content: 'A', status: 'in_progress' }, { content: 'B', status: 'in_progress' }, { content: 'C', status: 'in_progress' }] };
     expect(await refusedByTool(server, strict, 'todo_write', two)).toBe('Error: invalid todos: at most one task may be in_progress (got 3)');
-    const relaxed = await connectMcp(server, { tools: 'whole-list' });
+    const relaxed = await connectMcp(server, { structured: true, tools: 'whole-list' });
     expect((await relaxed.ok('todo_write', two)).text).toBe('Updated todo list: 0 pending, 3 in progress, 0 completed.');
     await strict.close();
     await relaxed.close();
   });
 
   it('answers that it needs an owning session when the session it joins was never started, or the connection may only read', async () => {
-    const orphan = await connectMcp(server, { tools: 'whole-list', sessionId: 'no-such-session' });
+    const orphan = await connectMcp(server, { structured: true, tools: 'whole-list', sessionId: 'no-such-session' });
     expect(await refusedByTool(server, orphan, 'todo_write', { todos: [{ content: 'A', status: 'pending' }] })).toBe('Error: todo_write requires an owning agent session');
-    const reader = await connectMcp(server, { tools: 'whole-list', access: 'read' });
+    const reader = await connectMcp(server, { structured: true, tools: 'whole-list', access: 'read' });
     expect(await refusedByTool(server, reader, 'todo_write', { todos: [{ content: 'A', status: 'pending' }] })).toContain('may only read');
     await orphan.close();
     await reader.close();
   });
 
   it('joins a started session by id, so a hook and the MCP server share one plan', async () => {
-    const first = await connectMcp(server, { tools: 'whole-list' });
+    const first = await connectMcp(server, { structured: true, tools: 'whole-list' });
     const { data } = await first.ok('todo_write', { todos: [{ content: 'Read the code', status: 'in_progress' }] });
-    const joined = await connectMcp(server, { tools: 'whole-list', sessionId: data.sessionId });
+    const joined = await connectMcp(server, { structured: true, tools: 'whole-list', sessionId: data.sessionId });
     const again = await joined.ok('todo_write', { todos: [{ content: 'Read the code', status: 'completed' }] });
     expect(again.data.sessionId).toBe(data.sessionId);
     expect((await readSession(server, data.sessionId)).plan.items.nodes).toMatchObject([{ text: 'Read the code', state: 'DONE' }]);

@@ -23,7 +23,7 @@ let client: Client;
 beforeAll(async () => {
   server = await startTestServer({ onQuery: () => { all += 1; }, onReadQuery: () => { reads += 1; } });
   client = new Client({ name: 'write-statement-count', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?tools=knowledge-base', server.app.server.url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?tools=knowledge-base&structured=1', server.app.server.url)));
   // The connection's session starts with its first call: count the calls after it.
   await tool('must_read', { domain: 'cost/warm-up' });
 });

@@ -59,8 +59,9 @@ async function connected(transport: StdioClientTransport | StreamableHTTPClientT
   return { client, call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult };
 }
 
+/** An agent over /mcp with structured output (?structured=1), whose answers carry the session's id. */
 function httpAgent(tools: string, token: string, headers: Record<string, string> = {}): Promise<Agent> {
-  return connected(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}`, origin), {
+  return connected(new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}&structured=1`, origin), {
     requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } },
   }));
 }
@@ -95,14 +96,14 @@ describe('an id no session, task or item can have', () => {
   });
 
   it('over MCP is answered as naming nothing, by the knowledge-base and the plan tools', async () => {
-    const kb = await connectMcp(server, { tools: 'knowledge-base' });
+    const kb = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
     expect(textOf(await kb.call('get_memory', { uid: '1\u0000' }))).toMatch(/^Error: no memory has uid/);
     expect(textOf(await kb.call('task_read', { uid: '1\u0000', collection: 'items' }))).toMatch(/^Error: /);
     // Its own session starts in the background: wait for it, so the snapshot below holds it.
     await kb.sessionId();
     await kb.close();
     const before = await databaseState(server);
-    const joined = await connectMcp(server, { tools: 'step-ops', sessionId: '1\u0000' });
+    const joined = await connectMcp(server, { structured: true, tools: 'step-ops', sessionId: '1\u0000' });
     expect(textOf(await joined.call('todo', { op: 'view' }))).toBe('Error: todo_write requires an owning agent session');
     expect(textOf(await joined.call('todo', { tasks: ['Read it'] }))).toBe('Error: todo_write requires an owning agent session');
     await joined.close();

@@ -52,7 +52,7 @@ describe('Query.sessions(search)', () => {
     await named('Refund helper', ids['Docs writer']);
     // An MCP client's clientInfo names its session.
     const client = new Client({ name: 'refund-bot', title: 'Refund Bot', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?tools=step-ops', server.url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?tools=step-ops&structured=1', server.url)));
     ids['Refund Bot'] = ((await client.callTool({ name: 'todo', arguments: { op: 'view' } })).structuredContent as { sessionId: string }).sessionId;
     await client.close();
     await server.ok(WRITE_TODOS, { todos: [{ content: 'Sweep', status: 'DONE' }] }, { session: ids['Nightly REFUNDS sweep'] });

@@ -23,7 +23,7 @@ afterAll(async () => { await server?.close(); });
 
 const presetOf = async (id: string) => (await server.ok(PRESET, { id })).session.preset as string;
 
-/** The session an MCP client's first plan call starts, as the tool's answer names it. */
+/** The session an MCP client's first plan call starts, as the tool's structured answer names it. */
 async function sessionOver(transport: StreamableHTTPClientTransport | StdioClientTransport, tool: string, args: Record<string, unknown>): Promise<string> {
   const client = new Client({ name: 'preset-check', version: '1.0.0' });
   await client.connect(transport);
@@ -50,11 +50,11 @@ describe('Session.preset', () => {
   });
 
   it("is the plan tool set of the MCP connection that started it, over Streamable HTTP and over the CLI's stdio", async () => {
-    const http = (tools: string) => new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}`, server.url));
+    const http = (tools: string) => new StreamableHTTPClientTransport(new URL(`/mcp?tools=${tools}&structured=1`, server.url));
     expect(await presetOf(await sessionOver(http('plan-and-finish'), 'plan_tasks', { tasks: ['Read the code', 'Fix it'] }))).toBe('PLAN_AND_FINISH');
     expect(await presetOf(await sessionOver(http('step-ops'), 'todo', { op: 'view' }))).toBe('STEP_OPS');
     const stdio = new StdioClientTransport({
-      command: process.execPath, args: [CLI, 'mcp', '--tools', 'step-ops', '--url', server.url], env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent' }, stderr: 'pipe',
+      command: process.execPath, args: [CLI, 'mcp', '--tools', 'step-ops', '--url', server.url, '--structured'], env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent' }, stderr: 'pipe',
     });
     expect(await presetOf(await sessionOver(stdio, 'todo', { op: 'view' }))).toBe('STEP_OPS');
   }, 120_000);

@@ -20,6 +20,8 @@ interface McpServerOptions {
   selection: ToolSelection;
   session: Omit<SessionOptions, 'preset'>;
   access: Access;
+  /** Declare outputSchemas and answer structuredContent beside the text (?structured=1, --structured); text only otherwise. */
+  structured?: boolean;
 }
 
 const INSTRUCTIONS =
@@ -75,9 +77,10 @@ export function createMcpServer(services: Services, logger: Logger, options: Mcp
   );
   const clientName = () => clientSessionName(server.getClientVersion());
   const session = new SessionBinding(services, { ...options.session, preset: options.selection.preset, clientName }, options.access);
-  const ctx: ToolContext = { services, session, access: options.access, logger };
+  const structured = options.structured ?? false;
+  const ctx: ToolContext = { services, session, access: options.access, logger, structured };
   const registry = toolRegistry(options.selection);
-  server.setRequestHandler(ListToolsRequestSchema, () => registry.list());
+  server.setRequestHandler(ListToolsRequestSchema, () => registry.list(structured));
   // The agent session is found or started by the first tool call, not at initialize, so that call's session_key can
   // still name the chat; a failure (an unknown --parent) is answered by the first tool that needs it.
   server.setRequestHandler(CallToolRequestSchema, (request) => registry.call(request, ctx));

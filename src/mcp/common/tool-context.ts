@@ -148,6 +148,12 @@ export interface ToolContext {
   session: SessionBinding;
   access: Access;
   logger: Logger;
+  /**
+   * The connection asked for structured output (?structured=1, --structured):
+   * results carry structuredContent beside the text. Off by default, as some
+   * clients read only structuredContent when it is there (tool-registry.ts).
+   */
+  structured: boolean;
 }
 
 /** The caller a service call acts as: the MCP session's taskbase session. */

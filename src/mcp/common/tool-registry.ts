@@ -32,6 +32,15 @@ interface ToolHints {
   idempotentHint: boolean;
 }
 
+/**
+ * The field a structured answer carries beside the tool's own: the text
+ * answer, word for word. A client that hands the model structuredContent
+ * instead of the text (Claude Code, VS Code) then loses none of it.
+ */
+const ANSWER_SHAPE = {
+  answer: z.string().describe('The text answer, word for word: what the agent reads on a connection without structured output.'),
+};
+
 /** What a tool declares: the fields McpServer.registerTool takes, as raw zod shapes, and its hints. */
 export interface ToolConfig<Shape extends z.ZodRawShape> {
   title: string;
@@ -69,6 +78,14 @@ interface RegisteredTool {
  * (McpServer binds each handler to one context when it is registered, so it
  * cannot be shared by sessions: each would build every tool again.)
  *
+ * Answers are text only unless the connection asked for structured output
+ * (ToolContext.structured): Claude Code and VS Code hand the model
+ * JSON.stringify(structuredContent) instead of the text whenever a result
+ * carries it, so a tool that declared an outputSchema would never have its
+ * words read. With structured output on, tools/list declares each tool's
+ * outputSchema and a result carries structuredContent too, its `answer`
+ * field holding the text answer whole (ANSWER_SHAPE).
+ *
  * list() answers as McpServer 1.32 does for tools registered with
  * registerTool, with each tool's annotations. call() is more forgiving than
  * McpServer: an id sent as a number where a string is declared, or as a
@@ -81,29 +98,35 @@ interface RegisteredTool {
  */
 export class ToolRegistry implements ToolRegistrar {
   private readonly tools = new Map<string, RegisteredTool>();
+  /** tools/list for a connection without structured output: no outputSchema. */
   private readonly listed: Tool[] = [];
+  /** tools/list with structured output: the same tools, each with its outputSchema. */
+  private readonly listedStructured: Tool[] = [];
 
   registerTool<Shape extends z.ZodRawShape>(name: string, config: ToolConfig<Shape>, handler: ToolHandler<Shape>): void {
     if (this.tools.has(name)) throw new Error(`Tool ${name} is already registered`);
     const input = objectFromShape({ ...config.inputSchema, ...SESSION_KEY_SHAPE });
-    const output = config.outputSchema ? objectFromShape(config.outputSchema) : undefined;
+    const output = config.outputSchema ? objectFromShape({ ...ANSWER_SHAPE, ...config.outputSchema }) : undefined;
     const example = /^Example: .*$/m.exec(config.description)?.[0] ?? null;
     const names = [...Object.keys(config.inputSchema), ...Object.keys(SESSION_KEY_SHAPE)];
     this.tools.set(name, { input, names, output, handler: handler as unknown as ToolHandler<z.ZodRawShape>, example, slip: config.slip });
-    this.listed.push({
+    const tool: Tool = {
       name,
       title: config.title,
       description: config.description,
       annotations: { title: config.title, ...config.annotations, openWorldHint: false },
       inputSchema: toJsonSchemaCompat(normalizeObjectSchema(input)!, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
       execution: { taskSupport: 'forbidden' },
-      ...(output ? { outputSchema: toJsonSchemaCompat(normalizeObjectSchema(output)!, { strictUnions: true, pipeStrategy: 'output' }) as Tool['outputSchema'] } : {}),
-    });
+    };
+    this.listed.push(tool);
+    this.listedStructured.push(output
+      ? { ...tool, outputSchema: toJsonSchemaCompat(normalizeObjectSchema(output)!, { strictUnions: true, pipeStrategy: 'output' }) as Tool['outputSchema'] }
+      : tool);
   }
 
-  /** tools/list: the same array for every session (nothing mutates it). */
-  list(): { tools: Tool[] } {
-    return { tools: this.listed };
+  /** tools/list: the same array for every session of a kind (nothing mutates it). */
+  list(structured: boolean): { tools: Tool[] } {
+    return { tools: structured ? this.listedStructured : this.listed };
   }
 
   /** tools/call for one session: an unknown tool or arguments that do not fit are "Error: " results; a bad output is an isError result, as McpServer answers it. */
@@ -132,15 +155,24 @@ export class ToolRegistry implements ToolRegistrar {
         });
         if (bound.isError) return bound;
       }
-      const result = await tool.handler(own as never, ctx);
+      const result = shaped(await tool.handler(own as never, ctx), ctx.structured);
       // A task-augmented call is answered as it came back (the SDK's Server checks it), as McpServer does.
-      if (!request.params.task) await checkOutput(tool, result, name);
+      if (ctx.structured && !request.params.task) await checkOutput(tool, result, name);
       return result;
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
       return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
     }
   }
+}
+
+/** A result as the connection takes it: text only, or with structuredContent that holds the text answer whole. */
+function shaped(result: CallToolResult, structured: boolean): CallToolResult {
+  if (!result.structuredContent) return result;
+  const { structuredContent, ...text } = result;
+  if (!structured) return text;
+  const answer = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return { ...text, structuredContent: { answer, ...structuredContent } };
 }
 
 async function checkOutput(tool: RegisteredTool, result: CallToolResult, name: string): Promise<void> {

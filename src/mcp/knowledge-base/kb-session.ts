@@ -2,11 +2,11 @@ import { z } from 'zod';
 import type { ToolRegistrar } from '../common/tool-registry.js';
 
 /**
- * The knowledge-base tools as a stop hook needs them: every answer made
- * within a session carries its id (structuredContent.sessionId, as the plan
- * tools' do), and the first answer of a connection that started its own
- * session says the id in its text too, once, with the hook line that uses
- * it. A session named by --session / x-session-id or found by a chat key is
+ * The knowledge-base tools as a stop hook needs them: the first answer of
+ * a connection that started its own session says the id in its text, once,
+ * with the hook line that uses it; with structured output on, every answer
+ * made within a session also carries it (structuredContent.sessionId, as the
+ * plan tools' do). A session named by --session / x-session-id or found by a chat key is
  * already known to the hook, so its answers say nothing more.
  */
 export function withSessionId(tools: ToolRegistrar): ToolRegistrar {

@@ -11,6 +11,7 @@ import type { Services } from '../../services/index.js';
 import { createMcpServer } from '../mcp-server.js';
 import { idleText, type McpSessionLimits } from './session-limits.js';
 import { isRefusal, McpSessionTable, type SessionOwner } from './session-table.js';
+import { oneClientPerMachine } from '../../connection-limits.js';
 import { isDomainError } from '../../domain/errors.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { ToolRefusal } from '../common/tool-result.js';
@@ -47,6 +48,11 @@ function rpcError(res: Response, status: number, message: string, id: string | n
   res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message, ...(data ? { data } : {}) }, id });
 }
 
+/** A query-string switch: on as `1` or `true`. */
+function flag(value: unknown): boolean {
+  return value === '1' || value === 'true';
+}
+
 /** The id of a JSON-RPC request body, so a refusal answers it; null when it has none. */
 function requestId(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | null)?.id;
@@ -58,17 +64,24 @@ function requestId(body: unknown): string | number | null {
  * /graphql). An initialize request opens an MCP session, which is one agent
  * session (x-session-id joins one, x-session-key finds or starts the one
  * this token's chat key names, x-parent-session-id makes a helper's,
- * ?tools= picks the sets, ?oneActive=1 the one-active rule); later requests
+ * ?tools= picks the sets, ?oneActive=1 the one-active rule, ?structured=1
+ * structured output beside the text); later requests
  * name it with mcp-session-id. A call outside any MCP session is served
  * statelessly, its plan tools recording only with an x-session-id.
  *
- * Open sessions are capped per token (per client address with auth off) and
- * in all, and one no request names for the idle time is closed: a client
- * that comes back gets 404 and initializes again, as the transport spec has
- * it; its taskbase session and plan are kept (x-session-id joins it).
+ * Open sessions are capped per token (per client with auth off, the whole
+ * loopback range being one) and in all; at a cap the least recently used
+ * session in no call is closed for the new one (session-table.ts). One no
+ * request names for the idle time is closed too. A client that comes back
+ * to a closed session gets 404 and initializes again, as the transport spec
+ * has it; its taskbase session and plan are kept (x-session-id or its chat
+ * key joins it).
  */
 export function mcpHttp(services: Services, logger: Logger, options: McpHttpOptions): { handler: RequestHandler; close(): Promise<void> } {
-  const sessions = new McpSessionTable<Connection>(options.limits, (connection) => void connection.transport.close());
+  const sessions = new McpSessionTable<Connection>(options.limits, (connection, because) => {
+    if (because === 'evicted') logger.info({ mcpSessionId: connection.transport.sessionId }, 'MCP session closed to make room at its cap (least recently used, in no call)');
+    void connection.transport.close();
+  });
   const idle = idleText(options.limits.idleMs);
 
   const open = (req: Request, access: Access, principal: string | null, stateless: boolean) => {
@@ -79,11 +92,12 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
     return createMcpServer(services, logger, {
       selection,
       access,
+      structured: flag(req.query.structured),
       session: {
         sessionId,
         sessionKey: rawKey === null ? null : cleanSessionKey(rawKey),
         parentId: header(req, 'x-parent-session-id'),
-        oneActive: req.query.oneActive === '1' || req.query.oneActive === 'true',
+        oneActive: flag(req.query.oneActive),
         stateless,
         principal,
       },
@@ -92,7 +106,7 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
 
   /** Opens an MCP session for an initialize request, or refuses it (nothing built, nothing recorded) when a cap is full. */
   const initialize = async (req: Request, res: Response, access: Access, principal: string | null) => {
-    const owner: SessionOwner = principal ? { key: principal, kind: 'token' } : { key: req.socket.remoteAddress ?? 'unknown', kind: 'address' };
+    const owner: SessionOwner = principal ? { key: principal, kind: 'token' } : { key: oneClientPerMachine(req.socket.remoteAddress), kind: 'address' };
     const slot = sessions.reserve(owner);
     if (isRefusal(slot)) {
       res.setHeader('Retry-After', String(slot.retryAfterSeconds));
@@ -128,9 +142,17 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
     const sessionId = header(req, 'mcp-session-id');
     try {
       if (sessionId) {
-        const used = sessions.use(sessionId);
+        // A GET is the stream a client listens on; anything else is a call, and a session in a call is never closed to make room.
+        const used = sessions.use(sessionId, req.method === 'GET' ? 'stream' : 'call');
         if (!used) {
-          return rpcError(res, 404, `No MCP session has this mcp-session-id (it ended, was idle for ${idle}, or the server restarted). Initialize a new one.`);
+          // The SDK's own "Session not found" (404, -32001), which clients answer by initializing again.
+          return res.status(404).json({
+            jsonrpc: '2.0', id: requestId(req.body),
+            error: {
+              code: -32001,
+              message: `Session not found: no MCP session has this mcp-session-id (it ended, was idle for ${idle}, was the least recently used when a newer one needed room, or the server restarted). Initialize a new one.`,
+            },
+          });
         }
         res.on('close', used.done);
         const connection = used.value;

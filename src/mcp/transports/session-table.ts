@@ -1,10 +1,11 @@
-import { idleText, type McpSessionLimits } from './session-limits.js';
+import { LOOPBACK_CLIENT } from '../../connection-limits.js';
+import type { McpSessionLimits } from './session-limits.js';
 
-/** Who a session counts against: its bearer token, or with auth off the client address it came from. */
+/** Who a session counts against: its bearer token, or with auth off the client it came from. */
 export interface SessionOwner {
-  /** The token's principal, or the client address with auth off. */
+  /** The token's principal, or with auth off the client (connection-limits.ts oneClientPerMachine: every loopback address is one). */
   key: string;
-  /** With auth off the cap is per client address, and the refusal says so. */
+  /** With auth off the cap is per client, and the refusal says so. */
   kind: 'token' | 'address';
 }
 
@@ -14,7 +15,7 @@ export interface SessionRefusal {
   message: string;
   open: number;
   limit: number;
-  /** Seconds until the owner's (or the server's) longest-idle session is closed, for Retry-After. */
+  /** Seconds to wait before trying again, for Retry-After. */
   retryAfterSeconds: number;
 }
 
@@ -29,17 +30,33 @@ interface Entry<T> {
   slot: SessionSlot;
   /** When a request naming it last came or ended (ms). */
   seen: number;
-  /** Requests naming it still open (a GET stream the client listens on, a long call): it is not idle while any is. */
+  /** When a call naming it last came or ended, else when it opened (ms): the least recently used has the smallest. */
+  called: number;
+  /** Requests naming it still open (a GET stream the client listens on, a long call): it does not expire while any is. */
   busy: number;
+  /** Of those, the calls (any request but a GET stream): it is not closed to make room while any is. */
+  calls: number;
 }
+
+/** Why the table closed a session itself. */
+export type ClosedBecause = 'idle' | 'evicted';
 
 /**
  * The open MCP sessions over HTTP, by mcp-session-id, with their caps and
  * idle expiry. A slot is taken before the session is built, so initializes
- * sent together cannot pass the cap between them. A session is idle when no
- * request naming it is open and none came for the idle time; the sweeper
- * runs at least every 30 s (and at least twice per idle time), so an idle
- * session is closed within that of its deadline.
+ * sent together cannot pass the cap between them.
+ *
+ * At a cap the newcomer is let in and an older session is closed for it: at
+ * the owner's cap the owner's least recently used session that is not in
+ * the middle of a call, at the server's cap the server's. Clients that never
+ * end their sessions (the MCP Inspector, `claude mcp list`, mcp-remote) then
+ * cannot lock a new agent out, and a caller that floods only churns its own
+ * sessions. Only when every session that counts is in a call (or still
+ * initializing) is the initialize refused.
+ *
+ * A session expires when no request naming it is open and none came for the
+ * idle time; the sweeper runs at least every 30 s (and at least twice per
+ * idle time), so an idle session is closed within that of its deadline.
  */
 export class McpSessionTable<T> {
   private readonly entries = new Map<string, Entry<T>>();
@@ -50,20 +67,26 @@ export class McpSessionTable<T> {
 
   constructor(
     private readonly limits: McpSessionLimits,
-    private readonly onExpired: (value: T) => void,
+    /** Closes a session the table dropped itself (idle, or evicted to make room); remove() is called for it already. */
+    private readonly onClosed: (value: T, because: ClosedBecause) => void,
     private readonly now: () => number = Date.now,
   ) {
     this.sweeper = setInterval(() => this.sweep(), Math.max(50, Math.min(30_000, Math.floor(limits.idleMs / 2))));
     this.sweeper.unref();
   }
 
-  /** A slot for a new session of this owner, or the refusal when a cap is full. */
+  /** A slot for a new session of this owner, after closing an older session at a full cap; the refusal when none can be closed. */
   reserve(owner: SessionOwner): SessionSlot | SessionRefusal {
     const mine = this.held.get(owner.key) ?? 0;
-    // The owner's own cap first: when both are full, what the caller can do something about is its own sessions.
-    if (mine >= this.limits.maxSessionsPerToken) return this.refusal(429, mine, this.limits.maxSessionsPerToken, owner.key, owner);
-    if (this.total >= this.limits.maxSessions) return this.refusal(503, this.total, this.limits.maxSessions, null, owner);
-    this.held.set(owner.key, mine + 1);
+    // The owner's own cap first: its own sessions make room before anyone else's.
+    if (mine >= this.limits.maxSessionsPerToken && !this.evictLeastRecentlyUsed(owner.key)) {
+      return this.refusal(429, mine, this.limits.maxSessionsPerToken, owner);
+    }
+    if (this.total >= this.limits.maxSessions && !this.evictLeastRecentlyUsed(null)) {
+      return this.refusal(503, this.total, this.limits.maxSessions, owner);
+    }
+    const held = this.held.get(owner.key) ?? 0;
+    this.held.set(owner.key, held + 1);
     this.total += 1;
     let released = false;
     return {
@@ -80,19 +103,24 @@ export class McpSessionTable<T> {
 
   /** The session initialized under this slot is open under its id. */
   add(id: string, value: T, owner: SessionOwner, slot: SessionSlot): void {
-    this.entries.set(id, { value, owner: owner.key, slot, seen: this.now(), busy: 0 });
+    this.entries.set(id, { value, owner: owner.key, slot, seen: this.now(), called: this.now(), busy: 0, calls: 0 });
   }
 
   /**
    * The open session with this id, for a request naming it (undefined when
-   * none is open): it is not idle until done() is called, when the request
-   * ends, and its idle time counts from then.
+   * none is open): it does not expire until done() is called, when the
+   * request ends, and its idle time counts from then. A call (anything but
+   * the GET stream a client listens on) also keeps it from being closed to
+   * make room; a client that only listens is not using its session.
    */
-  use(id: string): { value: T; done(): void } | undefined {
+  use(id: string, kind: 'call' | 'stream'): { value: T; done(): void } | undefined {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
+    const call = kind === 'call' ? 1 : 0;
     entry.seen = this.now();
+    if (call) entry.called = entry.seen;
     entry.busy += 1;
+    entry.calls += call;
     let ended = false;
     return {
       value: entry.value,
@@ -100,7 +128,9 @@ export class McpSessionTable<T> {
         if (ended) return;
         ended = true;
         entry.busy -= 1;
+        entry.calls -= call;
         entry.seen = this.now();
+        if (call) entry.called = entry.seen;
       },
     };
   }
@@ -130,26 +160,36 @@ export class McpSessionTable<T> {
     for (const [id, entry] of this.entries) {
       if (entry.busy > 0 || entry.seen >= cutoff) continue;
       this.remove(id);
-      this.onExpired(entry.value);
+      this.onClosed(entry.value, 'idle');
     }
   }
 
-  private refusal(status: 429 | 503, open: number, limit: number, key: string | null, owner: SessionOwner): SessionRefusal {
-    let oldest = Infinity;
-    for (const entry of this.entries.values()) if ((key === null || entry.owner === key) && entry.seen < oldest) oldest = entry.seen;
-    const wait = oldest === Infinity ? this.limits.idleMs : oldest + this.limits.idleMs - this.now();
-    const retryAfterSeconds = Math.max(1, Math.ceil(wait / 1000));
+  /** Closes the least recently used session of this owner (of any owner when null) that is in no call; false when there is none. */
+  private evictLeastRecentlyUsed(owner: string | null): boolean {
+    let victim: [string, Entry<T>] | null = null;
+    for (const [id, entry] of this.entries) {
+      if (entry.calls > 0 || (owner !== null && entry.owner !== owner)) continue;
+      if (!victim || entry.called < victim[1].called) victim = [id, entry];
+    }
+    if (!victim) return false;
+    this.remove(victim[0]);
+    this.onClosed(victim[1].value, 'evicted');
+    return true;
+  }
+
+  private refusal(status: 429 | 503, open: number, limit: number, owner: SessionOwner): SessionRefusal {
     const remedy =
-      'End the sessions you no longer use (DELETE /mcp with their mcp-session-id), reuse an open session by sending its mcp-session-id, ' +
-      `or wait: a session no request names for ${idleText(this.limits.idleMs)} is closed (Retry-After says when the next one is).`;
+      'A session that is not in the middle of a call is closed to make room for a new one, so retry in a moment (Retry-After), ' +
+      'reuse an open session by sending its mcp-session-id, or end the sessions you no longer use (DELETE /mcp with their mcp-session-id).';
     const whose =
       status === 503
-        ? `The server has ${open} MCP sessions open, the most it holds (TASKBASE_MCP_MAX_SESSIONS=${limit}).`
+        ? `The server has ${open} MCP sessions open, the most it holds (TASKBASE_MCP_MAX_SESSIONS=${limit}), and each is in the middle of a call or starting.`
         : owner.kind === 'token'
-          ? `This bearer token has ${open} MCP sessions open, the most one token may hold (TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN=${limit}).`
-          : `This client address (${owner.key}) has ${open} MCP sessions open, the most one client may hold while auth is off ` +
-            `(TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN=${limit} counts per address when TASKBASE_TOKENS is unset).`;
-    return { status, message: `${whose} ${remedy}`, open, limit, retryAfterSeconds };
+          ? `This bearer token has ${open} MCP sessions open, the most one token may hold (TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN=${limit}), and each is in the middle of a call or starting.`
+          : `${owner.key === LOOPBACK_CLIENT ? 'This machine (every loopback address counts as one client)' : `This client address (${owner.key})`} ` +
+            `has ${open} MCP sessions open, the most one client may hold while auth is off ` +
+            `(TASKBASE_MCP_MAX_SESSIONS_PER_TOKEN=${limit} counts per client when TASKBASE_TOKENS is unset), and each is in the middle of a call or starting.`;
+    return { status, message: `${whose} ${remedy}`, open, limit, retryAfterSeconds: 1 };
   }
 }
 

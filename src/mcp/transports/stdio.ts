@@ -11,12 +11,14 @@ interface StdioOptions {
   selection: ToolSelection;
   /** The --tools argument as given, passed on to a running server by the relay. */
   tools: string | null;
+  /** --structured: outputSchemas and structuredContent beside the text (tool-registry.ts says why it is off by default). */
+  structured: boolean;
   session: Omit<SessionOptions, 'preset' | 'stateless'>;
 }
 
 /** Serves the tools over stdio on this process's own database; resolves when the client closes stdin. */
 export async function serveStdio(services: Services, logger: Logger, options: StdioOptions): Promise<void> {
-  const { server } = createMcpServer(services, logger, { selection: options.selection, session: options.session, access: 'write' });
+  const { server } = createMcpServer(services, logger, { selection: options.selection, session: options.session, access: 'write', structured: options.structured });
   const transport = new JsonRpcStdioTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -37,6 +39,7 @@ export async function relayStdio(graphqlUrl: string, token: string | undefined, 
   const url = new URL('/mcp', graphqlUrl);
   if (options.tools) url.searchParams.set('tools', options.tools);
   if (options.session.oneActive) url.searchParams.set('oneActive', '1');
+  if (options.structured) url.searchParams.set('structured', '1');
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (options.session.sessionId) headers['x-session-id'] = options.session.sessionId;
