@@ -72,10 +72,14 @@ export function startClock(budget: ExecutionBudget): ExecutionBudget {
 
 /** The request's next turn, shared by every field that waits for it. */
 function turnOf(budget: ExecutionBudget): Promise<void> {
+  const asked = Date.now();
   budget.turn ??= nextTurn().then(() => {
+    const now = Date.now();
     budget.turn = null;
     budget.yieldDue = false;
-    budget.sliceStart = Date.now();
+    // Time spent waiting for the turn is other requests' time, not this one's to be stopped for.
+    budget.deadline += now - asked;
+    budget.sliceStart = now;
     budget.sliceCharges = budget.charges;
   });
   return budget.turn;
