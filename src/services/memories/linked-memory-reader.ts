@@ -69,7 +69,7 @@ export class LinkedMemoryReader {
     for (;;) {
       const rows: unknown[][] = after === null
         ? await selectRows(this.reader(), linksSql(itemIds.length, false), [...itemIds, LINKS_AT_ONCE])
-        : await selectRows(this.reader(), linksSql(itemIds.length, true), [...itemIds, after[0], after[0], after[1], after[1], after[2], LINKS_AT_ONCE]);
+        : await selectRows(this.reader(), linksSql(itemIds.length, true), [...itemIds, after[0], after[0], after[2], after[2], after[1], LINKS_AT_ONCE]);
       for (const row of rows) {
         const itemId = num(row[0]);
         if ((links.get(itemId)?.length ?? 0) < LINKS_PER_ITEM_MAX) appendTo(links, itemId, num(row[1]));
