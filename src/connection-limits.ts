@@ -25,9 +25,13 @@ import { wholeNumberSetting } from './domain/whole-number-setting.js';
  * - In all at most maxConnections (below the open-file limit): at the cap
  *   the oldest unproven connection anywhere is closed for the new one; with
  *   none to close, the new one is closed at once.
- * - Per token at most maxRequestsPerToken requests in progress (headers in,
+ * - Per token at most maxRequestsPerToken requests in progress (body in,
  *   answer not yet sent): past it 429 before the request runs, so one token,
- *   read-only included, cannot hold the server's requests for itself.
+ *   read-only included, cannot hold the server's requests for itself. A
+ *   request counts once its body has arrived: until then it costs the server
+ *   nothing but a socket, and bodies sent slowly (each cut off by the body
+ *   timeout, 408) cannot use up the token's requests for the ones it sends
+ *   whole. The body is held back from the application until it is in.
  * - A connection upgraded to a WebSocket leaves these counts to the
  *   subscription server's own caps.
  * - Every request and every connection is also bounded in time (the
@@ -134,6 +138,8 @@ interface RequestIdentity {
   /** True when TASKBASE_TOKENS is set: then only a known token proves a connection. */
   authOn: boolean;
   tokenOf(authorization: string | undefined): string | null;
+  /** The largest body the application reads (TASKBASE_BODY_LIMIT): a token's request waits for a body up to this before it counts. */
+  bodyLimit: number;
 }
 
 interface Tracked {
@@ -223,15 +229,20 @@ export function limitConnections(server: Server, limits: ConnectionLimits, ident
     }
     const token = identity.tokenOf(req.headers.authorization);
     if (token) {
-      const open = perToken.get(token) ?? 0;
-      if (open >= limits.maxRequestsPerToken) return tooManyForToken(res, limits.maxRequestsPerToken);
-      perToken.set(token, open + 1);
-      res.once('close', () => {
-        const left = (perToken.get(token) ?? 1) - 1;
-        if (left > 0) perToken.set(token, left);
-        else perToken.delete(token);
-      });
       prove(socket);
+      whenBodyIn(req, identity.bodyLimit, () => {
+        if (res.writableEnded || res.destroyed) return;
+        const open = perToken.get(token) ?? 0;
+        if (open >= limits.maxRequestsPerToken) return tooManyForToken(res, limits.maxRequestsPerToken);
+        perToken.set(token, open + 1);
+        res.once('close', () => {
+          const left = (perToken.get(token) ?? 1) - 1;
+          if (left > 0) perToken.set(token, left);
+          else perToken.delete(token);
+        });
+        for (const handler of onRequest) handler.call(server, req, res);
+      });
+      return;
     } else if (!identity.authOn) {
       // Proven once the request is whole, so a request still being answered (a long query) is never closed for a newcomer.
       const whole = () => { if (req.complete) prove(socket); };
@@ -245,6 +256,59 @@ export function limitConnections(server: Server, limits: ConnectionLimits, ident
 
   // A WebSocket is counted by the subscription server from here on; it is not an unproven HTTP connection to close.
   server.prependListener('upgrade', (req: IncomingMessage) => prove(req.socket));
+
+  // Node's own 408 has no body; this one says which limit cut the request off. Other client errors answer as Node's do.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const response = tracked.get(socket)?.response;
+    if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) return void socket.destroy();
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerAndClose(socket, '408 Request Timeout', requestTimedOut(limits));
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+    socket.destroy();
+  });
+}
+
+/**
+ * Calls `then` once the request's body has arrived whole, with the body
+ * still there for the application to read (it is read here and put back);
+ * at once for a request without one. A body larger than `heldMax` is not
+ * held: its request goes on as its headers are in (the application refuses
+ * it as over its size limit, or reads it as it comes).
+ */
+function whenBodyIn(req: IncomingMessage, heldMax: number, then: () => void): void {
+  const length = req.headers['content-length'];
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  if (!chunked && (length === undefined || length === '0')) return then();
+  if (!chunked && Number(length) > heldMax) return then();
+  const chunks: Buffer[] = [];
+  let held = 0;
+  let done = false;
+  const finish = () => {
+    done = true;
+    req.removeListener('readable', onReadable);
+    // Put back before the stream can say 'end': the application reads the body as if it had only just come.
+    if (chunks.length) req.unshift(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    then();
+  };
+  const onReadable = () => {
+    if (done) return;
+    for (let chunk: Buffer | null; (chunk = req.read() as Buffer | null) !== null;) {
+      chunks.push(chunk);
+      held += chunk.length;
+    }
+    if (req.complete || held > heldMax) finish();
+  };
+  req.on('readable', onReadable);
+}
+
+function requestTimedOut(limits: ConnectionLimits): string {
+  return JSON.stringify({
+    errors: [{
+      message: `The request did not arrive whole within ${limits.bodyTimeoutMs / 1000} s (TASKBASE_BODY_TIMEOUT_MS; its headers within ${limits.headersTimeoutMs / 1000} s, ` +
+        'TASKBASE_HEADERS_TIMEOUT_MS), so it was cut off and not run. Send the whole request at once, then retry.',
+      extensions: { code: 'BAD_REQUEST' },
+    }],
+  });
 }
 
 function tooLarge(message: string): string {
@@ -278,11 +342,15 @@ function tooManyForToken(res: ServerResponse, cap: number): void {
 
 /** One short answer, then the connection is closed; whatever the client sends meanwhile is read and dropped. */
 function refuse(socket: Socket, body: string): void {
+  answerAndClose(socket, '429 Too Many Requests', body, 'Retry-After: 1\r\n');
+}
+
+function answerAndClose(socket: Socket, status: string, body: string, extraHeaders = ''): void {
   socket.on('error', () => undefined);
   socket.resume();
   socket.setTimeout(1_000, () => socket.destroy());
   socket.end(
-    'HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: application/json; charset=utf-8\r\n' +
+    `HTTP/1.1 ${status}\r\nConnection: close\r\n${extraHeaders}Content-Type: application/json; charset=utf-8\r\n` +
       `X-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

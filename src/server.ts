@@ -54,7 +54,7 @@ export async function startServer(
     if (!lean?.(req, res)) app(req, res);
   });
   limitConnections(httpServer, config.connections, {
-    authOn: tokens.size > 0, tokenOf: (authorization) => knownTokenKey(tokens, authorization),
+    authOn: tokens.size > 0, tokenOf: (authorization) => knownTokenKey(tokens, authorization), bodyLimit: config.bodyLimit,
   });
   const pubSub = createChangePubSub();
   const schema = await createSchema(pubSub);

@@ -35,9 +35,9 @@ function dripBody(client: RawClient, host: string, token?: string): void {
 }
 
 /** One ordinary GraphQL request from `localAddress` (with a bearer token when given): status and body. */
-function query(url: string, localAddress: string, token?: string): Promise<{ status: number; body: string }> {
+function query(url: string, localAddress: string, token?: string, text = '{ reminderSettings { enabled } }'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const body = JSON.stringify({ query: '{ reminderSettings { enabled } }' });
+    const body = JSON.stringify({ query: text });
     const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
     if (token) headers.authorization = `Bearer ${token}`;
     const req = http.request(url, { method: 'POST', localAddress, agent: false, headers }, (res) => {
@@ -151,20 +151,51 @@ describe('with TASKBASE_TOKENS set', () => {
     expect(anonymous.map(statusOf).every((s) => s === '401' || s === '429' || s === '408')).toBe(true);
   });
 
-  it('lets one token hold at most its cap of requests, refusing the next with 429 before it runs, while other tokens are answered', async () => {
-    const { port, host } = new URL(server.url);
-    const held = await flood(Number(port), host, 3, 'reader-token');
-    // Its headers are in when the server counts it: wait until the three are counted, by asking once more.
-    let refused = await query(server.url, '127.0.0.1', 'reader-token');
-    for (let tries = 0; refused.status !== 429 && tries < 50; tries += 1) refused = await query(server.url, '127.0.0.1', 'reader-token');
-    expect(refused.status).toBe(429);
-    const error = JSON.parse(refused.body).errors[0];
-    expect(error.extensions.code).toBe('TOO_LARGE');
-    expect(error.message).toContain('TASKBASE_MAX_REQUESTS_PER_TOKEN');
-    expect((await query(server.url, '127.0.0.1', 'agent-token')).status).toBe(200);
-    await Promise.all(held.map((client) => client.closed));
+  it('lets one token hold at most its cap of requests in progress, refusing the next with 429 before it runs, while other tokens are answered', async () => {
+    // Three requests of the token whose bodies are in, held in progress: the service they call waits for the test.
+    const reminders = server.app.services.reminders;
+    const settings = reminders.settings.bind(reminders);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    let started = 0;
+    reminders.settings = async () => { started += 1; await gate; return settings(); };
+    try {
+      const held = [1, 2, 3].map((n) => query(server.url, '127.0.0.1', 'reader-token', `{ held${n}: reminderSettings { enabled } }`));
+      while (started < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      const refused = await query(server.url, '127.0.0.1', 'reader-token', '{ __typename }');
+      expect(refused.status).toBe(429);
+      const error = JSON.parse(refused.body).errors[0];
+      expect(error.extensions.code).toBe('TOO_LARGE');
+      expect(error.message).toContain('TASKBASE_MAX_REQUESTS_PER_TOKEN');
+      expect((await query(server.url, '127.0.0.1', 'agent-token', '{ __typename }')).status).toBe(200);
+      release();
+      expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([200, 200, 200]);
+    } finally {
+      release();
+      reminders.settings = settings;
+    }
     // Once its requests are done, the token is answered again.
     expect((await query(server.url, '127.0.0.1', 'reader-token')).status).toBe(200);
+  });
+
+  it('counts a request against its token only once its body is in: slow bodies past the cap leave the token answered, and each is cut off with 408', async () => {
+    const { port, host } = new URL(server.url);
+    // Twice the cap of slow bodies with one token, from other addresses than the probe's (each address holds at most 20).
+    const slow: RawClient[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const client = await rawClient(Number(port), `127.0.0.${40 + i}`);
+      dripBody(client, host, 'reader-token');
+      slow.push(client);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const probe = await query(server.url, '127.0.0.1', 'reader-token');
+    expect(probe.status).toBe(200);
+    expect(JSON.parse(probe.body)).toEqual({ data: { reminderSettings: { enabled: true } } });
+    await Promise.all(slow.map((client) => client.closed));
+    expect(slow.map(statusOf)).toEqual(['408', '408', '408', '408', '408', '408']);
+    const cutOff = JSON.parse(slow[0].received().split('\r\n\r\n')[1]).errors[0];
+    expect(cutOff.message).toContain('TASKBASE_BODY_TIMEOUT_MS');
+    expect(cutOff.extensions.code).toBe('BAD_REQUEST');
   });
 });
 

@@ -38,7 +38,7 @@ export type PlanRulesChange = { [K in keyof PlanRules]?: PlanRules[K] | null };
  * read; the history of a rewrite is bounded by it (graphql/query-cost.ts).
  */
 export const MAX_ITEMS_CEILING = 200;
-const MAX_TEXT_CEILING = 1000;
+export const MAX_TEXT_CEILING = 1000;
 /** The longest free text anywhere (errors.md "Limits"), so the longest note any rules may keep. */
 const MAX_NOTE_CEILING = 20_000;
 

@@ -48,6 +48,15 @@ export function parseId(id: string | number): number | null {
  */
 export const LINKS_PER_ITEM_MAX = 100;
 
+/** How many of an item's links a reader asks for (Item.related's first): all of them when null; BAD_USER_INPUT outside 0..LINKS_PER_ITEM_MAX. */
+export function linksAsked(first: number | null | undefined): number {
+  if (first === null || first === undefined) return LINKS_PER_ITEM_MAX;
+  if (!Number.isInteger(first) || first < 0 || first > LINKS_PER_ITEM_MAX) {
+    throw new DomainError('BAD_USER_INPUT', `related(first) must be a whole number from 0 to ${LINKS_PER_ITEM_MAX} (an item links at most ${LINKS_PER_ITEM_MAX}); got ${first}.`);
+  }
+  return first;
+}
+
 /** TOO_LARGE when linking `adding` more memories would take an item past LINKS_PER_ITEM_MAX. */
 export function checkLinkCount(itemId: string, linked: number, adding: number): void {
   if (linked + adding <= LINKS_PER_ITEM_MAX) return;

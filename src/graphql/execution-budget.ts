@@ -1,10 +1,11 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
   GraphQLError, Kind, defaultFieldResolver, getNamedType, isLeafType, isObjectType,
-  type FieldNode, type GraphQLAbstractType, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema, type SelectionNode,
+  type FieldNode, type GraphQLAbstractType, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema, type SelectionNode,
 } from 'graphql';
 // graphql-js's own field collection (fragments, @skip/@include), as its executor runs it; graphql is pinned.
 import { collectSubfields } from 'graphql/execution/collectFields.js';
+import { nextTurn } from '../services/kernel/turns.js';
 import type { Context } from './context.js';
 
 /** Characters of text one answer may hold (about 32 MB); past it, execution stops. */
@@ -18,6 +19,22 @@ const TIME_BUDGET_MS = 10_000;
 /** What each field adds to an answer besides its text: its name, quotes and punctuation. */
 const FIELD_OVERHEAD = 16;
 
+/**
+ * How long one request resolves fields before it lets the others have a
+ * turn (turns.ts). The resolving of a big answer (200 items of 100 linked
+ * notes each) runs without a promise once its rows are read, so without this
+ * it held the event loop from its first field to its last.
+ */
+const SLICE_MS = 20;
+/**
+ * Charges a slice makes at least before it yields. The slice's clock runs
+ * from its start, waits for the database included: a request that mostly
+ * waits (a list of 12 tasks' notes and comments, a few hundred charges) never
+ * yields, so its loaders still batch every row in one statement, while one
+ * that resolves thousands of rows at once (some 5 ms of work) does.
+ */
+const SLICE_CHARGES_MIN = 2_048;
+
 /** Where one request stands against its budgets; made per request in the context. */
 export interface ExecutionBudget {
   chars: number;
@@ -26,15 +43,46 @@ export interface ExecutionBudget {
   charges: number;
   /** Set once a budget is spent: every field resolved after it fails at once, so execution winds down. */
   exceeded: GraphQLError | null;
+  /** When this request's current slice of resolving began, and its charges then. */
+  sliceStart: number;
+  sliceCharges: number;
+  /** Set when the slice is used up: the fields resolved after it wait for the request's next turn. */
+  turn: Promise<void> | null;
+  /** True once the clock found the slice used up, until the next turn begins. */
+  yieldDue: boolean;
 }
 
 export function newBudget(): ExecutionBudget {
-  return { chars: 0, deadline: Infinity, charges: 0, exceeded: null };
+  return { chars: 0, deadline: Infinity, charges: 0, exceeded: null, sliceStart: Date.now(), sliceCharges: 0, turn: null, yieldDue: false };
 }
 
 /** A budget whose clock runs from now: a query's, or one event of a subscription's (each event is an answer of its own). */
 export function runningBudget(): ExecutionBudget {
-  return { chars: 0, deadline: Date.now() + TIME_BUDGET_MS, charges: 0, exceeded: null };
+  return startClock(newBudget());
+}
+
+/** Starts a query's clocks as it starts to run: its time budget, and its first slice. */
+export function startClock(budget: ExecutionBudget): ExecutionBudget {
+  const now = Date.now();
+  budget.deadline = now + TIME_BUDGET_MS;
+  budget.sliceStart = now;
+  budget.sliceCharges = budget.charges;
+  return budget;
+}
+
+/** The request's next turn, shared by every field that waits for it. */
+function turnOf(budget: ExecutionBudget): Promise<void> {
+  const asked = Date.now();
+  budget.turn ??= nextTurn().then(() => {
+    const now = Date.now();
+    budget.turn = null;
+    budget.yieldDue = false;
+    // Time spent waiting for the turn is other requests' time, not this one's to be stopped for.
+    budget.deadline += now - asked;
+    budget.sliceStart = now;
+    budget.sliceCharges = budget.charges;
+  });
+  return budget.turn;
 }
 
 /**
@@ -79,7 +127,11 @@ const TIME_CHECK_EVERY = 32;
 function spend(budget: ExecutionBudget, chars: number): void {
   budget.chars += chars;
   if (budget.chars > RESPONSE_BUDGET_CHARS) budget.exceeded = overBudget('size');
-  else if (++budget.charges % TIME_CHECK_EVERY === 0 && Date.now() > budget.deadline) budget.exceeded = overBudget('time');
+  else if (++budget.charges % TIME_CHECK_EVERY === 0) {
+    const now = Date.now();
+    if (now > budget.deadline) budget.exceeded = overBudget('time');
+    else if (now - budget.sliceStart >= SLICE_MS && budget.charges - budget.sliceCharges >= SLICE_CHARGES_MIN) budget.yieldDue = true;
+  }
   if (budget.exceeded) throw budget.exceeded;
 }
 
@@ -110,9 +162,11 @@ export function budgetedSchema(schema: GraphQLSchema): void {
       const leaf = isLeafType(getNamedType(field.type));
       if (leaf && !field.resolve) continue;
       const resolve = field.resolve ?? defaultFieldResolver;
-      field.resolve = (source, args, context: Context, info) => {
+      const budgeted: GraphQLFieldResolver<unknown, Context> = (source, args, context, info) => {
         const { budget } = context;
         if (budget.exceeded) throw budget.exceeded;
+        // The slice is used up: this field, and every one after it in this request, waits for the request's next turn.
+        if (budget.yieldDue) return turnOf(budget).then(() => budgeted(source, args, context, info));
         const result = resolve(source, args, context, info);
         if (leaf) {
           if (result instanceof Promise) return result.then((value) => (charge(budget, value), value));
@@ -124,6 +178,7 @@ export function budgetedSchema(schema: GraphQLSchema): void {
         chargeObjects(budget, result, info, context);
         return result;
       };
+      field.resolve = budgeted;
     }
   }
 }
@@ -227,7 +282,11 @@ export function executionBudget(): ApolloServerPlugin<Context> {
     async requestDidStart() {
       return {
         async executionDidStart({ contextValue, operation }) {
-          if (operation.operation !== 'mutation') contextValue.budget.deadline = runningBudget().deadline;
+          if (operation.operation !== 'mutation') startClock(contextValue.budget);
+          else {
+            contextValue.budget.sliceStart = Date.now();
+            contextValue.budget.sliceCharges = contextValue.budget.charges;
+          }
         },
         async willSendResponse({ response, contextValue, operation }) {
           const exceeded = contextValue.budget.exceeded;

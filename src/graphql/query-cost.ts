@@ -2,9 +2,9 @@ import { getNamedType, getNullableType, isLeafType, isListType, isObjectType, is
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { BRIEF_DEPENDS_ON_MAX, BRIEF_ITEMS_MAX } from '../domain/briefs.js';
 import { CLAIMS_PER_SESSION_MAX } from '../domain/claims.js';
-import { ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX } from '../domain/text-rules.js';
+import { FREE_TEXT_MAX, ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX } from '../domain/text-rules.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../domain/paging.js';
-import { MAX_ITEMS_CEILING } from '../domain/plan-rules.js';
+import { MAX_ITEMS_CEILING, MAX_TEXT_CEILING } from '../domain/plan-rules.js';
 import { REFS_PER_TEXT_MAX } from '../domain/refs.js';
 import { HELPERS_PER_SESSION_MAX, RECENT_SESSIONS_MAX } from '../domain/session-limits.js';
 import { LINKS_PER_ITEM_MAX } from '../domain/task-rules.js';
@@ -78,9 +78,8 @@ const estimator: ComplexityEstimator = ({ type, field, args, childComplexity }) 
   if (isConnection(named.name)) return 1 + ((args.first as number | undefined) ?? PAGE_SIZE_DEFAULT) * childComplexity;
   if (!isListType(getNullableType(field.type)) || isLeafType(named) || field.name.startsWith('__')) return 1 + childComplexity;
   if (isConnection(type.name) && (field.name === 'nodes' || field.name === 'edges')) return 1 + childComplexity;
-  const bound = LIST_BOUNDS[`${type.name}.${field.name}`];
   // Introspection lists (types, fields) have no entry: their size does not grow with the data.
-  return 1 + (bound ?? 1) * childComplexity;
+  return 1 + listBound(type.name, field.name, args) * childComplexity;
 };
 
 /** The estimated cost of the operation `operationName` of `document`. Throws a GraphQLError when its node count alone is too many. */
@@ -101,4 +100,49 @@ export function listsWithoutBound(schema: GraphQLSchema): string[] {
     }
   }
   return missing;
+}
+
+/**
+ * The text of linked memories an answer could hold, counted before it runs:
+ * each list at its bound (as the estimate above), each memory's long text at
+ * its longest. A note is stored once and linked from any number of items, so
+ * this text is the one a small database can answer many times over: 100
+ * notes linked from each of 200 items are 2 MB stored and 400 MB answered.
+ * The answer budget (execution-budget.ts) would stop such an answer while it
+ * is read and resolved, a second of work each time; past this it is refused
+ * before anything is read. Other text is answered at most once per row
+ * stored, so the answer budget and the pre-read size checks bound it.
+ */
+export const MAX_PLANNED_CHARS = 32 * 1024 * 1024;
+
+/** Text that cites items may render each of its (at most 100) [[#id]] tokens as "[#123 Label]". */
+const RENDERED_MAX = FREE_TEXT_MAX + REFS_PER_TEXT_MAX * (MAX_TEXT_CEILING + 16);
+
+/** The long texts of the memory types (Note, Task), at their longest; their titles and domains (200 each) are left out. */
+const MEMORY_TEXTS: Record<string, number> = {
+  'Note.body': FREE_TEXT_MAX,
+  'Task.goal': FREE_TEXT_MAX,
+  'Task.goalText': RENDERED_MAX,
+};
+
+/** As `estimator`, in characters of memory text. */
+const textEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  const named = getNamedType(field.type);
+  if (isLeafType(named)) return MEMORY_TEXTS[`${type.name}.${field.name}`] ?? 0;
+  if (isConnection(named.name)) return ((args.first as number | undefined) ?? PAGE_SIZE_DEFAULT) * childComplexity;
+  if (!isListType(getNullableType(field.type)) || field.name.startsWith('__')) return childComplexity;
+  if (isConnection(type.name) && (field.name === 'nodes' || field.name === 'edges')) return childComplexity;
+  return listBound(type.name, field.name, args) * childComplexity;
+};
+
+/** The most rows a list that is not a connection can hold: its bound, or fewer when its first argument asks for fewer. */
+function listBound(typeName: string, fieldName: string, args: Record<string, unknown>): number {
+  const bound = LIST_BOUNDS[`${typeName}.${fieldName}`] ?? 1;
+  const first = args.first;
+  return typeof first === 'number' && first >= 0 && first < bound ? first : bound;
+}
+
+/** The most characters of linked memory text the operation's answer could hold (see MAX_PLANNED_CHARS). */
+export function plannedChars(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): number {
+  return getComplexity({ schema, query: document, variables, estimators: [textEstimator], maxQueryNodes: 20_000 });
 }

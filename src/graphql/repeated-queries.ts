@@ -4,7 +4,7 @@ import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { Context } from './context.js';
 import { CommittedCache } from '../services/kernel/committed-cache.js';
-import { runningBudget, tooLargeAnswer } from './execution-budget.js';
+import { startClock, tooLargeAnswer } from './execution-budget.js';
 import { asGraphQLJsErrors } from './jit-executor.js';
 import { checkCoercedOperation } from './request-limits.js';
 
@@ -225,7 +225,7 @@ export class RepeatedQueries {
 
   /** A known query run the short way: its answer, or null for Apollo to answer (an error). */
   private async queryAnswer(compiled: CompiledQuery, contextValue: Context, variables: Record<string, unknown>): Promise<ShortAnswer | null> {
-    contextValue.budget.deadline = runningBudget().deadline;
+    startClock(contextValue.budget);
     let result: Awaited<ReturnType<CompiledQuery['query']>>;
     try {
       result = await compiled.query(undefined, contextValue, variables);

@@ -5,10 +5,11 @@ import {
 } from 'graphql';
 import { decodeChangeCursor } from '../domain/change-cursor.js';
 import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
+import { linksAsked } from '../domain/task-rules.js';
 import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, STUCK_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
 import type { Context } from './context.js';
 import { NESTED_TOO_DEEP } from './errors.js';
-import { MAX_COST, queryCost } from './query-cost.js';
+import { MAX_COST, MAX_PLANNED_CHARS, plannedChars, queryCost } from './query-cost.js';
 
 /** Fields nested deeper than this are refused: no dashboard view needs more, and each level can multiply the work. */
 const MAX_DEPTH = 15;
@@ -117,6 +118,8 @@ function walk(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLComposi
       args[definition.name] = valueFromAST(argument.value, definition.type, w.variables);
     }
     const named = getNamedType(field.type);
+    // A list's first is checked here too, once, rather than by its resolver on each of 200 rows.
+    if (`${type.name}.${name}` === 'Item.related') linksAsked(args.first as number | null | undefined);
     if (named.name.endsWith('Connection')) {
       // On a connection, first is a page size and after a cursor (elsewhere, as in addSteps, after is an item id).
       pageSize(args.first as number | null | undefined);
@@ -267,11 +270,13 @@ function checkCoerced(
     throw refusal('TOO_LARGE', `The request uses more than ${MAX_ALIASES} aliases. Split it into several requests.`);
   }
   let cost: number;
+  let chars: number;
   try {
     // The estimate reads the operation as it runs (fragments spread once, fields merged): a fragment spread twice at
     // each of 25 levels runs in 25 steps, and the library, reading the document as written, would take 2^25.
     const asRunDocument: DocumentNode = { kind: Kind.DOCUMENT, definitions: [{ ...operation, selectionSet: run }] };
     cost = queryCost(schema, asRunDocument, coerced);
+    chars = plannedChars(schema, asRunDocument, coerced);
   } catch {
     // Only a document too big to count (over 10,000 selections counted) gets here.
     throw refusal('TOO_LARGE', 'The query has too many fields to check. Split it into several requests.');
@@ -281,6 +286,16 @@ function checkCoerced(
       'TOO_LARGE',
       `The query could resolve about ${cost.toLocaleString('en-US')} fields, over the limit of ${MAX_COST.toLocaleString('en-US')}, counting each list at the most it can hold ` +
         '(history items 500 per change, related 100 per item). Ask for smaller pages (first), fewer nested lists or fewer fields, and page with after.',
+    );
+  }
+  if (chars > MAX_PLANNED_CHARS) {
+    const mb = (value: number) => `${Math.ceil(value / 1024 / 1024).toLocaleString('en-US')} MB`;
+    throw refusal(
+      'TOO_LARGE',
+      `The query could carry about ${mb(chars)} of linked notes' and tasks' text (body, goal), over the limit of ${mb(MAX_PLANNED_CHARS)} one query may plan, ` +
+        'counting each list at the most it can hold (pages at their first, related 100 per item) and each body or goal at 20,000 characters; nothing was read. ' +
+        'Narrow it: ask for fewer items (items(first: 10)) or fewer links per item (related(first: 10)), or ask related for id and title only ' +
+        'and read a note\'s body with memory(id:).',
     );
   }
 }

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, Ctx, FieldResolver, ID, Info, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Resolver, Root } from 'type-graphql';
 import { ROW_CURSOR, decodeCursor, pageFrom, pageSize } from '../../domain/paging.js';
-import { parseId } from '../../domain/task-rules.js';
+import { linksAsked, parseId } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { PageArgs } from '../inputs/page.args.js';
 import { dependenciesOf } from '../item-refs.js';
@@ -114,8 +114,17 @@ export class ItemKnowledgeResolver {
   }
 
   @FieldResolver(() => [Memory], { description: 'Memories linked to this item (related), oldest link first; at most 100.' })
-  related(@Root() item: Item, @Ctx() ctx: Context): Maybe<Memory[]> {
-    return after(ctx.loaders.related.loadNow(item.itemId), (rows) => rows.map(toMemory));
+  related(
+    @Root() item: Item,
+    @Ctx() ctx: Context,
+    @Arg('first', () => Int, {
+      nullable: true,
+      description: 'Only the first this many links, 0..100 (default: all of them, at most 100). A query is planned with this many per item: '
+        + 'ask for fewer to keep a long list of items, with the linked notes\' bodies, within what one query may plan (TOO_LARGE past it).',
+    }) first?: number | null,
+  ): Maybe<Memory[]> {
+    const asked = linksAsked(first);
+    return after(ctx.loaders.related.loadNow(item.itemId), (rows) => (asked < rows.length ? rows.slice(0, asked) : rows).map(toMemory));
   }
 
   @FieldResolver(() => [Dependency], { description: 'From the briefs on this item: the items it waits for, each once.' })
