@@ -40,7 +40,7 @@ const VARIABLES: Record<keyof SubscriptionLimits, [name: string, fallback: numbe
   maxSockets: ['TASKBASE_WS_MAX_SOCKETS', 1_024],
   maxSubscriptionsPerSocket: ['TASKBASE_WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 32],
   maxSubscriptions: ['TASKBASE_WS_MAX_SUBSCRIPTIONS', 4_096],
-  fanOutExecutionsPerToken: ['TASKBASE_WS_FANOUT_EXECUTIONS_PER_TOKEN', 2],
+  fanOutExecutionsPerToken: ['TASKBASE_WS_FANOUT_EXECUTIONS_PER_TOKEN', 1],
   fanOutExecutions: ['TASKBASE_WS_FANOUT_EXECUTIONS', 4],
   fanOutBytesPerToken: ['TASKBASE_WS_FANOUT_BYTES_PER_TOKEN', 32 * 1024 * 1024],
   fanOutBytes: ['TASKBASE_WS_FANOUT_BYTES', 128 * 1024 * 1024],

@@ -59,6 +59,8 @@ function cannotKeepUp(waitMs: number): GraphQLError {
 const SLOW_SOCKET_MS = 30_000;
 /** The close reason (at most 123 bytes) for a socket that did not read its events in time. */
 const SLOW_SOCKET = `This socket left an event unread for ${SLOW_SOCKET_MS / 1000} s, so it was closed. Read faster or subscribe to less.`;
+/** Groups of subscriptions ended (told TOO_LARGE) in one turn of the event loop. */
+const GROUPS_ENDED_PER_TURN = 16;
 /** Bytes of events handed to sockets in one turn of the event loop. */
 const BYTES_PER_TURN = 4 * 1024 * 1024;
 /** graphql-ws' close codes are 44xx; this one says what was sent was too much for the reader. */
@@ -227,7 +229,8 @@ export class FanOut {
   }
 
   private drain(): void {
-    this.expire(Date.now());
+    const now = Date.now();
+    this.expire(now);
     const { limits } = this;
     for (let started = true; started;) {
       started = false;
@@ -238,6 +241,8 @@ export class FanOut {
           continue;
         }
         if (share.running >= limits.fanOutExecutionsPerToken || share.bytes >= limits.fanOutBytesPerToken) continue;
+        // A change past its wait is expire()'s to end (a few a turn), never to run.
+        if (now - share.queue[0].queuedAt > limits.fanOutWaitMs) continue;
         const next = share.queue.shift()!;
         if (next.group.closed) {
           started = true;
@@ -252,12 +257,19 @@ export class FanOut {
     }
   }
 
-  /** Changes that waited their turn past the limit end their subscriptions: those cannot be kept up with. */
+  /**
+   * Changes that waited their turn past the limit end their subscriptions: those cannot be kept up with.
+   * A few groups a turn: a flood's changes all expire at once, and ending each subscription sends it a message.
+   */
   private expire(now: number): void {
+    let ended = 0;
     for (const share of this.shares.values()) {
       while (share.queue.length && now - share.queue[0].queuedAt > this.limits.fanOutWaitMs) {
+        if (ended >= GROUPS_ENDED_PER_TURN) return this.schedule();
         const { group } = share.queue.shift()!;
-        if (!group.closed) this.closeGroup(group, { data: null, errors: [cannotKeepUp(this.limits.fanOutWaitMs)] });
+        if (group.closed) continue;
+        this.closeGroup(group, { data: null, errors: [cannotKeepUp(this.limits.fanOutWaitMs)] });
+        ended += 1;
       }
     }
   }
