@@ -263,12 +263,14 @@ export class FanOut {
    */
   private expire(now: number): void {
     let ended = 0;
+    // One error for the turn: each is the same words, and making one captures a stack.
+    let told: ExecutionResult | undefined;
     for (const share of this.shares.values()) {
       while (share.queue.length && now - share.queue[0].queuedAt > this.limits.fanOutWaitMs) {
         if (ended >= GROUPS_ENDED_PER_TURN) return this.schedule();
         const { group } = share.queue.shift()!;
         if (group.closed) continue;
-        this.closeGroup(group, { data: null, errors: [cannotKeepUp(this.limits.fanOutWaitMs)] });
+        this.closeGroup(group, (told ??= { data: null, errors: [cannotKeepUp(this.limits.fanOutWaitMs)] }));
         ended += 1;
       }
     }
