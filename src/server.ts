@@ -88,6 +88,7 @@ export async function startServer(
   app.use(hostAndOriginGuard(config.origins));
   // Sockets check the same tokens as POST /graphql; the subscriptions are handed the check, not the table.
   const auth = {
+    authOn: tokens.size > 0,
     accessOf: (authorization: string | undefined) => accessOf(tokens, authorization),
     principalOf: (authorization: string | undefined) => {
       const match = tokens.size > 0 ? /^Bearer\s+(\S+)/i.exec(authorization ?? '') : null;

@@ -3,7 +3,9 @@ import { loadSubscriptionLimits } from './subscription-limits.js';
 
 describe('loadSubscriptionLimits', () => {
   it('takes the defaults, and whole numbers above 0 from the environment', () => {
-    expect(loadSubscriptionLimits({})).toEqual({ maxSocketsPerClient: 64, maxSocketsPerToken: 64, maxSockets: 1_024, maxSubscriptionsPerSocket: 32 });
+    expect(loadSubscriptionLimits({})).toEqual({ maxSocketsPerClient: 64, maxSocketsPerToken: 64, maxSockets: 1_024, maxSubscriptionsPerSocket: 32, maxSubscriptions: 4_096,
+      fanOutExecutionsPerToken: 1, fanOutExecutions: 4, fanOutBytesPerToken: 32 * 1024 * 1024, fanOutBytes: 128 * 1024 * 1024, fanOutWaitMs: 10_000,
+    });
     expect(loadSubscriptionLimits({ TASKBASE_WS_MAX_SUBSCRIPTIONS_PER_SOCKET: '5' }).maxSubscriptionsPerSocket).toBe(5);
   });
 

@@ -17,6 +17,20 @@ export interface SubscriptionLimits {
   maxSockets: number;
   /** Subscriptions one socket may run at once; the next is refused with TOO_LARGE. */
   maxSubscriptionsPerSocket: number;
+  /** Subscriptions in all, on every socket; the next is refused with TOO_LARGE, so that a write's fan-out stays bounded. */
+  maxSubscriptions: number;
+  /**
+   * Events being built at once for one token (with auth off, one client) and
+   * in all: the rest queue (fan-out.ts). Subscribers with the same document
+   * and variables share one execution.
+   */
+  fanOutExecutionsPerToken: number;
+  fanOutExecutions: number;
+  /** Bytes of built events not yet written to every socket they go to, for one token and in all: past it, events queue. */
+  fanOutBytesPerToken: number;
+  fanOutBytes: number;
+  /** How long a change may wait for its turn to be built; past it the subscribers it was for get TOO_LARGE and are closed. */
+  fanOutWaitMs: number;
 }
 
 /** The variables of README's configuration table, with their defaults. */
@@ -25,6 +39,12 @@ const VARIABLES: Record<keyof SubscriptionLimits, [name: string, fallback: numbe
   maxSocketsPerToken: ['TASKBASE_WS_MAX_SOCKETS_PER_TOKEN', 64],
   maxSockets: ['TASKBASE_WS_MAX_SOCKETS', 1_024],
   maxSubscriptionsPerSocket: ['TASKBASE_WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 32],
+  maxSubscriptions: ['TASKBASE_WS_MAX_SUBSCRIPTIONS', 4_096],
+  fanOutExecutionsPerToken: ['TASKBASE_WS_FANOUT_EXECUTIONS_PER_TOKEN', 1],
+  fanOutExecutions: ['TASKBASE_WS_FANOUT_EXECUTIONS', 4],
+  fanOutBytesPerToken: ['TASKBASE_WS_FANOUT_BYTES_PER_TOKEN', 32 * 1024 * 1024],
+  fanOutBytes: ['TASKBASE_WS_FANOUT_BYTES', 128 * 1024 * 1024],
+  fanOutWaitMs: ['TASKBASE_WS_FANOUT_WAIT_MS', 10_000],
 };
 
 export function loadSubscriptionLimits(env: NodeJS.ProcessEnv): SubscriptionLimits {

@@ -297,9 +297,8 @@ describe('every event its own answer', () => {
       clearInterval(sampler);
     }
     // Each event reads the 100 notes once and stops at its budget: nowhere near a copy of every link's body per
-    // subscription (that was 4 GB and a dead process). On a busy machine all 10 events are in flight at once, each
-    // holding up to its 32 MB answer and about as much again in the rows it is built from: 10 × 64 MB at the most
-    // (a quiet run peaks near 250 MB; the whole suite on two loaded cores, near 570 MB).
+    // subscription (that was 4 GB and a dead process). The 10 share one document, so one execution serves them
+    // all; the bound left here is the one for 10 executions of up to 32 MB answers and as much again in rows.
     expect(peak - before).toBeLessThan(10 * 64 * 1024 * 1024);
   }, 600_000);
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
-  GraphQLError, createSourceEventStream, execute, getOperationAST, parse, validate,
-  type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema,
+  GraphQLError, execute, getOperationAST, parse, validate,
+  type DocumentNode, type ExecutionResult, type GraphQLSchema,
 } from 'graphql';
 import { checkOperation } from '../request-limits.js';
 import { CloseCode } from 'graphql-ws';
@@ -12,10 +12,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { OriginPolicy } from '../../origin-policy.js';
 import type { Services } from '../../services/index.js';
 import type { SubscriptionLimits } from '../../subscription-limits.js';
-import { createContext, type Access, type Context } from '../context.js';
+import { createContext, type Access } from '../context.js';
 import { createErrorFormatter } from '../errors.js';
-import { runningBudget } from '../execution-budget.js';
-import { createLoaders } from '../loaders.js';
+import { FanOut, type Subscriber } from './fan-out.js';
 
 /** A close reason is at most 123 bytes; these say what to send instead. */
 const NO_TOKEN = 'Authentication is on: send connectionParams {authorization: "Bearer <token>"}.';
@@ -31,10 +30,17 @@ const MAX_MESSAGE_BYTES = 256 * 1024;
 /** graphql-ws' close codes are 44xx; this one says a cap is reached. */
 const TOO_MANY_SOCKETS = 4429;
 
-/** "::ffff:127.0.0.1" and "127.0.0.1" are one client. */
-function clientOf(request: IncomingMessage): string {
-  const address = request.socket.remoteAddress ?? 'unknown';
-  return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+/**
+ * The client an upgrade comes from, for the per-address cap (and with auth
+ * off, the fan-out's budget): "::ffff:127.0.0.1" and "127.0.0.1" are one.
+ * With auth off the whole loopback range (127.0.0.0/8, ::1) is one client:
+ * any local process can connect from any of its addresses, so counting them
+ * apart would multiply the cap by as many addresses as a caller cares to use.
+ */
+function clientOf(request: IncomingMessage, authOn: boolean): string {
+  const raw = request.socket.remoteAddress ?? 'unknown';
+  const address = raw.startsWith('::ffff:') ? raw.slice('::ffff:'.length) : raw;
+  return !authOn && (address.startsWith('127.') || address === '::1') ? 'loopback' : address;
 }
 
 /** Open sockets per key (a client address, a token). */
@@ -64,51 +70,14 @@ function refuseUpgrade(socket: Duplex, status: number, statusText: string, code:
 }
 
 /**
- * Runs a subscription with its own execution per event: each event is an
- * answer of its own, with a fresh size and time budget and fresh loaders
- * (what the previous event read may be stale). An event over its budget is
- * sent as one TOO_LARGE error, and the subscription goes on.
- */
-function subscribeEachEventBudgeted(services: Services) {
-  return async (args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> => {
-    const stream = await createSourceEventStream(args);
-    if (!(Symbol.asyncIterator in stream)) return stream;
-    const events = stream[Symbol.asyncIterator]();
-    const base = args.contextValue as Context;
-    const run = async (payload: unknown): Promise<ExecutionResult> => {
-      const budget = runningBudget();
-      const contextValue: Context = { ...base, loaders: createLoaders(services, budget), budget };
-      const result = await execute({ ...args, rootValue: payload, contextValue });
-      const { exceeded } = contextValue.budget;
-      return exceeded ? { data: null, errors: [exceeded] } : result;
-    };
-    // Not an async generator: its return() would wait for the next event before the subscription let go of its topic.
-    const iterator: AsyncIterableIterator<ExecutionResult> = {
-      [Symbol.asyncIterator]: () => iterator,
-      next: async () => {
-        const event = await events.next();
-        return event.done ? { done: true, value: undefined } : { done: false, value: await run(event.value) };
-      },
-      return: async () => {
-        await events.return?.();
-        return { done: true, value: undefined };
-      },
-      throw: async (error: unknown) => {
-        await events.return?.();
-        throw error;
-      },
-    };
-    return iterator;
-  };
-}
-
-/**
  * How a socket's bearer token is checked, handed in by server.ts (src/auth.ts
  * owns the token table): what the Authorization value allows (undefined when
  * it names no known token), and the token's principal for the per-token cap
  * (null with auth off).
  */
 export interface SocketAuth {
+  /** Whether TASKBASE_TOKENS is set: with it off, every loopback address is one client. */
+  authOn: boolean;
   accessOf(authorization: string | undefined): Access | undefined;
   principalOf(authorization: string | undefined): string | null;
 }
@@ -130,7 +99,7 @@ export function attachSubscriptions(
   const { httpServer, schema, services, auth, origins, limits, logger } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const format = createErrorFormatter(logger);
-  const accessByConnection = new WeakMap<object, Access>();
+  const accessByConnection = new WeakMap<object, { access: Access; owner: string }>();
   const byClient = new Tally();
   const byToken = new Tally();
   let total = 0;
@@ -141,7 +110,7 @@ export function attachSubscriptions(
     }
     const refusal = origins.refusal({ host: request.headers.host, origin: request.headers.origin });
     if (refusal) return refuseUpgrade(socket, 403, 'Forbidden', 'FORBIDDEN', refusal.message);
-    const client = clientOf(request);
+    const client = clientOf(request, auth.authOn);
     if (byClient.count(client) >= limits.maxSocketsPerClient) {
       return refuseUpgrade(socket, 429, 'Too Many Requests', 'TOO_LARGE',
         `This client address already holds ${limits.maxSocketsPerClient} open subscription sockets, the most it may (TASKBASE_WS_MAX_SOCKETS_PER_CLIENT). ` +
@@ -182,6 +151,9 @@ export function attachSubscriptions(
     return { ...result, errors };
   };
 
+  const fanOut = new FanOut(services, limits, masked, logger);
+  const subscriberOf = new WeakMap<object, Subscriber>();
+
   const disposable = useServer(
     {
       schema,
@@ -203,7 +175,8 @@ export function attachSubscriptions(
           byToken.add(token);
           ctx.extra.socket.once('close', () => byToken.remove(token));
         }
-        accessByConnection.set(ctx, access);
+        // With auth off, a socket's events are budgeted on its client's share.
+        accessByConnection.set(ctx, { access, owner: token ?? `client ${clientOf(ctx.extra.request, auth.authOn)}` });
         return true;
       },
       // Parsed, validated and run with this module's graphql (the copy the schema was built with), not graphql-ws's own import.
@@ -229,24 +202,42 @@ export function attachSubscriptions(
           return [new GraphQLError(`Only subscriptions run over WebSocket. Send ${operation.operation} operations to POST /graphql.`, { extensions: { code: 'BAD_REQUEST' } })];
         }
         // The same limits as POST /graphql (page arguments, depth, aliases, cost): a subscription's payload is read on every change.
-        if (operation) {
-          try {
-            checkOperation(schema, document, operation, payload.variables ?? {});
-          } catch (error) {
-            if (error instanceof GraphQLError) return [error];
-            throw error;
-          }
+        if (!operation) {
+          return [new GraphQLError('The document holds several operations: name the one to run in operationName.', { extensions: { code: 'BAD_REQUEST' } })];
         }
+        try {
+          checkOperation(schema, document, operation, payload.variables ?? {});
+        } catch (error) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
+        if (fanOut.size >= limits.maxSubscriptions) {
+          return [new GraphQLError(
+            `The server already runs ${limits.maxSubscriptions} subscriptions, the most it may (TASKBASE_WS_MAX_SUBSCRIPTIONS). ` +
+              'Retry later, or watch a wider scope (domainChanged with a parent domain, sessionChanged without id) with one subscription.',
+            { extensions: { code: 'TOO_LARGE', limit: limits.maxSubscriptions } },
+          )];
+        }
+        // Counted from here: a burst of subscribe messages is checked before the first of them runs.
+        fanOut.reserve();
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables };
       },
       execute,
-      subscribe: subscribeEachEventBudgeted(services),
-      context: (ctx) => createContext(services, undefined, accessByConnection.get(ctx) ?? 'read'),
+      subscribe: (args) => fanOut.subscribe(args, subscriberOf.get(args.contextValue as object)!),
+      context: (ctx, id, payload) => {
+        const { access, owner } = accessByConnection.get(ctx) ?? { access: 'read' as const, owner: 'unknown' };
+        const contextValue = createContext(services, undefined, access);
+        // The same document and variables, for the same token and access, is one execution per change.
+        const key = JSON.stringify([owner, access, payload.query, payload.operationName ?? null, payload.variables ?? null]);
+        subscriberOf.set(contextValue, { socket: ctx.extra.socket, id, owner, key });
+        return contextValue;
+      },
       onNext: (_ctx, _id, _payload, _args, result) => masked(result as ExecutionResult),
     },
     wss,
   );
   return async () => {
     await disposable.dispose();
+    await fanOut.close();
   };
 }
