@@ -78,6 +78,6 @@ describe('the webhook dispatcher with no active webhook', () => {
     grown();
     await settle(BACKOFF_MS + 300);
     expect(sent).toHaveLength(1);
-    expect(JSON.parse(sent[0]!).change).toMatchObject({ action: 'SETTINGS_CHANGED' });
+    expect(JSON.parse(sent[0]!).changes).toMatchObject([{ action: 'SETTINGS_CHANGED' }]);
   });
 });
