@@ -29,6 +29,15 @@ const readsHooks = (sql: string) => /FROM "webhooks" WHERE "active"/.test(sql);
 const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
 const change = () => db.transaction((manager) => appendChanges(manager, db.kind, [{ entity: 'SETTINGS', id: 'reminders', action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() }]));
 
+/** Waits for a tick's pass to read the webhooks, so the next tick is most of BACKOFF_MS away (none falls inside a test's window). */
+async function justAfterTick(): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => { if (tailStatements.some(readsHooks)) { clearInterval(poll); resolve(); } }, 5);
+    tailStatements = [];
+  });
+  tailStatements = [];
+}
+
 beforeAll(async () => {
   db = await Database.open((await testDatabase()).databaseUrl);
   await hearTailStatements(db, (sql) => { tailStatements.push(sql); });
@@ -47,12 +56,7 @@ afterAll(async () => {
 
 describe('the webhook dispatcher with no active webhook', () => {
   it('does not ask for webhooks when the log grows, once a pass found none', async () => {
-    // Right after a tick's pass, so the next tick is most of BACKOFF_MS away.
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => { if (tailStatements.some(readsHooks)) { clearInterval(poll); resolve(); } }, 5);
-      tailStatements = [];
-    });
-    tailStatements = [];
+    await justAfterTick();
     for (let i = 0; i < 5; i += 1) {
       await change();
       grown();
@@ -62,8 +66,7 @@ describe('the webhook dispatcher with no active webhook', () => {
   });
 
   it('asks at once when this process made a webhook', async () => {
-    await settle(BACKOFF_MS + 100);
-    tailStatements = [];
+    await justAfterTick();
     dispatcher.hooksChanged();
     await settle();
     expect(tailStatements.filter(readsHooks)).toHaveLength(1);

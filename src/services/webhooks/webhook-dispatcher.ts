@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import type { LoggedChangeEntity } from '../../db/entities/index.js';
 import { inScope } from '../../domain/domains.js';
 import { retryDelayMs, type WebhookRetry } from '../../domain/webhooks.js';
-import { loggedChangeOf, type LoggedChange } from '../changes/logged-change.js';
+import { loggedChangeOf } from '../changes/logged-change.js';
 import type { ChangeFeed } from '../kernel/change-feed.js';
 import { loggedChangesAfter, newestChangeId } from '../kernel/change-log.js';
 import { CoalescedPasses } from '../kernel/coalesced.js';
@@ -22,7 +22,7 @@ const READ_ROWS = 500;
  * dispatcher's share of the write lock is at most one short transaction per
  * gap, whatever the number of webhooks (and each POST carries what gathered).
  */
-const PASS_GAP_MS = 50;
+const PASS_GAP_MS = 100;
 /** A lease outlives the attempt it covers by this much, so a slow attempt is never sent twice at once. */
 const LEASE_MARGIN_MS = 30_000;
 const PRUNE_EVERY_MS = 60_000;
@@ -67,7 +67,8 @@ interface Leased {
   hook: Hook;
   delivery: Open;
   lease: string;
-  changes: LoggedChange[];
+  /** Each change as the body carries it (JSON, as `changes` answers it). */
+  changes: string[];
 }
 
 interface Outcome extends Leased {
@@ -217,6 +218,13 @@ export class WebhookDispatcher {
   /** What each webhook not being sent to here needs, read as of now with this pass's answers applied. */
   private async plan(tail: EntityManager, hooks: Hook[], outcomes: Outcome[]): Promise<Step[]> {
     const now = this.now();
+    // Each change is rendered once per pass, however many webhooks carry it.
+    const rendered = new Map<number, string>();
+    const render = (rows: LoggedChangeEntity[]) => rows.map((row) => {
+      const id = num(row.id);
+      if (!rendered.has(id)) rendered.set(id, JSON.stringify(loggedChangeOf(row)));
+      return rendered.get(id)!;
+    });
     const waiting = new Set<number>();
     for (const outcome of outcomes) {
       const hook = hooks.find((each) => each.id === outcome.hook.id);
@@ -233,18 +241,17 @@ export class WebhookDispatcher {
         const delivery = open.get(hook.id);
         if (!delivery || delivery.nextAttemptAt > now || (delivery.leasedUntil !== null && delivery.leasedUntil > now)) continue;
         const rows = (await loggedChangesAfter(tail, delivery.after, READ_ROWS)).filter((row) => num(row.id) <= delivery.through);
-        const changes = this.inDomain(hook, rows).map(loggedChangeOf);
+        const changes = render(this.inDomain(hook, rows));
         steps.push({ webhookId: hook.id, run: (manager) => this.lease(manager, hook, delivery, changes) });
       }
     }
     const behind = idle.filter((hook) => hook.sending === null);
     if (behind.length === 0) return steps;
     const newest = await newestChangeId(tail);
-    const after = new Map<number, LoggedChangeEntity[]>();
-    for (const hook of behind) {
+    const log = new LogWindow(tail);
+    for (const hook of behind.sort((a, b) => a.position - b.position)) {
       if (hook.position >= newest) continue;
-      if (!after.has(hook.position)) after.set(hook.position, await loggedChangesAfter(tail, hook.position, READ_ROWS));
-      const rows = after.get(hook.position)!;
+      const rows = await log.after(hook.position);
       if (rows.length === 0) continue;
       if (num(rows[0].id) > hook.position + 1 && (await this.oldestChangeId(tail)) > hook.position + 1) {
         steps.push({ webhookId: hook.id, run: (manager) => this.stopPruned(manager, hook, num(rows[0].id) - 1) });
@@ -255,7 +262,7 @@ export class WebhookDispatcher {
       const through = num((wanted.length === BATCH_CHANGES ? wanted : rows).at(-1)!.id);
       steps.push({
         webhookId: hook.id,
-        run: (manager) => (wanted.length === 0 ? this.skip(manager, hook, through) : this.open(manager, hook, through, wanted.map(loggedChangeOf))),
+        run: (manager) => (wanted.length === 0 ? this.skip(manager, hook, through) : this.open(manager, hook, through, render(wanted))),
       });
     }
     return steps;
@@ -288,7 +295,7 @@ export class WebhookDispatcher {
    * it still stands where this pass read it (another server may have claimed
    * or delivered them since), then opens its delivery, leased.
    */
-  private async open(manager: EntityManager, hook: Hook, through: number, changes: LoggedChange[]): Promise<Leased | null> {
+  private async open(manager: EntityManager, hook: Hook, through: number, changes: string[]): Promise<Leased | null> {
     const claimed = await selectRows(manager, `UPDATE "webhooks" SET "sending" = ? WHERE "id" = ? AND "position" = ? AND "sending" IS NULL AND "active" = ? RETURNING "id"`,
       [through, hook.id, hook.position, true]);
     if (claimed.length === 0) return null;
@@ -296,7 +303,7 @@ export class WebhookDispatcher {
     const lease = this.leaseUntil();
     const [[id]] = await selectRows(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "afterChangeId", "throughChangeId", "changeCount", "firstChange", "attempts",
       "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES (?, ?, ?, ?, ?, 0, NULL, NULL, NULL, ?, ?) RETURNING "id"`,
-    [hook.id, hook.position, through, changes.length, JSON.stringify(changes[0]), now, lease]);
+    [hook.id, hook.position, through, changes.length, changes[0], now, lease]);
     const delivery: Open = { id: num(id), webhookId: hook.id, after: hook.position, through, changeCount: changes.length, attempts: 0, nextAttemptAt: now, leasedUntil: lease };
     return { hook: { ...hook, sending: through }, delivery, lease, changes };
   }
@@ -312,7 +319,7 @@ export class WebhookDispatcher {
    * this pass read it (the same attempts, still due, unleased): another
    * server may have taken, sent and recorded it since.
    */
-  private async lease(manager: EntityManager, hook: Hook, delivery: Open, changes: LoggedChange[]): Promise<Leased | null> {
+  private async lease(manager: EntityManager, hook: Hook, delivery: Open, changes: string[]): Promise<Leased | null> {
     const now = this.now();
     if (changes.length !== delivery.changeCount) {
       // The log no longer holds what the first attempt sent: stop rather than send a different body under the same id.
@@ -374,7 +381,9 @@ export class WebhookDispatcher {
   private post(leased: Leased): void {
     const { hook, delivery, changes } = leased;
     const deliveryId = String(delivery.id);
-    const sending = this.options.send({ url: hook.url, secret: hook.secret, deliveryId, body: JSON.stringify({ webhookId: String(hook.id), changes }) })
+    // The bytes JSON.stringify({ webhookId, changes }) would give, from the changes rendered once.
+    const body = `{"webhookId":${JSON.stringify(String(hook.id))},"changes":[${changes.join(',')}]}`;
+    const sending = this.options.send({ url: hook.url, secret: hook.secret, deliveryId, body })
       .then((result) => {
         this.answered.push({ ...leased, result, at: this.now() });
         const attempts = delivery.attempts + 1;
@@ -393,3 +402,27 @@ export class WebhookDispatcher {
 /** Delivered rows beyond each webhook's latest DELIVERIES_MAX (what `deliveries` can list) are deleted. */
 const PRUNE_DELIVERED = `DELETE FROM "webhook_deliveries" WHERE "deliveredAt" IS NOT NULL AND "id" < (
   SELECT k."id" FROM "webhook_deliveries" k WHERE k."webhookId" = "webhook_deliveries"."webhookId" ORDER BY k."id" DESC LIMIT 1 OFFSET ?)`;
+
+/**
+ * The log after the positions one pass needs, read once from the lowest and
+ * shared: most webhooks stand at about the same place, so 50 of them cost one
+ * read, not 50. A webhook further on takes the rows after it from a window
+ * already read (a shorter batch when the window stops short of the log's
+ * end); one past every window read reads its own.
+ */
+class LogWindow {
+  private readonly windows: { from: number; rows: LoggedChangeEntity[]; toEnd: boolean }[] = [];
+
+  constructor(private readonly tail: EntityManager) {}
+
+  async after(position: number): Promise<LoggedChangeEntity[]> {
+    for (const window of this.windows) {
+      if (window.from > position) continue;
+      const rows = window.rows.filter((row) => num(row.id) > position);
+      if (rows.length > 0 || window.toEnd) return rows;
+    }
+    const rows = await loggedChangesAfter(this.tail, position, READ_ROWS);
+    this.windows.push({ from: position, rows, toEnd: rows.length < READ_ROWS });
+    return rows;
+  }
+}
