@@ -9,6 +9,7 @@
  *   node scripts/build-if-stale.mjs
  *   node bench/webhook-writes.mjs [seconds=15] [concurrency=8] [counts=0,10,50]
  *   DATABASE_URL=postgres://… node bench/webhook-writes.mjs   (each run empties the database first)
+ *   BENCH_ROOT=/path/to/other/checkout node bench/webhook-writes.mjs   (its dist/, built)
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,7 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// BENCH_ROOT: another checkout's build to measure (e.g. main's, for a before and after on the same machine).
+const root = process.env.BENCH_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.argv[2] ?? 15);
 const concurrency = Number(process.argv[3] ?? 8);
 const counts = (process.argv[4] ?? '0,10,50').split(',').map(Number);
@@ -111,9 +113,9 @@ async function run(webhooks) {
   }
   await target.close();
   fs.rmSync(dir, { recursive: true, force: true });
-  console.log(`${postgres ? 'PostgreSQL' : 'SQLite'}, ${webhooks} webhooks (${rows.webhooks.filter((w) => w.active).length} active): ` +
+  console.log(`${process.env.BENCH_ROOT ? `${path.basename(root)}: ` : ''}${postgres ? 'PostgreSQL' : 'SQLite'}, ${webhooks} webhooks (${rows.webhooks.filter((w) => w.active).length} active): ` +
     `${(writes / seconds).toFixed(0)} writes/s (${writes} in ${seconds} s, ${failures} failed); receiver got ${sentAtEnd.posts} POSTs with ${sentAtEnd.changes} changes by the end, ` +
-    `${target.got.changes} 2 s later (of ${writes * webhooks} owed)${outboxRows === null ? '' : `; ${outboxRows} outbox rows`}`);
+    `${target.got.changes} 2 s later (of ${writes * webhooks} owed)${outboxRows === null ? '' : `; ${outboxRows} delivery rows (outbox)`}`);
 }
 
 for (const count of counts) await run(count);

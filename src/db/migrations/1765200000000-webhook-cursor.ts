@@ -12,7 +12,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * Upgrading: a webhook with undelivered rows moves its cursor back to just
  * before the oldest of them, so each is sent again from the log; the old
- * rows (and the history of delivered ones) are dropped.
+ * rows (and the history of delivered ones) are dropped, and delivery ids go
+ * on after the last one given.
  */
 export class WebhookCursor1765200000000 implements MigrationInterface {
   name = 'WebhookCursor1765200000000';
@@ -24,6 +25,7 @@ export class WebhookCursor1765200000000 implements MigrationInterface {
     await runner.query(`UPDATE "webhooks" SET "position" = (
       SELECT MIN(d."changeId") - 1 FROM "webhook_deliveries" d WHERE d."webhookId" = "webhooks"."id" AND d."deliveredAt" IS NULL)
       WHERE EXISTS (SELECT 1 FROM "webhook_deliveries" d WHERE d."webhookId" = "webhooks"."id" AND d."deliveredAt" IS NULL)`);
+    const [{ last }] = (await runner.query(`SELECT MAX("id") AS "last" FROM "webhook_deliveries"`)) as { last: number | string | null }[];
     await runner.query(`DROP TABLE "webhook_deliveries"`);
     await runner.query(`CREATE TABLE "webhook_deliveries" (
       "id" ${postgres ? 'BIGSERIAL PRIMARY KEY' : 'INTEGER PRIMARY KEY AUTOINCREMENT'},
@@ -40,6 +42,12 @@ export class WebhookCursor1765200000000 implements MigrationInterface {
       "leasedUntil" VARCHAR(24))`);
     // A webhook's latest deliveries, newest first (and the pruning of older ones).
     await runner.query(`CREATE INDEX "webhook_deliveries_by_webhook" ON "webhook_deliveries" ("webhookId", "id")`);
+    // Delivery ids go on from the old table's: a receiver drops an id it has handled, so none may be given twice.
+    if (last !== null && Number(last) > 0) {
+      await runner.query(postgres
+        ? `SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), ${Number(last)})`
+        : `INSERT INTO "sqlite_sequence" ("name", "seq") VALUES ('webhook_deliveries', ${Number(last)})`);
+    }
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -27,7 +27,7 @@ const PASS_GAP_MS = 100;
 const LEASE_MARGIN_MS = 30_000;
 const PRUNE_EVERY_MS = 60_000;
 /** Why a webhook stopped when the log no longer held the changes it still owed. */
-export const PRUNED_ERROR = 'changes it had not delivered were pruned from the change log (TASKBASE_CHANGE_LOG_DAYS, TASKBASE_CHANGE_LOG_ROWS)';
+const PRUNED_ERROR = 'changes it had not delivered were pruned from the change log (TASKBASE_CHANGE_LOG_DAYS, TASKBASE_CHANGE_LOG_ROWS)';
 
 interface DispatcherOptions extends WebhookRetry {
   timeoutMs: number;
@@ -179,7 +179,7 @@ export class WebhookDispatcher {
       this.lastPrune = Date.now();
       await this.db.transaction((manager) => runStatement(manager, PRUNE_DELIVERED, [DELIVERIES_MAX - 1]));
     }
-    if (outcomes.length > 0 || leased.length > 0) await new Promise((resolve) => setTimeout(resolve, PASS_GAP_MS));
+    if ((outcomes.length > 0 || leased.length > 0) && !this.closed) await new Promise((resolve) => setTimeout(resolve, PASS_GAP_MS));
   }
 
   /** Reads what is due, then records the answers and takes the leases in one transaction; the leased deliveries, to send. */

@@ -9,6 +9,8 @@ import { checkedAddresses } from './webhook-target.js';
 
 /** Webhooks one token may have (all of them, with auth off): each is a dispatcher's work on every change. */
 export const WEBHOOKS_MAX = 50;
+/** Webhooks the server may have in all, whichever tokens made them: what `webhooks` lists at most, and the dispatcher's work bounded. */
+export const WEBHOOKS_SERVER_MAX = 200;
 /** The latest deliveries `Webhook.deliveries` answers: 1..50, 10 unless asked. */
 const DELIVERIES_DEFAULT = 10;
 export const DELIVERIES_MAX = 50;
@@ -59,6 +61,14 @@ export class WebhookService {
     return this.writer.run(caller, async (uow) => {
       // The cap is per token, so one token filling it leaves every other token its own.
       const count = await uow.manager.count(WebhookEntity, owner === null ? {} : { where: { owner } });
+      const all = owner === null ? count : await uow.manager.count(WebhookEntity);
+      if (all >= WEBHOOKS_SERVER_MAX) {
+        throw new DomainError(
+          'TOO_LARGE',
+          `The server has ${all} webhooks, the most it may have (${WEBHOOKS_SERVER_MAX}, whichever tokens made them). Delete one of yours (deleteWebhook), or give one webhook a wider domain.`,
+          { limit: WEBHOOKS_SERVER_MAX, count: all },
+        );
+      }
       if (count >= WEBHOOKS_MAX) {
         throw new DomainError(
           'TOO_LARGE',
