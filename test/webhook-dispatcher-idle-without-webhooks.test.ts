@@ -22,8 +22,8 @@ const sent: string[] = [];
 /** What the feed calls when the log grows. */
 let grown: () => void = () => undefined;
 const feed = { onGrown: (listener: () => void) => { grown = listener; return () => undefined; } } as unknown as ChangeFeed;
-/** The dispatcher's tick: BACKOFF_MS, capped at a second. */
-const BACKOFF_MS = 400;
+/** The dispatcher's tick: BACKOFF_MS, capped at a second; the longest, so a busy machine's slow writes still fit between two ticks. */
+const BACKOFF_MS = 1_000;
 
 const readsHooks = (sql: string) => /FROM "webhooks" WHERE "active"/.test(sql);
 const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
