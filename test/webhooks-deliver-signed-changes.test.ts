@@ -1,12 +1,15 @@
 /**
  * Webhooks against a receiver in the test (node:http on 127.0.0.1, allowed
  * by TASKBASE_WEBHOOK_ALLOWED_HOSTS, with short retries): deliveries are
- * signed as documented and arrive in order, once each (on PostgreSQL with a
- * second server process dispatching from the same outbox); a 500 is
+ * signed as docs/webhooks.md says (the delivery id included) and carry the
+ * changes in order, once each (on PostgreSQL with a second server process
+ * dispatching from the same database); a 500 is
  * retried with the same delivery id, then delivered once; a receiver that
  * holds its request does not hold up a write; a dead receiver makes the
- * webhook inactive after the last attempt; a redirect is not followed; a
- * private target is refused unless allowed; bad input and read-only tokens
+ * webhook inactive after the last attempt, leaving one delivery behind
+ * however many changes came meanwhile; a redirect is not followed; an
+ * internal or reserved target (IPv6 forms included) is refused unless
+ * allowed, without saying where it resolves; bad input and read-only tokens
  * are refused with nothing recorded. A transcript is printed for the note.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -78,51 +81,58 @@ async function webhookWhen(id: string, test: (hook: any) => boolean): Promise<an
 
 const signatureOf = (received: Received) => {
   const timestamp = String(received.headers['x-taskbase-timestamp']);
-  return `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${received.body}`).digest('hex')}`;
+  const delivery = String(received.headers['x-taskbase-delivery']);
+  return `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${delivery}.${received.body}`).digest('hex')}`;
 };
 
-/** docs/api.md's "verify a signature" snippet, as a function (its import made an argument). */
+/** docs/webhooks.md's "verify a delivery" snippet, as a function (its import made an argument). */
 function documentedVerifier(): (secret: string, headers: Received['headers'], body: string) => boolean {
-  const page = fs.readFileSync(path.resolve('docs/api.md'), 'utf8');
-  const from = page.indexOf('## Webhooks');
-  expect(from, 'docs/api.md has "## Webhooks"').toBeGreaterThan(-1);
+  const page = fs.readFileSync(path.resolve('docs/webhooks.md'), 'utf8');
+  const from = page.indexOf('## Verifying a delivery');
   const open = page.indexOf('```js\n', from);
   const code = page.slice(open + 6, page.indexOf('\n```', open)).replace(/^import .*$/m, '');
   return new Function('createHmac', 'timingSafeEqual', `${code}\nreturn verified;`)(createHmac, timingSafeEqual);
 }
 
 describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatching' : ''}`, () => {
-  it('POSTs each change under the domain, signed, in order, once each', async () => {
+  it('POSTs each change under the domain, signed over the delivery id too, in order, once each', async () => {
     const endpoint = await receiver(() => ({ status: 204 }));
     const id = await webhook(endpoint.url, 'signed');
     await note('elsewhere', 'not delivered');
     const written: string[] = [];
     for (let i = 0; i < 12; i += 1) written.push(await note(i % 2 ? 'signed/below' : 'signed', `signed ${i}`));
-    const received = await endpoint.until(written.length);
-    const hook = await webhookWhen(id, (h) => h.deliveries.length === written.length && h.deliveries.every((d: any) => d.deliveredAt));
-    expect(received.map((r) => JSON.parse(r.body).change.memoryId)).toEqual(written);
+    const changes = await endpoint.changesUntil(written.length);
+    const received = endpoint.received.slice();
+    const hook = await webhookWhen(id, (h) => h.deliveries.reduce((n: number, d: any) => n + (d.deliveredAt ? d.changeCount : 0), 0) === written.length);
+    expect(changes.map((change) => change.memoryId)).toEqual(written);
     for (const r of received) {
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['x-taskbase-timestamp']).toMatch(/^\d{10}$/);
       expect(r.headers['x-taskbase-signature']).toBe(signatureOf(r));
     }
-    // The body is the change as the feed answers it, and the delivery id is the one `webhooks` lists.
+    // The body carries the changes as the feed answers them, and the delivery id is the one `webhooks` lists.
     const [first] = received;
     const body = JSON.parse(first.body);
-    expect(body).toMatchObject({ webhookId: id, change: { action: 'NOTE_CREATED', domain: 'signed', memoryId: written[0] } });
+    expect(body).toMatchObject({ webhookId: id, changes: [{ action: 'NOTE_CREATED', domain: 'signed', memoryId: written[0] }] });
     const feed = (await server.ok(CHANGES, { domain: 'signed', first: 200 })).changes.nodes;
-    expect(feed.find((change: { id: string }) => change.id === body.change.id)).toMatchObject(body.change);
+    expect(feed.find((change: { id: string }) => change.id === body.changes[0].id)).toMatchObject(body.changes[0]);
     expect(hook.deliveries.map((d: any) => d.id).reverse()).toEqual(received.map((r) => r.headers['x-taskbase-delivery']));
+    expect(hook.deliveries.map((d: any) => d.changeCount).reverse()).toEqual(received.map((r) => JSON.parse(r.body).changes.length));
     expect(hook.deliveries.every((d: any) => d.attempts === 1 && d.lastStatus === 204)).toBe(true);
-    // Verified by the docs' own snippet, which a wrong secret or another body fails.
+    // Verified by the docs' own snippet, which a wrong secret, another body, or the same request under another delivery id fails.
     const verified = documentedVerifier();
     expect(received.every((r) => verified(SECRET, r.headers, r.body))).toBe(true);
     expect(verified('another-secret-of-16+', first.headers, first.body)).toBe(false);
-    expect(verified(SECRET, first.headers, received[1].body)).toBe(false);
+    expect(verified(SECRET, first.headers, '{"webhookId":"1","changes":[]}')).toBe(false);
+    expect(verified(SECRET, { ...first.headers, 'x-taskbase-delivery': '999999' }, first.body)).toBe(false);
+    // A captured request re-sent after the replay window fails too.
+    const stale = String(Number(first.headers['x-taskbase-timestamp']) - 301);
+    const replayed = { ...first.headers, 'x-taskbase-timestamp': stale };
+    expect(verified(SECRET, { ...replayed, 'x-taskbase-signature': signatureOf({ headers: replayed, body: first.body }) }, first.body)).toBe(false);
     console.log(`[webhook transcript, ${DATABASE}] POST ${new URL(endpoint.url).pathname}\n` +
       `  X-Taskbase-Delivery: ${first.headers['x-taskbase-delivery']}\n  X-Taskbase-Timestamp: ${first.headers['x-taskbase-timestamp']}\n` +
       `  X-Taskbase-Signature: ${first.headers['x-taskbase-signature']} (verified with the secret)\n  ${first.body}\n` +
-      `  -> 204; ${received.length} changes delivered in write order, each once${onPostgres ? ' by two dispatching servers' : ''}`);
+      `  -> 204; ${changes.length} changes delivered in write order, each once, in ${received.length} POSTs${onPostgres ? ' by two dispatching servers' : ''}`);
   }, 60_000);
 
   it('retries a 500 with the same delivery id and body, then delivers it once', async () => {
@@ -135,14 +145,14 @@ describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatch
     for (const r of attempts) expect(r.headers['x-taskbase-signature']).toBe(signatureOf(r));
     const hook = await webhookWhen(id, (h) => h.deliveries[0]?.deliveredAt);
     expect(hook.deliveries).toHaveLength(1);
-    expect(hook.deliveries[0]).toMatchObject({ attempts: 3, lastStatus: 200, lastError: null, nextAttemptAt: null, change: { memoryId: written } });
+    expect(hook.deliveries[0]).toMatchObject({ attempts: 3, lastStatus: 200, lastError: null, nextAttemptAt: null, changeCount: 1, change: { memoryId: written } });
     expect(hook.active).toBe(true);
     expect(hook.stoppedBy).toBeNull();
     // Delivered once: the next change is the next request, with no repeat of the first before it.
     const sentinel = await note('retried', 'sentinel');
     const all = await endpoint.until(4);
     expect(all).toHaveLength(4);
-    expect(JSON.parse(all[3].body).change.memoryId).toBe(sentinel);
+    expect(JSON.parse(all[3].body).changes.map((change: { memoryId: string }) => change.memoryId)).toEqual([sentinel]);
     console.log(`[webhook retry, ${DATABASE}] delivery ${attempts[0].headers['x-taskbase-delivery']}: 500, 500, then 200 ` +
       `(attempts ${hook.deliveries[0].attempts}, lastStatus ${hook.deliveries[0].lastStatus}); the next request was the next change`);
   }, 60_000);
@@ -161,11 +171,12 @@ describe(`webhooks on ${DATABASE}${onPostgres ? ', two server processes dispatch
     expect(endpoint.received).toHaveLength(1);
   }, 60_000);
 
-  it('marks a webhook inactive once a dead receiver failed every attempt', async () => {
+  it('marks a webhook inactive once a dead receiver failed every attempt, leaving one delivery however many changes came meanwhile', async () => {
     const dead = await startReceiver(() => ({ status: 200 }));
     await dead.close();
     const id = await webhook(dead.url, 'dead');
-    await note('dead', 'never delivered');
+    // Written while its first delivery is still being tried: none of them is copied for it.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => note('dead', `never delivered ${i}`)));
     const hook = await webhookWhen(id, (h) => !h.active);
     expect(hook.deliveries).toHaveLength(1);
     expect(hook.deliveries[0]).toMatchObject({ attempts: MAX_ATTEMPTS, lastStatus: null, deliveredAt: null, nextAttemptAt: null });
@@ -219,12 +230,18 @@ describe(`webhook targets without the allow-list, on ${DATABASE}`, () => {
   afterAll(async () => strict?.close());
   const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
-  it('refuses loopback, private and link-local targets, by address and by name, and records nothing', async () => {
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://10.1.2.3/hook', 'http://192.168.0.10/hook', 'http://169.254.169.254/latest', 'http://[::1]/hook', 'http://[::ffff:127.0.0.1]/hook']) {
+  it('refuses loopback, private, link-local and reserved targets, by address (IPv6 forms included) and by name, without saying where a name resolves', async () => {
+    for (const url of [
+      'http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://10.1.2.3/hook', 'http://192.168.0.10/hook', 'http://169.254.169.254/latest', 'http://[::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook', 'http://[::7f00:1]/hook', 'http://[2002:7f00:1::]/hook', 'http://[2001::1]/hook', 'http://[64:ff9b::a9fe:a9fe]/hook',
+      'http://[64:ff9b:1::a00:1]/hook', 'http://[100::1]/hook', 'http://192.0.2.1/hook', 'http://198.51.100.7/hook', 'http://[2001:db8::1]/hook', 'http://0x7f.1/hook',
+    ]) {
       const result = await strict.gql(CREATE_WEBHOOK, { input: { url, secret: SECRET } }, as('writer-token'));
       expect(result.errors?.[0].extensions?.code, url).toBe('BAD_USER_INPUT');
-      expect(result.errors?.[0].message, url).toMatch(/loopback, private or link-local address.*TASKBASE_WEBHOOK_ALLOWED_HOSTS/);
+      expect(result.errors?.[0].message, url).toMatch(/is not allowed: webhooks may reach public addresses only.*TASKBASE_WEBHOOK_ALLOWED_HOSTS/);
     }
+    const byName = await strict.gql(CREATE_WEBHOOK, { input: { url: 'http://localhost/hook', secret: SECRET } }, as('writer-token'));
+    expect(byName.errors?.[0].message).not.toMatch(/127\.0\.0\.1|::1|resolves to/);
     expect((await strict.gql(WEBHOOKS, {}, as('reader-token'))).data?.webhooks).toEqual([]);
   });
 

@@ -4,7 +4,7 @@
  * (services/webhooks) apply them.
  */
 import { createHmac } from 'node:crypto';
-import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { DomainError } from './errors.js';
 
 const SECRET_MIN = 16;
@@ -33,6 +33,32 @@ export function cleanWebhookUrl(raw: string): URL {
   return url;
 }
 
+/**
+ * Who may see a webhook's whole URL (it may carry a credential in its path or
+ * query): the token that created it, or anyone when auth is off (no
+ * principal). Every other token, read-only ones included, sees its scheme and
+ * host only. A webhook that belongs to no token (made while auth was off)
+ * shows its whole URL to no token.
+ */
+export function seesWholeUrl(owner: string | null, principal: string | null | undefined): boolean {
+  return !principal || owner === principal;
+}
+
+/**
+ * Who may delete a webhook: its creator's token, anyone when auth is off,
+ * and any write token for one that belongs to no token (or nobody could).
+ */
+export function mayChangeWebhook(owner: string | null, principal: string | null | undefined): boolean {
+  return !principal || owner === null || owner === principal;
+}
+
+/** What a token that may not see a webhook's URL is shown: its scheme and host (with the port, if any). */
+export function shownWebhookUrl(url: string, whole: boolean): string {
+  if (whole) return url;
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}`;
+}
+
 /** The shared secret, as given: SECRET_MIN..SECRET_MAX characters. */
 export function checkWebhookSecret(secret: string): string {
   if (secret.length < SECRET_MIN || secret.length > SECRET_MAX) {
@@ -44,9 +70,14 @@ export function checkWebhookSecret(secret: string): string {
   return secret;
 }
 
-/** The X-Taskbase-Signature header's value: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" keyed by the secret>. */
-export function webhookSignature(secret: string, timestamp: number, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+/**
+ * The X-Taskbase-Signature header's value: sha256=<hex HMAC-SHA256 of
+ * "<timestamp>.<delivery id>.<body>" keyed by the secret>. The delivery id is
+ * signed so that a captured delivery re-sent under a new id (to pass a
+ * receiver's "already handled" check) fails verification.
+ */
+export function webhookSignature(secret: string, timestamp: number, deliveryId: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${deliveryId}.${body}`).digest('hex')}`;
 }
 
 /** How failed deliveries are tried again: TASKBASE_WEBHOOK_BACKOFF_MS and TASKBASE_WEBHOOK_MAX_ATTEMPTS. */
@@ -66,28 +97,26 @@ export function retryDelayMs(retry: WebhookRetry, attempts: number): number {
 }
 
 /**
- * Addresses a webhook may not reach unless allowed by name: this machine
- * (loopback, unspecified), private networks, link-local (cloud metadata
- * services live there), carrier-grade NAT, multicast and reserved ranges, in
- * IPv4 and IPv6 (IPv4-mapped IPv6 addresses are checked as the IPv4 they map).
+ * Whether a webhook may reach an address without the operator allowing it:
+ * only global unicast addresses may. ipaddr.js names the special-purpose
+ * ranges (IANA's registries: loopback, private, link-local, carrier-grade
+ * NAT, multicast, documentation, benchmarking, discard, reserved, …); any
+ * address in one of them is refused. An IPv4-mapped IPv6 address is judged
+ * as the IPv4 it maps. The IPv6 forms that carry an IPv4 address to another
+ * network (IPv4-compatible ::/96, 6to4 2002::/16, Teredo 2001::/32, NAT64
+ * 64:ff9b::/96 and 64:ff9b:1::/48, SIIT) are refused whatever they carry, as
+ * is every IPv6 address outside global unicast 2000::/3: a relay or
+ * translator could turn them into an internal IPv4 address.
  */
-const INTERNAL = new net.BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) INTERNAL.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32],
-] as const) INTERNAL.addSubnet(network, prefix, 'ipv6');
-
-/** True for an address a webhook may not reach by default (see INTERNAL). */
 export function isInternalAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return INTERNAL.check(mapped[1], 'ipv4');
-  const family = net.isIP(address);
-  if (family === 0) return true;
-  return INTERNAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.range() !== 'unicast') return true;
+  return parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6);
 }
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** A URL's host as the allow-list names it: lower case, IPv6 without brackets. */
 export function hostOf(url: URL): string {
@@ -103,11 +132,11 @@ export function hostOf(url: URL): string {
 export function checkTargetAddresses(host: string, addresses: readonly string[], allowed: ReadonlySet<string>): void {
   if (addresses.length === 0) throw new DomainError('BAD_USER_INPUT', `the webhook's host ${host} does not resolve to an address; send a URL whose host resolves.`);
   if (allowed.has(host)) return;
-  const internal = addresses.find((address) => isInternalAddress(address) && !allowed.has(address.toLowerCase()));
-  if (internal) {
+  // The address is not named: a creator could otherwise learn where internal names resolve, and readers see lastError.
+  if (addresses.some((address) => isInternalAddress(address) && !allowed.has(address.toLowerCase()))) {
     throw new DomainError(
       'BAD_USER_INPUT',
-      `the webhook's host ${host} resolves to ${internal}, a loopback, private or link-local address, which webhooks may not reach. ` +
+      `the webhook's host ${host} is not allowed: webhooks may reach public addresses only, not loopback, private, link-local or reserved ones. ` +
         'Send a public URL, or ask the operator to list the host in TASKBASE_WEBHOOK_ALLOWED_HOSTS.',
     );
   }

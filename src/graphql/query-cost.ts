@@ -10,7 +10,7 @@ import { HELPERS_PER_SESSION_MAX, RECENT_SESSIONS_MAX } from '../domain/session-
 import { LINKS_PER_ITEM_MAX } from '../domain/task-rules.js';
 import { DOMAINS_LISTED_MAX, MUST_READ_MAX } from '../services/memories/memory-reader.js';
 import { REMINDER_TASKS_MAX } from '../services/reminders/reminder.service.js';
-import { DELIVERIES_MAX, WEBHOOKS_MAX } from '../services/webhooks/webhook.service.js';
+import { DELIVERIES_MAX, WEBHOOKS_SERVER_MAX } from '../services/webhooks/webhook.service.js';
 
 /**
  * An estimate of the fields a query resolves: each field once per parent row
@@ -58,7 +58,7 @@ const LIST_BOUNDS: Record<string, number> = {
   'Query.mustRead': MUST_READ_MAX,
   'Query.domains': DOMAINS_LISTED_MAX,
   'Query.recentSessions': RECENT_SESSIONS_MAX,
-  'Query.webhooks': WEBHOOKS_MAX,
+  'Query.webhooks': WEBHOOKS_SERVER_MAX,
   'Webhook.deliveries': DELIVERIES_MAX,
   'CreateTaskPayload.items': ITEMS_PER_CALL_MAX,
   'ItemsPayload.items': ITEMS_PER_CALL_MAX,

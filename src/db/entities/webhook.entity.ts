@@ -17,19 +17,32 @@ export class WebhookEntity {
   @Column({ type: 'varchar', length: 200 })
   secret: string;
 
-  /** False once a delivery failed every attempt: nothing more is copied or sent. */
+  /** False once a delivery failed every attempt: nothing more is sent, and nothing is queued for it. */
   @Column({ type: 'boolean' })
   active: boolean;
 
   @Column({ type: 'varchar', length: 24 })
   createdAt: string;
 
-  /** The last change-log id copied into this webhook's outbox. PostgreSQL's BIGINT arrives as a string. */
+  /** The last change-log id delivered (its cursor). PostgreSQL's BIGINT arrives as a string. */
   @Column({ type: 'bigint' })
   position: number | string;
+
+  /** The last change-log id of the POST under way (its open delivery); null when none is. */
+  @Column({ type: 'bigint', nullable: true })
+  sending: number | string | null;
+
+  /** The principal of the token that created it (src/auth.ts principalOf); null when auth was off. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  owner: string | null;
 }
 
-/** One change for one webhook: the outbox row, sent until it is answered 2xx or its webhook gives up. */
+/**
+ * One POST to one webhook: the changes after `afterChangeId` up to
+ * `throughChangeId` under its domain, in log order. Sent until it is answered
+ * 2xx or its webhook gives up; the body is rebuilt from the change log for
+ * every attempt, so each carries the same bytes.
+ */
 @Entity('webhook_deliveries')
 export class WebhookDeliveryEntity {
   /** Also X-Taskbase-Delivery: the same on every attempt. */
@@ -40,11 +53,18 @@ export class WebhookDeliveryEntity {
   webhookId: number;
 
   @Column({ type: 'bigint' })
-  changeId: number | string;
+  afterChangeId: number | string;
 
-  /** The JSON POSTed, fixed when the change was copied: every attempt sends (and signs) the same bytes. */
-  @Column({ type: 'text' })
-  body: string;
+  @Column({ type: 'bigint' })
+  throughChangeId: number | string;
+
+  /** How many changes it carries; 0 for the record of changes pruned before they could be sent. */
+  @Column({ type: 'integer' })
+  changeCount: number;
+
+  /** The first change it carries, as the body does (JSON); null when they were pruned. */
+  @Column({ type: 'text', nullable: true })
+  firstChange: string | null;
 
   @Column({ type: 'integer' })
   attempts: number;

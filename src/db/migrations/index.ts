@@ -13,6 +13,7 @@ import { SearchIndex1764575000000 } from './1764575000000-search-index.js';
 import { SessionPresetsAndNameWords1764580000000 } from './1764580000000-session-presets-and-name-words.js';
 import { SessionOrderIndexes1764586000000 } from './1764586000000-session-order-indexes.js';
 import { ReadyTaskIndex1764590000000 } from './1764590000000-ready-task-index.js';
+import { WebhookCursor1765200000000 } from './1765200000000-webhook-cursor.js';
 import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-claim-fencing-and-dependency-caps.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   SessionPresetsAndNameWords1764580000000,
   SessionOrderIndexes1764586000000,
   ReadyTaskIndex1764590000000,
+  WebhookCursor1765200000000,
   ClaimFencingAndDependencyCaps1765300000000,
   StuckItems1765600000000,
 ];

@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { WebhookDeliveryEntity, WebhookEntity } from '../../db/entities/index.js';
+import type { WebhookDeliveryEntity } from '../../db/entities/index.js';
 import type { LoggedChange as LoggedChangeRow } from '../../services/changes/logged-change.js';
+import type { WebhookView } from '../../services/webhooks/webhook.service.js';
 import type { Context } from '../context.js';
 import { CreateWebhookInput } from '../inputs/webhook.inputs.js';
 import { LoggedChange, LoggedChangeConnection, Webhook, WebhookDelivery } from '../types/logged-change.type.js';
@@ -8,14 +9,15 @@ import { LoggedChange, LoggedChangeConnection, Webhook, WebhookDelivery } from '
 const toLoggedChange = (change: LoggedChangeRow): LoggedChange => ({ ...change, at: new Date(change.at) });
 const toDate = (value: string | null): Date | null => (value === null ? null : new Date(value));
 
-function toWebhook(row: WebhookEntity): Webhook {
-  return { id: String(row.id), url: row.url, domain: row.domain, active: row.active, createdAt: new Date(row.createdAt) };
+function toWebhook(view: WebhookView): Webhook {
+  return { ...view, id: String(view.id), createdAt: new Date(view.createdAt) };
 }
 
 function toDelivery(row: WebhookDeliveryEntity): WebhookDelivery {
   return {
     id: String(row.id),
-    change: toLoggedChange((JSON.parse(row.body) as { change: LoggedChangeRow }).change),
+    change: row.firstChange === null ? null : toLoggedChange(JSON.parse(row.firstChange) as LoggedChangeRow),
+    changeCount: row.changeCount,
     attempts: row.attempts,
     lastStatus: row.lastStatus,
     lastError: row.lastError ?? null,
@@ -42,22 +44,23 @@ export class ChangeFeedResolver {
     return { nodes: page.nodes.map(toLoggedChange), pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor } };
   }
 
-  @Query(() => [Webhook], { description: 'Every webhook, oldest first, with its latest deliveries.' })
+  @Query(() => [Webhook], { description: 'Every webhook, oldest first, with its latest deliveries; each URL whole only for the token that created it (Webhook.url).' })
   async webhooks(@Ctx() ctx: Context): Promise<Webhook[]> {
-    return (await ctx.services.webhooks.list()).map(toWebhook);
+    return (await ctx.services.webhooks.list(ctx.caller)).map(toWebhook);
   }
 
   @Mutation(() => Webhook, {
     nullable: true,
     description:
-      'Creates a webhook (needs a token with write access): each change committed from now on under its domain is POSTed to url as JSON, with X-Taskbase-Delivery, X-Taskbase-Timestamp ' +
-      'and X-Taskbase-Signature (sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" with the secret>); retried with backoff, in order, at least once.',
+      'Creates a webhook owned by the calling token (needs write access; at most 50 per token, 200 on the server): the changes committed from now on under its domain are POSTed to url as JSON ' +
+      '({"webhookId", "changes": [...]}, several in one POST when they gather), in order, with X-Taskbase-Delivery, X-Taskbase-Timestamp and X-Taskbase-Signature ' +
+      '(sha256=<hex HMAC-SHA256 of "<timestamp>.<delivery id>.<body>" with the secret>); retried with backoff, at least once.',
   })
   async createWebhook(@Ctx() ctx: Context, @Arg('input', () => CreateWebhookInput) input: CreateWebhookInput): Promise<Webhook> {
     return toWebhook(await ctx.services.webhooks.create(ctx.caller, input));
   }
 
-  @Mutation(() => Boolean, { nullable: true, description: 'Deletes a webhook and its pending deliveries. NOT_FOUND when no webhook has the id.' })
+  @Mutation(() => Boolean, { nullable: true, description: 'Deletes a webhook and its deliveries: only with the token that created it (FORBIDDEN otherwise). NOT_FOUND when no webhook has the id.' })
   async deleteWebhook(@Ctx() ctx: Context, @Arg('id', () => ID) id: string): Promise<boolean> {
     return ctx.services.webhooks.delete(ctx.caller, id);
   }

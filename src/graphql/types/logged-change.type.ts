@@ -40,13 +40,16 @@ export class LoggedChangeConnection {
   pageInfo: PageInfo;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'One change for one webhook: sent until the endpoint answers 2xx, or the webhook gives up.' })
+@ObjectType({ simpleResolvers: true, description: 'One POST to one webhook: the changes after its last delivered one (up to 100), in commit order; sent until the endpoint answers 2xx, or the webhook gives up.' })
 export class WebhookDelivery {
   @Field(() => ID, { description: 'Sent as X-Taskbase-Delivery, the same on every attempt: a receiver drops a delivery it has already handled.' })
   id: string;
 
-  @Field(() => LoggedChange, { description: 'The change delivered (the body carries it whole).' })
-  change: LoggedChange;
+  @Field(() => LoggedChange, { nullable: true, description: 'The first change it carries (the body carries them all, whole); null when the changes were pruned from the change log before they could be sent (lastError says so).' })
+  change: LoggedChange | null;
+
+  @Field(() => Int, { description: 'How many changes it carries, in commit order (the body\'s changes array).' })
+  changeCount: number;
 
   @Field(() => Int, { description: 'Attempts made so far.' })
   attempts: number;
@@ -69,8 +72,11 @@ export class Webhook {
   @Field(() => ID, { description: 'Its id, for deleteWebhook.' })
   id: string;
 
-  @Field({ description: 'Where deliveries are POSTed.' })
+  @Field({ description: 'Where deliveries are POSTed: whole only for the token that created it (and with auth off); every other token sees its scheme and host, e.g. https://hooks.example.com.' })
   url: string;
+
+  @Field({ description: 'True when the calling token created it (always, with auth off): only then is url whole, and only that token may delete it.' })
+  owned: boolean;
 
   @Field(() => String, { nullable: true, description: 'Domain prefix; null for every change.' })
   domain: string | null;

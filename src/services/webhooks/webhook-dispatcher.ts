@@ -1,23 +1,33 @@
 import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
-import { WebhookDeliveryEntity } from '../../db/entities/index.js';
+import type { LoggedChangeEntity } from '../../db/entities/index.js';
 import { inScope } from '../../domain/domains.js';
 import { retryDelayMs, type WebhookRetry } from '../../domain/webhooks.js';
 import { loggedChangeOf } from '../changes/logged-change.js';
 import type { ChangeFeed } from '../kernel/change-feed.js';
 import { loggedChangesAfter, newestChangeId } from '../kernel/change-log.js';
 import { CoalescedPasses } from '../kernel/coalesced.js';
-import { num, runStatement, selectRows, tuples } from '../kernel/statements.js';
+import { num, runStatement, selectRows } from '../kernel/statements.js';
 import type { Clock } from '../kernel/unit-of-work.js';
-import type { Send } from './webhook-sender.js';
+import type { AttemptResult, Send } from './webhook-sender.js';
+import { DELIVERIES_MAX } from './webhook.service.js';
 
-/** Changes copied into one webhook's outbox per transaction. */
-const FILL_BATCH = 500;
+/** Changes one POST carries at most. */
+const BATCH_CHANGES = 100;
+/** Log rows read after one position per pass: a webhook of a narrow domain skips this many others at a time. */
+const READ_ROWS = 500;
+/**
+ * The least time between two passes that wrote: a pass records every
+ * answer that came in and takes every lease due in one transaction, so the
+ * dispatcher's share of the write lock is at most one short transaction per
+ * gap, whatever the number of webhooks (and each POST carries what gathered).
+ */
+const PASS_GAP_MS = 100;
 /** A lease outlives the attempt it covers by this much, so a slow attempt is never sent twice at once. */
 const LEASE_MARGIN_MS = 30_000;
-/** Delivered rows are kept this long (the latest stay visible in `webhooks`), then deleted. */
-const DELIVERED_KEPT_MS = 7 * 86_400_000;
 const PRUNE_EVERY_MS = 60_000;
+/** Why a webhook stopped when the log no longer held the changes it still owed. */
+const PRUNED_ERROR = 'changes it had not delivered were pruned from the change log (TASKBASE_CHANGE_LOG_DAYS, TASKBASE_CHANGE_LOG_ROWS)';
 
 interface DispatcherOptions extends WebhookRetry {
   timeoutMs: number;
@@ -26,36 +36,70 @@ interface DispatcherOptions extends WebhookRetry {
   /** A pass failed (the database is away); the next wake-up tries again. */
   onError(error: unknown): void;
   /** One attempt's outcome, for the log. */
-  onAttempt?(attempt: { webhookId: number; deliveryId: string; attempts: number; status: number | null; error?: string; gaveUp: boolean }): void;
+  onAttempt?(attempt: { webhookId: number; deliveryId: string; changes: number; attempts: number; status: number | null; error?: string; gaveUp: boolean }): void;
 }
 
-interface Due {
+interface Hook {
   id: number;
-  webhookId: number;
-  body: string;
-  attempts: number;
   url: string;
   secret: string;
+  domain: string | null;
+  /** The last change delivered. */
+  position: number;
+  /** The last change of the POST under way, or null. */
+  sending: number | null;
 }
 
+/** A webhook's open delivery: the POST of the changes after `after` up to `through`. */
+interface Open {
+  id: number;
+  webhookId: number;
+  after: number;
+  through: number;
+  changeCount: number;
+  attempts: number;
+  nextAttemptAt: string;
+  leasedUntil: string | null;
+}
+
+/** A delivery this server leased: send it, then record the answer. */
+interface Leased {
+  hook: Hook;
+  delivery: Open;
+  lease: string;
+  /** Each change as the body carries it (JSON, as `changes` answers it). */
+  changes: string[];
+}
+
+interface Outcome extends Leased {
+  result: AttemptResult;
+  at: string;
+}
+
+/** One webhook's part of a pass's transaction; `send` when it leased a delivery. */
+type Step = { webhookId: number; run(manager: EntityManager): Promise<Leased | null> };
+
 /**
- * Delivers webhooks from the outbox in the database, so that every server
- * may run one and nothing depends on a process's memory.
+ * Delivers webhooks from the change log, so that a write costs the same
+ * whatever the number of webhooks: no writer's transaction does webhook work,
+ * and nothing is copied per webhook. Every server may run one; what must
+ * happen once is decided by row updates in the database.
  *
- * Filling: each webhook keeps a durable position in the change log; a pass
- * copies the changes after it (those under the webhook's domain) into
- * delivery rows and moves the position, in one transaction, holding the
- * webhook's row (SKIP LOCKED on PostgreSQL, the write lock on SQLite), so
- * the outbox is filled once, in log order, whichever server does it. No
- * writer's transaction does any of this: a change is copied after it commits.
- *
- * Sending: only the head of each webhook's queue (its oldest undelivered
- * row) is sent, so deliveries arrive in order per webhook. A server takes a
- * head by setting its lease (an UPDATE that succeeds for one server only),
- * sends it outside any transaction, then records the answer: delivered on a
- * 2xx; otherwise tried again after retryDelayMs, and after maxAttempts the
- * webhook is marked inactive. A server that dies mid-send leaves a lease
- * that expires, and the head is sent again (at least once).
+ * Each webhook keeps a cursor in the log (`position`, the last change
+ * delivered). A pass reads, on the feed's own connection, the active
+ * webhooks and the log after their cursors, then in one transaction records
+ * the answers of the POSTs that ended since the last pass and leases what is
+ * due: a webhook with no POST under way claims the next changes under its
+ * domain (up to BATCH_CHANGES, an UPDATE of its `sending` that succeeds for
+ * one server only) and opens one delivery row for them; an open delivery
+ * whose retry is due is leased (an UPDATE of its `leasedUntil`, likewise).
+ * The POSTs go out after that commit, outside any transaction. A 2xx moves
+ * the cursor to the delivery's last change; another answer is tried again
+ * after retryDelayMs with the same delivery id and the same changes (read
+ * from the log again), and after maxAttempts the webhook is marked inactive,
+ * leaving its one stopped delivery. A server that dies mid-send leaves a
+ * lease that expires, and the delivery is sent again (at least once). Only
+ * one POST per webhook is under way at a time, so they arrive in order.
  */
 export class WebhookDispatcher {
   private readonly passes = new CoalescedPasses(
@@ -67,16 +111,17 @@ export class WebhookDispatcher {
   private unsubscribe: (() => void) | null = null;
   private lastPrune = 0;
   /**
-   * Whether the last pass found no active webhook: until the next
-   * tick, a wake-up from the log growing does not ask again. Every write
-   * grows the log, and asking on each was 1.7 % of a write's CPU with no
-   * webhook at all; a webhook made by another process is found at the next
-   * tick (at most a second) and still gets every change after its position,
-   * one made by this process at once (hooksChanged).
+   * Whether the last pass found no active webhook: until the next tick, a
+   * wake-up from the log growing does not ask again (every write grows the
+   * log). A webhook made by another process is found at the next tick (at
+   * most a second) and still gets every change after its cursor; one made by
+   * this process at once (hooksChanged).
    */
   private noActiveHooks = false;
-  /** The attempt under way for each webhook: a slow endpoint holds its own queue only, never another webhook's or the next pass. */
+  /** The webhooks this server is POSTing to now, and what each attempt made of it. */
   private readonly sending = new Map<number, Promise<void>>();
+  /** Answers not yet recorded: the next pass records them in its transaction. */
+  private readonly answered: Outcome[] = [];
 
   constructor(
     private readonly db: Database,
@@ -105,12 +150,14 @@ export class WebhookDispatcher {
     return Math.max(20, Math.min(1_000, this.options.backoffMs));
   }
 
+  /** Stops taking work, waits for the POSTs under way, and records their answers (a lease left behind would only delay a resend). */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
     await this.passes.settled();
     await Promise.all(this.sending.values());
+    if (this.answered.length > 0) await this.pass().catch(() => undefined);
   }
 
   private now(): string {
@@ -118,126 +165,264 @@ export class WebhookDispatcher {
   }
 
   private async pass(): Promise<void> {
-    // The feed's own connection: a dispatcher's reads never count as, or wait behind, a request's.
-    const tail = await this.db.tail();
-    if (!(await this.fill(tail))) {
-      this.noActiveHooks = true;
-      return;
+    const outcomes = this.answered.splice(0);
+    let leased: Leased[];
+    try {
+      leased = await this.step(outcomes);
+    } catch (error) {
+      // Not recorded: the next pass tries again (a lease taken by another server since makes it a no-op).
+      this.answered.unshift(...outcomes);
+      throw error;
     }
-    for (const delivery of await this.due(tail)) {
-      if (this.closed || this.sending.has(delivery.webhookId)) continue;
-      const sending = this.attempt(delivery)
-        .catch((error) => {
-          if (!this.closed) this.options.onError(error);
-          return false;
-        })
-        .then((moved) => {
-          this.sending.delete(delivery.webhookId);
-          // A delivered head makes the next one due now, not at the next tick.
-          if (moved) this.wake();
-        });
-      this.sending.set(delivery.webhookId, sending);
-    }
-    if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+    for (const delivery of leased) this.post(delivery);
+    if (Date.now() - this.lastPrune > PRUNE_EVERY_MS && !this.closed) {
       this.lastPrune = Date.now();
-      const cutoff = new Date(this.options.clock().getTime() - DELIVERED_KEPT_MS).toISOString();
-      await this.db.transaction((manager) => manager.createQueryBuilder().delete().from(WebhookDeliveryEntity)
-        .where('"deliveredAt" IS NOT NULL AND "deliveredAt" < :cutoff', { cutoff }).execute());
+      await this.db.transaction((manager) => runStatement(manager, PRUNE_DELIVERED, [DELIVERIES_MAX - 1]));
     }
+    if ((outcomes.length > 0 || leased.length > 0) && !this.closed) await new Promise((resolve) => setTimeout(resolve, PASS_GAP_MS));
+  }
+
+  /** Reads what is due, then records the answers and takes the leases in one transaction; the leased deliveries, to send. */
+  private async step(outcomes: Outcome[]): Promise<Leased[]> {
+    const tail = await this.db.tail();
+    // Cleared before the read: a webhook made during it sets it again (hooksChanged) and the next pass looks again.
+    this.noActiveHooks = false;
+    const hooks = await this.activeHooks(tail);
+    if (hooks.length === 0 && outcomes.length === 0) {
+      this.noActiveHooks = true;
+      return [];
+    }
+    const steps: Step[] = outcomes.map((outcome) => ({ webhookId: outcome.hook.id, run: (manager) => this.record(manager, outcome) }));
+    if (!this.closed) steps.push(...(await this.plan(tail, hooks, outcomes)));
+    if (steps.length === 0) return [];
+    // In webhook order, so two servers' passes lock rows in the same order (no deadlock on PostgreSQL).
+    steps.sort((a, b) => a.webhookId - b.webhookId);
+    const leased = await this.db.transaction(async (manager) => {
+      const taken: Leased[] = [];
+      for (const step of steps) {
+        const delivery = await step.run(manager);
+        if (delivery) taken.push(delivery);
+      }
+      return taken;
+    });
+    return leased;
+  }
+
+  private async activeHooks(tail: EntityManager): Promise<Hook[]> {
+    return (await selectRows(tail, `SELECT "id", "url", "secret", "domain", "position", "sending" FROM "webhooks" WHERE "active" = ? ORDER BY "id"`, [true]))
+      .map(([id, url, secret, domain, position, sending]): Hook => ({
+        id: num(id), url: url as string, secret: secret as string, domain: domain as string | null, position: num(position), sending: sending === null ? null : num(sending),
+      }));
+  }
+
+  /** What each webhook not being sent to here needs, read as of now with this pass's answers applied. */
+  private async plan(tail: EntityManager, hooks: Hook[], outcomes: Outcome[]): Promise<Step[]> {
+    const now = this.now();
+    // Each change is rendered once per pass, however many webhooks carry it.
+    const rendered = new Map<number, string>();
+    const render = (rows: LoggedChangeEntity[]) => rows.map((row) => {
+      const id = num(row.id);
+      if (!rendered.has(id)) rendered.set(id, JSON.stringify(loggedChangeOf(row)));
+      return rendered.get(id)!;
+    });
+    const waiting = new Set<number>();
+    for (const outcome of outcomes) {
+      const hook = hooks.find((each) => each.id === outcome.hook.id);
+      if (!hook) continue;
+      if (this.delivered(outcome)) Object.assign(hook, { position: outcome.delivery.through, sending: null });
+      else waiting.add(hook.id);
+    }
+    const idle = hooks.filter((hook) => !this.sending.has(hook.id) && !waiting.has(hook.id));
+    const steps: Step[] = [];
+    const retrying = idle.filter((hook) => hook.sending !== null);
+    if (retrying.length > 0) {
+      const open = await this.openDeliveries(tail, retrying.map((hook) => hook.id));
+      for (const hook of retrying) {
+        const delivery = open.get(hook.id);
+        if (!delivery || delivery.nextAttemptAt > now || (delivery.leasedUntil !== null && delivery.leasedUntil > now)) continue;
+        const rows = (await loggedChangesAfter(tail, delivery.after, READ_ROWS)).filter((row) => num(row.id) <= delivery.through);
+        const changes = render(this.inDomain(hook, rows));
+        steps.push({ webhookId: hook.id, run: (manager) => this.lease(manager, hook, delivery, changes) });
+      }
+    }
+    const behind = idle.filter((hook) => hook.sending === null);
+    if (behind.length === 0) return steps;
+    const newest = await newestChangeId(tail);
+    const log = new LogWindow(tail);
+    for (const hook of behind.sort((a, b) => a.position - b.position)) {
+      if (hook.position >= newest) continue;
+      const rows = await log.after(hook.position);
+      if (rows.length === 0) continue;
+      if (num(rows[0].id) > hook.position + 1 && (await this.oldestChangeId(tail)) > hook.position + 1) {
+        steps.push({ webhookId: hook.id, run: (manager) => this.stopPruned(manager, hook, num(rows[0].id) - 1) });
+        continue;
+      }
+      const wanted = this.inDomain(hook, rows).slice(0, BATCH_CHANGES);
+      // A full batch ends at its last change; otherwise every row read is passed, those of other domains included.
+      const through = num((wanted.length === BATCH_CHANGES ? wanted : rows).at(-1)!.id);
+      steps.push({
+        webhookId: hook.id,
+        run: (manager) => (wanted.length === 0 ? this.skip(manager, hook, through) : this.open(manager, hook, through, render(wanted))),
+      });
+    }
+    return steps;
+  }
+
+  private inDomain(hook: Hook, rows: LoggedChangeEntity[]): LoggedChangeEntity[] {
+    return rows.filter((row) => hook.domain === null || (row.domain !== null && inScope(row.domain, hook.domain)));
+  }
+
+  private async oldestChangeId(tail: EntityManager): Promise<number> {
+    const [[oldest]] = await selectRows(tail, `SELECT MIN("id") FROM "changes"`, []);
+    return oldest === null || oldest === undefined ? 0 : num(oldest);
+  }
+
+  private async openDeliveries(tail: EntityManager, webhookIds: number[]): Promise<Map<number, Open>> {
+    const rows = await selectRows(tail, `SELECT "id", "webhookId", "afterChangeId", "throughChangeId", "changeCount", "attempts", "nextAttemptAt", "leasedUntil"
+      FROM "webhook_deliveries" WHERE "webhookId" IN (${webhookIds.map(() => '?').join(', ')}) AND "deliveredAt" IS NULL AND "nextAttemptAt" IS NOT NULL`, webhookIds);
+    return new Map(rows.map(([id, webhookId, after, through, changeCount, attempts, nextAttemptAt, leasedUntil]) => [num(webhookId), {
+      id: num(id), webhookId: num(webhookId), after: num(after), through: num(through), changeCount: num(changeCount), attempts: num(attempts),
+      nextAttemptAt: nextAttemptAt as string, leasedUntil: leasedUntil as string | null,
+    }]));
+  }
+
+  private leaseUntil(): string {
+    return new Date(this.options.clock().getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString();
   }
 
   /**
-   * Copies new changes into the outbox of every active webhook that is
-   * behind the log (read first, so an idle pass writes nothing). False when
-   * there is no active webhook: the pass has nothing to send either.
+   * Claims the next changes for a webhook with no POST under way: only while
+   * it still stands where this pass read it (another server may have claimed
+   * or delivered them since), then opens its delivery, leased.
    */
-  private async fill(tail: EntityManager): Promise<boolean> {
-    // Cleared before the read: a webhook made during it sets it again (hooksChanged) and the next pass looks again.
-    this.noActiveHooks = false;
-    const hooks = (await selectRows(tail, `SELECT "id", "position" FROM "webhooks" WHERE "active" = ?`, [true]))
-      .map(([id, position]) => ({ id: num(id), position: num(position) }));
-    if (hooks.length === 0) return false;
-    const newest = await newestChangeId(tail);
-    for (const hook of hooks) {
-      while (!this.closed && hook.position < newest) {
-        const moved = await this.db.transaction((manager) => this.fillOne(manager, hook.id));
-        if (moved === null) break;
-        hook.position = moved;
-      }
+  private async open(manager: EntityManager, hook: Hook, through: number, changes: string[]): Promise<Leased | null> {
+    const claimed = await selectRows(manager, `UPDATE "webhooks" SET "sending" = ? WHERE "id" = ? AND "position" = ? AND "sending" IS NULL AND "active" = ? RETURNING "id"`,
+      [through, hook.id, hook.position, true]);
+    if (claimed.length === 0) return null;
+    const now = this.now();
+    const lease = this.leaseUntil();
+    const [[id]] = await selectRows(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "afterChangeId", "throughChangeId", "changeCount", "firstChange", "attempts",
+      "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES (?, ?, ?, ?, ?, 0, NULL, NULL, NULL, ?, ?) RETURNING "id"`,
+    [hook.id, hook.position, through, changes.length, changes[0], now, lease]);
+    const delivery: Open = { id: num(id), webhookId: hook.id, after: hook.position, through, changeCount: changes.length, attempts: 0, nextAttemptAt: now, leasedUntil: lease };
+    return { hook: { ...hook, sending: through }, delivery, lease, changes };
+  }
+
+  /** Moves past changes of other domains: nothing to send. */
+  private async skip(manager: EntityManager, hook: Hook, through: number): Promise<null> {
+    await runStatement(manager, `UPDATE "webhooks" SET "position" = ? WHERE "id" = ? AND "position" = ? AND "sending" IS NULL`, [through, hook.id, hook.position]);
+    return null;
+  }
+
+  /**
+   * Leases an open delivery whose retry is due, only while it still stands as
+   * this pass read it (the same attempts, still due, unleased): another
+   * server may have taken, sent and recorded it since.
+   */
+  private async lease(manager: EntityManager, hook: Hook, delivery: Open, changes: string[]): Promise<Leased | null> {
+    const now = this.now();
+    if (changes.length !== delivery.changeCount) {
+      // The log no longer holds what the first attempt sent: stop rather than send a different body under the same id.
+      const stopped = await selectRows(manager, `UPDATE "webhook_deliveries" SET "lastError" = ?, "nextAttemptAt" = NULL WHERE "id" = ? AND "attempts" = ?
+        AND "deliveredAt" IS NULL AND ("leasedUntil" IS NULL OR "leasedUntil" <= ?) RETURNING "id"`, [PRUNED_ERROR, delivery.id, delivery.attempts, now]);
+      if (stopped.length > 0) await runStatement(manager, `UPDATE "webhooks" SET "active" = ? WHERE "id" = ?`, [false, hook.id]);
+      return null;
     }
-    return true;
+    const lease = this.leaseUntil();
+    const taken = await selectRows(manager, `UPDATE "webhook_deliveries" SET "leasedUntil" = ? WHERE "id" = ? AND "deliveredAt" IS NULL AND "attempts" = ?
+      AND "nextAttemptAt" IS NOT NULL AND "nextAttemptAt" <= ? AND ("leasedUntil" IS NULL OR "leasedUntil" <= ?) RETURNING "id"`,
+    [lease, delivery.id, delivery.attempts, now, now]);
+    return taken.length === 0 ? null : { hook, delivery, lease, changes };
   }
 
-  /** One batch for one webhook; its new position, or null when another server holds it or nothing was left. */
-  private async fillOne(manager: EntityManager, webhookId: number): Promise<number | null> {
-    const lock = this.db.kind === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-    const [hook] = (await selectRows(manager, `SELECT "id", "domain", "position" FROM "webhooks" WHERE "id" = ? AND "active" = ?${lock}`, [webhookId, true]))
-      .map(([id, domain, position]) => ({ id: num(id), domain: domain as string | null, position: num(position) }));
-    if (!hook) return null;
-    const rows = await loggedChangesAfter(manager, hook.position, FILL_BATCH);
-    if (rows.length === 0) return null;
-    const now = this.now();
-    const deliveries = rows
-      .filter((row) => hook.domain === null || (row.domain !== null && inScope(row.domain, hook.domain)))
-      .flatMap((row) => [hook.id, num(row.id), JSON.stringify({ webhookId: String(hook.id), change: loggedChangeOf(row) }), now]);
-    if (deliveries.length > 0) {
-      // A new delivery is unsent: no attempts, status, error or lease yet, due now.
-      const unsent = tuples(deliveries.length / 4, '?, ?, ?, 0, NULL, NULL, NULL, ?, NULL');
-      await runStatement(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "changeId", "body", "attempts", "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES ${unsent}`, deliveries);
-    }
-    const position = num(rows.at(-1)!.id);
-    await runStatement(manager, `UPDATE "webhooks" SET "position" = ? WHERE "id" = ?`, [position, hook.id]);
-    return position;
+  /** Stops a webhook whose next changes the log no longer holds, with a delivery saying so (its stoppedBy). */
+  private async stopPruned(manager: EntityManager, hook: Hook, through: number): Promise<null> {
+    const stopped = await selectRows(manager, `UPDATE "webhooks" SET "active" = ? WHERE "id" = ? AND "position" = ? AND "sending" IS NULL AND "active" = ? RETURNING "id"`,
+      [false, hook.id, hook.position, true]);
+    if (stopped.length === 0) return null;
+    await runStatement(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "afterChangeId", "throughChangeId", "changeCount", "firstChange", "attempts",
+      "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES (?, ?, ?, 0, NULL, 0, NULL, ?, NULL, NULL, NULL)`,
+    [hook.id, hook.position, through, PRUNED_ERROR]);
+    return null;
   }
 
-  /** The head of each active webhook's queue, when due and not leased by a server sending it (read among undelivered rows only). */
-  private async due(tail: EntityManager): Promise<Due[]> {
-    const now = this.now();
-    const rows = await selectRows(tail, `SELECT d."id", d."webhookId", d."body", d."attempts", w."url", w."secret"
-      FROM "webhook_deliveries" d INNER JOIN "webhooks" w ON w."id" = d."webhookId"
-      WHERE w."active" = ? AND d."deliveredAt" IS NULL
-      AND d."id" = (SELECT MIN(h."id") FROM "webhook_deliveries" h WHERE h."webhookId" = d."webhookId" AND h."deliveredAt" IS NULL)
-      AND d."nextAttemptAt" IS NOT NULL AND d."nextAttemptAt" <= ?
-      AND (d."leasedUntil" IS NULL OR d."leasedUntil" <= ?)`, [true, now, now]);
-    return rows.map(([id, webhookId, body, attempts, url, secret]) => ({
-      id: num(id), webhookId: num(webhookId), body: body as string, attempts: num(attempts), url: url as string, secret: secret as string,
-    }));
+  private delivered(outcome: Outcome): boolean {
+    return outcome.result.status !== null && outcome.result.status >= 200 && outcome.result.status < 300;
   }
 
-  /** Takes the lease, sends, records the answer. True when the head moved on (delivered, or the webhook gave up). */
-  private async attempt(delivery: Due): Promise<boolean> {
-    const now = this.now();
-    const lease = new Date(this.options.clock().getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    // The lease is taken only while the delivery still stands as `due` read it (the same attempts, still due): another
-    // server may have taken, sent and recorded it since that read, leaving it unleased and its retry later (or the
-    // webhook given up); a lease on "unleased" alone then sent it once more.
-    const taken = await this.db.transaction((manager) => selectRows(manager,
-      `UPDATE "webhook_deliveries" SET "leasedUntil" = ? WHERE "id" = ? AND "deliveredAt" IS NULL AND "attempts" = ?
-        AND "nextAttemptAt" IS NOT NULL AND "nextAttemptAt" <= ? AND ("leasedUntil" IS NULL OR "leasedUntil" <= ?) RETURNING "id"`,
-      [lease, delivery.id, delivery.attempts, now, now]));
-    if (taken.length === 0) return false;
-    const deliveryId = String(delivery.id);
-    const result = await this.options.send({ url: delivery.url, secret: delivery.secret, deliveryId, body: delivery.body });
+  /** Records one answer, if this server's lease still holds: delivered moves the cursor; the last failed attempt stops the webhook. */
+  private async record(manager: EntityManager, outcome: Outcome): Promise<null> {
+    const { delivery, result } = outcome;
     const attempts = delivery.attempts + 1;
-    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+    const delivered = this.delivered(outcome);
     const gaveUp = !delivered && attempts >= this.options.maxAttempts;
-    const at = this.now();
-    await this.db.transaction(async (manager) => {
-      const recorded = await selectRows(manager,
-        `UPDATE "webhook_deliveries" SET "attempts" = ?, "lastStatus" = ?, "lastError" = ?, "deliveredAt" = ?, "nextAttemptAt" = ?, "leasedUntil" = NULL
-          WHERE "id" = ? AND "leasedUntil" = ? RETURNING "id"`,
-        [
-          attempts,
-          result.status,
-          result.status === null ? (result.error ?? 'no answer').slice(0, 300) : null,
-          delivered ? at : null,
-          delivered || gaveUp ? null : new Date(this.options.clock().getTime() + retryDelayMs(this.options, attempts)).toISOString(),
-          delivery.id,
-          lease,
-        ]);
-      if (gaveUp && recorded.length > 0) await runStatement(manager, `UPDATE "webhooks" SET "active" = ? WHERE "id" = ?`, [false, delivery.webhookId]);
-    });
-    this.options.onAttempt?.({ webhookId: delivery.webhookId, deliveryId, attempts, status: result.status, error: result.error, gaveUp });
-    return delivered || gaveUp;
+    const recorded = await selectRows(manager,
+      `UPDATE "webhook_deliveries" SET "attempts" = ?, "lastStatus" = ?, "lastError" = ?, "deliveredAt" = ?, "nextAttemptAt" = ?, "leasedUntil" = NULL
+        WHERE "id" = ? AND "leasedUntil" = ? RETURNING "id"`,
+      [
+        attempts,
+        result.status,
+        result.status === null ? (result.error ?? 'no answer').slice(0, 300) : null,
+        delivered ? outcome.at : null,
+        delivered || gaveUp ? null : new Date(this.options.clock().getTime() + retryDelayMs(this.options, attempts)).toISOString(),
+        delivery.id,
+        outcome.lease,
+      ]);
+    if (recorded.length === 0) return null;
+    if (delivered) {
+      await runStatement(manager, `UPDATE "webhooks" SET "position" = ?, "sending" = NULL WHERE "id" = ? AND "sending" = ?`, [delivery.through, delivery.webhookId, delivery.through]);
+    } else if (gaveUp) {
+      await runStatement(manager, `UPDATE "webhooks" SET "active" = ? WHERE "id" = ?`, [false, delivery.webhookId]);
+    }
+    return null;
+  }
+
+  /** POSTs a leased delivery outside any transaction; the next pass records the answer. */
+  private post(leased: Leased): void {
+    const { hook, delivery, changes } = leased;
+    const deliveryId = String(delivery.id);
+    // The bytes JSON.stringify({ webhookId, changes }) would give, from the changes rendered once.
+    const body = `{"webhookId":${JSON.stringify(String(hook.id))},"changes":[${changes.join(',')}]}`;
+    const sending = this.options.send({ url: hook.url, secret: hook.secret, deliveryId, body })
+      .then((result) => {
+        this.answered.push({ ...leased, result, at: this.now() });
+        const attempts = delivery.attempts + 1;
+        const gaveUp = !this.delivered({ ...leased, result, at: '' }) && attempts >= this.options.maxAttempts;
+        this.options.onAttempt?.({ webhookId: hook.id, deliveryId, changes: changes.length, attempts, status: result.status, error: result.error, gaveUp });
+      })
+      .catch((error) => { if (!this.closed) this.options.onError(error); })
+      .finally(() => {
+        this.sending.delete(hook.id);
+        this.wake();
+      });
+    this.sending.set(hook.id, sending);
+  }
+}
+
+/** Delivered rows beyond each webhook's latest DELIVERIES_MAX (what `deliveries` can list) are deleted. */
+const PRUNE_DELIVERED = `DELETE FROM "webhook_deliveries" WHERE "deliveredAt" IS NOT NULL AND "id" < (
+  SELECT k."id" FROM "webhook_deliveries" k WHERE k."webhookId" = "webhook_deliveries"."webhookId" ORDER BY k."id" DESC LIMIT 1 OFFSET ?)`;
+
+/**
+ * The log after the positions one pass needs, read once from the lowest and
+ * shared: most webhooks stand at about the same place, so 50 of them cost one
+ * read, not 50. A webhook further on takes the rows after it from a window
+ * already read (a shorter batch when the window stops short of the log's
+ * end); one past every window read reads its own.
+ */
+class LogWindow {
+  private readonly windows: { from: number; rows: LoggedChangeEntity[]; toEnd: boolean }[] = [];
+
+  constructor(private readonly tail: EntityManager) {}
+
+  async after(position: number): Promise<LoggedChangeEntity[]> {
+    for (const window of this.windows) {
+      if (window.from > position) continue;
+      const rows = window.rows.filter((row) => num(row.id) > position);
+      if (rows.length > 0 || window.toEnd) return rows;
+    }
+    const rows = await loggedChangesAfter(this.tail, position, READ_ROWS);
+    this.windows.push({ from: position, rows, toEnd: rows.length < READ_ROWS });
+    return rows;
   }
 }

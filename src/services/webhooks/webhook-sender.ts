@@ -15,7 +15,7 @@ interface Attempt {
 }
 
 /** What one attempt got: the HTTP status, or null when there was none (refused target, no connection, timeout). */
-interface AttemptResult {
+export interface AttemptResult {
   status: number | null;
   /** Why there was no status, for the log; never the receiver's body. */
   error?: string;
@@ -26,7 +26,7 @@ export type Send = (attempt: Attempt) => Promise<AttemptResult>;
 /**
  * POSTs one delivery, signed: X-Taskbase-Delivery (the same on every
  * attempt), X-Taskbase-Timestamp (Unix seconds, now) and
- * X-Taskbase-Signature (HMAC-SHA256 of "<timestamp>.<body>"). A redirect is
+ * X-Taskbase-Signature (HMAC-SHA256 of "<timestamp>.<delivery id>.<body>"). A redirect is
  * an answer like any other (node's http does not follow one), so a 3xx is a
  * failed attempt; the whole attempt is bounded by `timeoutMs`, and at most
  * RESPONSE_CAP_BYTES of the answer are read. Never throws.
@@ -65,7 +65,7 @@ export function httpSender(options: { allowedHosts: ReadonlySet<string>; timeout
           'user-agent': 'taskbase-webhooks',
           'x-taskbase-delivery': attempt.deliveryId,
           'x-taskbase-timestamp': String(timestamp),
-          'x-taskbase-signature': webhookSignature(attempt.secret, timestamp, attempt.body),
+          'x-taskbase-signature': webhookSignature(attempt.secret, timestamp, attempt.deliveryId, attempt.body),
         },
       }, (response) => {
         const status = response.statusCode ?? null;

@@ -2,16 +2,34 @@ import type { EntityManager } from 'typeorm';
 import { WebhookDeliveryEntity, WebhookEntity } from '../../db/entities/index.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { DomainError } from '../../domain/errors.js';
-import { checkWebhookSecret, cleanWebhookUrl } from '../../domain/webhooks.js';
+import { checkWebhookSecret, cleanWebhookUrl, mayChangeWebhook, seesWholeUrl, shownWebhookUrl } from '../../domain/webhooks.js';
 import { newestChangeId } from '../kernel/change-log.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 import { checkedAddresses } from './webhook-target.js';
 
-/** Webhooks one knowledge base may have: each is a dispatcher's work on every change. */
+/** Webhooks one token may have (all of them, with auth off): each is a dispatcher's work on every change. */
 export const WEBHOOKS_MAX = 50;
+/** Webhooks the server may have in all, whichever tokens made them: what `webhooks` lists at most, and the dispatcher's work bounded. */
+export const WEBHOOKS_SERVER_MAX = 200;
 /** The latest deliveries `Webhook.deliveries` answers: 1..50, 10 unless asked. */
 const DELIVERIES_DEFAULT = 10;
 export const DELIVERIES_MAX = 50;
+
+/** A webhook as one caller may see it: the URL whole only for the token that created it (domain/webhooks.ts seesWholeUrl). */
+export interface WebhookView {
+  id: number;
+  url: string;
+  domain: string | null;
+  active: boolean;
+  createdAt: string;
+  /** Whether the caller's token created it (always, with auth off): only then is url whole. */
+  owned: boolean;
+}
+
+function viewOf(row: WebhookEntity, caller: Caller): WebhookView {
+  const owned = seesWholeUrl(row.owner, caller.principal);
+  return { id: row.id, url: shownWebhookUrl(row.url, owned), domain: row.domain, active: row.active, createdAt: row.createdAt, owned };
+}
 
 interface CreateWebhook {
   url: string;
@@ -34,20 +52,34 @@ export class WebhookService {
    * is checked here (and again at every attempt): a host that resolves to a
    * loopback, private or link-local address is refused unless allowed.
    */
-  async create(caller: Caller, input: CreateWebhook): Promise<WebhookEntity> {
+  async create(caller: Caller, input: CreateWebhook): Promise<WebhookView> {
     const url = cleanWebhookUrl(input.url);
     const secret = checkWebhookSecret(input.secret);
     const domain = input.domain === null || input.domain === undefined ? null : cleanDomain(input.domain);
     await checkedAddresses(url, this.allowedHosts());
+    const owner = caller.principal ?? null;
     return this.writer.run(caller, async (uow) => {
-      const count = await uow.manager.count(WebhookEntity);
+      // The cap is per token, so one token filling it leaves every other token its own.
+      const count = await uow.manager.count(WebhookEntity, owner === null ? {} : { where: { owner } });
+      const all = owner === null ? count : await uow.manager.count(WebhookEntity);
+      if (all >= WEBHOOKS_SERVER_MAX) {
+        throw new DomainError(
+          'TOO_LARGE',
+          `The server has ${all} webhooks, the most it may have (${WEBHOOKS_SERVER_MAX}, whichever tokens made them). Delete one of yours (deleteWebhook), or give one webhook a wider domain.`,
+          { limit: WEBHOOKS_SERVER_MAX, count: all },
+        );
+      }
       if (count >= WEBHOOKS_MAX) {
-        throw new DomainError('TOO_LARGE', `There are already ${count} webhooks, the most there may be (${WEBHOOKS_MAX}). Delete one (deleteWebhook), or give one webhook a wider domain.`);
+        throw new DomainError(
+          'TOO_LARGE',
+          `${owner === null ? 'There are' : 'This token has'} already ${count} webhooks, the most there may be (${WEBHOOKS_MAX}). Delete one (deleteWebhook), or give one webhook a wider domain.`,
+          { limit: WEBHOOKS_MAX, count },
+        );
       }
       const row = uow.manager.create(WebhookEntity, {
-        url: url.href, domain, secret, active: true, createdAt: uow.now, position: await newestChangeId(uow.manager),
+        url: url.href, domain, secret, active: true, createdAt: uow.now, position: await newestChangeId(uow.manager), sending: null, owner,
       });
-      return uow.manager.save(row);
+      return viewOf(await uow.manager.save(row), caller);
     }).then((created) => {
       for (const listener of this.createdListeners) listener();
       return created;
@@ -60,20 +92,25 @@ export class WebhookService {
     return () => this.createdListeners.delete(listener);
   }
 
-  /** Deletes the webhook and its outbox; a delivery being sent is not recorded. */
+  /** Deletes the webhook and its deliveries, with the token that created it; a delivery being sent is not recorded. */
   async delete(caller: Caller, id: string): Promise<boolean> {
     const webhookId = /^\d{1,9}$/.test(id) ? Number(id) : null;
     return this.writer.run(caller, async (uow) => {
-      const result = webhookId === null ? { affected: 0 } : await uow.manager.delete(WebhookEntity, { id: webhookId });
-      if (!result.affected) throw new DomainError('NOT_FOUND', `No webhook has id ${JSON.stringify(id)}. List them with the webhooks query.`);
+      const row = webhookId === null ? null : await uow.manager.findOneBy(WebhookEntity, { id: webhookId });
+      if (!row) throw new DomainError('NOT_FOUND', `No webhook has id ${JSON.stringify(id)}. List them with the webhooks query.`);
+      if (!mayChangeWebhook(row.owner, caller.principal)) {
+        throw new DomainError('FORBIDDEN', `Webhook ${row.id} was created with another bearer token; a webhook is deleted only with the token that created it. Create your own with createWebhook.`);
+      }
+      await uow.manager.delete(WebhookEntity, { id: row.id });
       // Not left to ON DELETE CASCADE: SQLite enforces it only with foreign keys on.
-      await uow.manager.delete(WebhookDeliveryEntity, { webhookId });
+      await uow.manager.delete(WebhookDeliveryEntity, { webhookId: row.id });
       return true;
     });
   }
 
-  async list(): Promise<WebhookEntity[]> {
-    return this.reader().find(WebhookEntity, { order: { id: 'ASC' } });
+  /** Every webhook, oldest first, each as this caller may see it. */
+  async list(caller: Caller): Promise<WebhookView[]> {
+    return (await this.reader().find(WebhookEntity, { order: { id: 'ASC' } })).map((row) => viewOf(row, caller));
   }
 
   /** The latest `first` deliveries of each webhook, newest first: one statement whatever the number of webhooks. */

@@ -5,8 +5,8 @@ import { useSignal } from '../signal';
 import { Loading, Refusal, useAction, useTitle, when } from '../widgets';
 import { MaintenanceTabs } from './maintenance';
 
-const DELIVERY = 'id attempts lastStatus lastError deliveredAt nextAttemptAt change { id action domain at }';
-const WEBHOOKS = `{ webhooks { id url domain active createdAt stoppedBy { ${DELIVERY} } deliveries(first: 10) { ${DELIVERY} } } }`;
+const DELIVERY = 'id attempts lastStatus lastError deliveredAt nextAttemptAt changeCount change { id action domain at }';
+const WEBHOOKS = `{ webhooks { id url owned domain active createdAt stoppedBy { ${DELIVERY} } deliveries(first: 10) { ${DELIVERY} } } }`;
 const CREATE = 'mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { id url } }';
 const DELETE = 'mutation($id: ID!) { deleteWebhook(id: $id) }';
 /** Deliveries are sent and retried outside the change log, so the page reads them again on this beat too. */
@@ -27,7 +27,7 @@ export function WebhooksView() {
     <section class="main" aria-labelledby="webhooks-heading">
       <MaintenanceTabs current="webhooks" />
       <h2 id="webhooks-heading" tabIndex={-1}>Webhooks</h2>
-      <p>Each change under a webhook’s domain is POSTed to its URL as JSON, signed with its secret (the <code>X-Taskbase-Signature</code> header), retried with growing pauses until the receiver answers 2xx. A webhook whose delivery fails every attempt stops and is marked inactive.</p>
+      <p>The changes under a webhook’s domain are POSTed to its URL as JSON, in order (several in one POST when they gather), signed with its secret (the <code>X-Taskbase-Signature</code> header), retried with growing pauses until the receiver answers 2xx. A webhook whose delivery fails every attempt stops and is marked inactive.</p>
       {!list ? <Loading error={hooks.error} /> : list.length === 0 ? <p class="muted">No webhooks yet.</p> : (
         <ul class="webhooks">{list.map((hook) => <WebhookCard hook={hook} writable={writable} onGone={hooks.reload} />)}</ul>
       )}
@@ -54,13 +54,15 @@ function WebhookCard({ hook, writable, onGone }: { hook: any; writable: boolean;
         <p class="stopped" role="note">
           <strong>Nothing more is sent to this webhook.</strong>{' '}
           {hook.stoppedBy
-            ? <>Delivery {hook.stoppedBy.id} ({actionWords(hook.stoppedBy.change.action)}) failed all {hook.stoppedBy.attempts} attempts; the last {failure(hook.stoppedBy)}.</>
+            ? hook.stoppedBy.change
+              ? <>Delivery {hook.stoppedBy.id} ({changesWords(hook.stoppedBy)}) failed all {hook.stoppedBy.attempts} attempts; the last {failure(hook.stoppedBy)}.</>
+              : <>Its undelivered changes {hook.stoppedBy.lastError}.</>
             : 'A delivery failed every attempt.'}{' '}
           Fix the receiver, then delete this webhook and create it again: it resumes from the changes made after that.
         </p>
       )}
       <Deliveries rows={hook.deliveries} />
-      {writable && (confirming ? (
+      {writable && hook.owned && (confirming ? (
         <p>
           <span>Delete the webhook for {hook.url} and its undelivered changes?</span>{' '}
           <button type="button" class="danger" disabled={busy} onClick={() => void remove()}>Yes, delete it</button>{' '}
@@ -84,7 +86,7 @@ function Deliveries({ rows }: { rows: any[] }) {
         {rows.map((row) => (
           <tr class={row.deliveredAt ? 'delivered' : row.attempts > 0 ? 'failing' : ''}>
             <td>{row.id}</td>
-            <td>{actionWords(row.change.action)}{row.change.domain && <span class="muted"> · {row.change.domain}</span>}</td>
+            <td>{row.change ? <>{changesWords(row)}{row.change.domain && <span class="muted"> · {row.change.domain}</span>}</> : '—'}</td>
             <td class="nowrap">{status(row)}</td>
             <td>{row.attempts}</td>
             <td class="nowrap">{row.nextAttemptAt ? <time dateTime={row.nextAttemptAt}>{when(row.nextAttemptAt)}</time> : '—'}</td>
@@ -105,6 +107,11 @@ function status(row: any): string {
 
 function failure(row: any): string {
   return row.lastStatus === null ? `got no answer (${row.lastError ?? 'could not connect'})` : `was answered HTTP ${row.lastStatus}`;
+}
+
+/** "item state", or "item state and 4 more" for a POST that carried several changes. */
+function changesWords(row: any): string {
+  return row.changeCount > 1 ? `${actionWords(row.change.action)} and ${row.changeCount - 1} more` : actionWords(row.change.action);
 }
 
 /** ITEM_STATE → "item state". */
