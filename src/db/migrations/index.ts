@@ -14,6 +14,7 @@ import { SessionPresetsAndNameWords1764580000000 } from './1764580000000-session
 import { SessionOrderIndexes1764586000000 } from './1764586000000-session-order-indexes.js';
 import { ReadyTaskIndex1764590000000 } from './1764590000000-ready-task-index.js';
 import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-claim-fencing-and-dependency-caps.js';
+import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 
 /** Every migration, oldest first. */
@@ -34,5 +35,6 @@ export const MIGRATIONS = [
   SessionOrderIndexes1764586000000,
   ReadyTaskIndex1764590000000,
   ClaimFencingAndDependencyCaps1765300000000,
+  HistoryDeltas1765400000000,
   StuckItems1765600000000,
 ];

@@ -8,7 +8,8 @@ import { scopeCondition } from '../kernel/domain-scope.js';
 import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { insertTaskEvent, snapshotOf } from '../task-aggregate/task-store.js';
+import { insertTaskEvent } from '../task-aggregate/history-rows.js';
+import { snapshotOf } from '../task-aggregate/task-store.js';
 
 /**
  * Claims as rows, and the ready queue. Every "is it claimed" compares the
@@ -109,7 +110,8 @@ export async function recordClaim(
   action: HistoryAction,
   change: ItemChange,
 ): Promise<void> {
-  await insertTaskEvent(uow, task.id, action, snapshotOf(items), [change]);
+  const list = snapshotOf(items);
+  await insertTaskEvent(uow, task.id, action, list, list, [change]);
   uow.emit({
     entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
     about: { itemId: change.itemId, sessionId: change.to ?? change.from },

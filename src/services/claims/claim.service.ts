@@ -3,6 +3,7 @@ import { cleanDomain } from '../../domain/domains.js';
 import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
+import { holdTaskHistory } from '../task-aggregate/history-rows.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
 import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, readyItems, recordClaim, setClaimExpiry, takeClaim } from './claim-store.js';
@@ -117,6 +118,8 @@ export class ClaimService {
           passed.push(item.id);
           continue;
         }
+        // The task is not locked here (its item is): wait for any change of its list not yet committed, so the history row records the list as it stands.
+        await holdTaskHistory(uow.manager, item.taskId);
         const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
         await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
         return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
