@@ -17,7 +17,7 @@ afterAll(async () => { await server?.close(); });
 
 const STATES = ['PENDING', 'IN_PROGRESS', 'DONE', 'BLOCKED'] as const;
 /** Enough updates that the bytes counted include several whole lists (checkpoints) on either task, not deltas alone. */
-const UPDATES = 200;
+const UPDATES = 160;
 
 /** A task of `size` items (made with the first 100, the rest added 100 at a time) and the list after each of its events. */
 async function taskOf(size: number) {

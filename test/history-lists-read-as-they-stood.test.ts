@@ -88,7 +88,7 @@ describe('the list after each event', () => {
     const statuses = ['PENDING', 'IN_PROGRESS', 'DONE'];
     const lists: Listed[][] = [];
     let planId = '';
-    for (let write = 0; write < 40; write += 1) {
+    for (let write = 0; write < 25; write += 1) {
       const count = 20 + (write % 7);
       const payload = await writeTodos(server, session, Array.from({ length: count }, (_, index): [string, string] => [
         `Step ${index + 1}${index % 5 === write % 5 ? ` (rewritten at ${write})` : ''}`, statuses[(index + write) % 3]!,
