@@ -101,8 +101,8 @@ describe('the list after each event', () => {
   });
 });
 
-describe('history written before rows were deltas', () => {
-  it('reads as it did, and later changes continue it', { timeout: 60_000 }, async () => {
+describe('history across the upgrade to deltas', () => {
+  it('written before reads as it did, and later changes continue it', { timeout: 60_000 }, async () => {
     const { file, databaseUrl } = await testDatabase();
     // The schema as it stood before this change, with a task and whole-list history rows written the old way.
     const old = new DataSource({ ...dataSourceOptions(databaseUrl, 'writer'), migrations: MIGRATIONS.slice(0, -1) } as never);
@@ -136,6 +136,34 @@ describe('history written before rows were deltas', () => {
       expect(await read()).toEqual([...lists, [{ ...list[0]!, state: 'DONE' }, list[1], { ...list[2]!, state: 'IN_PROGRESS' }]]);
     } finally {
       await upgraded.close();
+    }
+  });
+
+  it('has its whole list in every row again when the upgrade is undone (migration down)', { timeout: 60_000 }, async () => {
+    const { file, databaseUrl } = await testDatabase();
+    const current = await startTestServer({ file });
+    let taskId: string;
+    let lists: Listed[][];
+    try {
+      const { task, items } = await createTask(current, Array.from({ length: 40 }, (_, index) => `Reconcile ledger line ${index + 1}`));
+      for (let update = 0; update < 12; update += 1) {
+        await current.ok(UPDATE_ITEM, { input: { id: items[(update * 7) % 40]!.id, state: update % 2 ? 'DONE' : 'IN_PROGRESS' } });
+      }
+      taskId = task.id;
+      lists = (await readHistory(current, task.id, 50)).map((event) => event.items);
+    } finally {
+      await current.close();
+    }
+    const db = new DataSource({ ...dataSourceOptions(databaseUrl, 'writer'), migrations: MIGRATIONS } as never);
+    await db.initialize();
+    try {
+      const [{ deltas }] = await db.query(`SELECT COUNT(*) AS "deltas" FROM "task_events" WHERE "taskId" = ${taskId} AND "chainLength" > 0`);
+      expect(Number(deltas)).toBeGreaterThan(0);
+      await db.undoLastMigration();
+      const rows: { items: string }[] = await db.query(`SELECT "items" FROM "task_events" WHERE "taskId" = ${taskId} ORDER BY "id"`);
+      expect(rows.map((row) => JSON.parse(row.items))).toEqual(lists);
+    } finally {
+      await db.destroy();
     }
   });
 });
