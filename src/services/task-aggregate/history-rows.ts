@@ -21,6 +21,22 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
  * already in. SQLite's write lock runs one writer at a time.
  */
 
+/**
+ * What a write knows of the list its task's latest history row holds: the
+ * live list as it loaded the task (`before`), or, once the write has itself
+ * written a row, that row's list (`recorded`). A new row's delta starts
+ * from it.
+ */
+export interface HistoryTip {
+  before: Snapshot[];
+  recorded?: Snapshot[];
+}
+
+/** The list the task's latest history row holds, as far as this write knows. */
+export function latestRecorded(tip: HistoryTip): Snapshot[] {
+  return tip.recorded ?? tip.before;
+}
+
 /** The first key of the history locks (pg_advisory_xact_lock's two-key form; the second is the task's id): "tbev" in ASCII. */
 const HISTORY_LOCK_CLASS = 0x74626576;
 

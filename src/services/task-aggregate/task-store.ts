@@ -11,7 +11,7 @@ import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { num, placeholders, runStatement, selectRows, tuples } from '../kernel/statements.js';
-import { insertTaskEvent } from './history-rows.js';
+import { insertTaskEvent, latestRecorded } from './history-rows.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession, readSession, updateSessionRow } from './session-lock.js';
@@ -24,8 +24,10 @@ export interface TaskAggregate {
   labelLimit: number;
   /** A plan's rules (its session's), which every change of the plan obeys; null on a knowledge-base task. */
   rules?: PlanRules | null;
-  /** The live list before this change, for the history row. */
+  /** The live list before this change, for the history row's changes. */
   before: Snapshot[];
+  /** The list of the history row this change wrote last, if it wrote one: the next row's delta starts from it (history-rows.ts HistoryTip). */
+  recorded?: Snapshot[];
   /** The task's search document (title and text) as loaded; unset for a task made in this change. */
   searchedAs?: string;
 }
@@ -209,7 +211,7 @@ function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): strin
  * concurrent writer that slipped past the lock makes this fail rather than
  * overwrite) and, in the same statement, its counts of live items by state
  * and the state derived from them; writes the history row (what changed,
- * and the list after as a delta from `before`: history-rows.ts), keeps the
+ * and the list after as a delta from the latest row's: history-rows.ts), keeps the
  * search document current (rewritten only when its title, goal or live
  * labels changed) and queues the change event. Every change of a task's items ends here, so the counts never
  * disagree with the items.
@@ -227,9 +229,8 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   Object.assign(task, counts);
   const after = snapshotOf(items);
   const changes = diffSnapshots(aggregate.before, after);
-  await insertTaskEvent(uow, task.id, action, aggregate.before, after, changes);
-  // The next row's delta starts from this one's list.
-  aggregate.before = after;
+  await insertTaskEvent(uow, task.id, action, latestRecorded(aggregate), after, changes);
+  aggregate.recorded = after;
   // A state or note change leaves the document as it is, so it is not rewritten: a rewrite costs two
   // statements (an FTS5 delete and insert), which would land on every updateItem.
   if (!task.sessionId && aggregate.searchedAs !== searchDocument(task, items)) {
