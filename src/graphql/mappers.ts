@@ -1,5 +1,6 @@
 import { countsOf } from '../db/task-counts.js';
-import type { CommentEntity, ItemEntity, MemoryEntity, TaskEventEntity, TaskNoteEntity } from '../db/entities/index.js';
+import type { CommentEntity, ItemEntity, MemoryEntity, TaskNoteEntity } from '../db/entities/index.js';
+import type { RecordedTaskEvent } from '../services/kernel/entity-rows.js';
 import { taskStateOf, taskStatus } from '../domain/states.js';
 import { ItemStateEnum, MemoryKindEnum, MemoryStatusEnum, TaskStateEnum } from './types/enums.js';
 import { Item } from './types/item.type.js';
@@ -63,7 +64,7 @@ export function toItem(row: ItemEntity): Item {
   });
 }
 
-export function toTaskEvent(row: TaskEventEntity): TaskEvent {
+export function toTaskEvent(row: RecordedTaskEvent): TaskEvent {
   return Object.assign(new TaskEvent(), {
     id: String(row.id),
     at: new Date(row.at),

@@ -15,6 +15,7 @@ import { SessionOrderIndexes1764586000000 } from './1764586000000-session-order-
 import { ReadyTaskIndex1764590000000 } from './1764590000000-ready-task-index.js';
 import { WebhookCursor1765200000000 } from './1765200000000-webhook-cursor.js';
 import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-claim-fencing-and-dependency-caps.js';
+import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 
 /** Every migration, oldest first. */
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   ReadyTaskIndex1764590000000,
   WebhookCursor1765200000000,
   ClaimFencingAndDependencyCaps1765300000000,
+  HistoryDeltas1765400000000,
   StuckItems1765600000000,
 ];

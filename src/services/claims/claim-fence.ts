@@ -26,7 +26,7 @@ export async function checkClaimFence(uow: UnitOfWork, aggregate: TaskAggregate,
   if (verdict.overrode) {
     await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_OVERRIDDEN', {
       itemId: String(item.id), kind: 'OVERRIDDEN', text: item.text, from: verdict.overrode, to: null,
-    });
+    }, aggregate);
   }
   return verdict;
 }

@@ -8,7 +8,8 @@ import { scopeCondition } from '../kernel/domain-scope.js';
 import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { insertTaskEvent, snapshotOf } from '../task-aggregate/task-store.js';
+import { insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
+import { snapshotOf } from '../task-aggregate/task-store.js';
 
 /**
  * Claims as rows, and the ready queue. Every "is it claimed" compares the
@@ -100,7 +101,11 @@ export async function endClaimsOfSession(manager: EntityManager, sessionId: stri
  * Records a claim taken or released in the task's history (the list as it
  * stands, and the claim as the change: from/to the holding session) and in
  * the change log. The task's version is left alone: a claim changes no
- * item, so it must not make another agent's expectedVersion stale.
+ * item, so it must not make another agent's expectedVersion stale. `tip` is
+ * the task as the write loaded it, whose latest history row's list the
+ * row's delta starts from (a fenced change records the claim it overrode
+ * after writing the item, so the list may differ); null when the write
+ * loaded no task (claimNext), whose list then is the latest row's.
  */
 export async function recordClaim(
   uow: UnitOfWork,
@@ -108,8 +113,11 @@ export async function recordClaim(
   items: readonly ItemEntity[],
   action: HistoryAction,
   change: ItemChange,
+  tip: HistoryTip | null,
 ): Promise<void> {
-  await insertTaskEvent(uow, task.id, action, snapshotOf(items), [change]);
+  const list = snapshotOf(items);
+  await insertTaskEvent(uow, task.id, action, tip ? latestRecorded(tip) : list, list, [change]);
+  if (tip) tip.recorded = list;
   uow.emit({
     entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
     about: { itemId: change.itemId, sessionId: change.to ?? change.from },

@@ -3,6 +3,7 @@ import { cleanDomain } from '../../domain/domains.js';
 import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
+import { holdTaskHistory } from '../task-aggregate/history-rows.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
 import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, readyItems, recordClaim, setClaimExpiry, takeClaim } from './claim-store.js';
@@ -52,7 +53,7 @@ export class ClaimService {
         const [winner] = await liveClaimsOf(uow.manager, [item.id]);
         throw claimedBy(String(item.id), winner?.sessionId ?? 'another session', winner?.expiresAt ?? now, now);
       }
-      await recordClaim(uow, aggregate.task, aggregate.items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
+      await recordClaim(uow, aggregate.task, aggregate.items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, aggregate);
       return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
     });
   }
@@ -85,7 +86,7 @@ export class ClaimService {
       if (sessionId && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt, await readDbNow(uow.manager));
       await endClaimsOnItems(uow.manager, [item.id]);
       // The history row's session is who released it (none: a person); the change names whose claim it was.
-      await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_RELEASED', { itemId: String(item.id), kind: 'RELEASED', text: item.text, from: held.sessionId, to: null });
+      await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_RELEASED', { itemId: String(item.id), kind: 'RELEASED', text: item.text, from: held.sessionId, to: null }, aggregate);
       return { item, claim: null };
     });
   }
@@ -117,8 +118,10 @@ export class ClaimService {
           passed.push(item.id);
           continue;
         }
+        // The task is not locked here (its item is): wait for any change of its list not yet committed, so the history row records the list as it stands.
+        await holdTaskHistory(uow.manager, item.taskId);
         const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
-        await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId });
+        await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
         return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
       }
       return null;

@@ -1,4 +1,6 @@
 import type { ClaimEntity, CommentEntity, ItemDependencyEntity, ItemEntity, LoggedChangeEntity, MemoryEntity, SessionEntity, TaskEventEntity, TaskNoteEntity } from '../../db/entities/index.js';
+import { applyDelta, type ListDelta } from '../../domain/list-delta.js';
+import type { ItemChange, Snapshot } from '../../domain/list-diff.js';
 import { withRuleDefaults, type PlanPreset, type PlanRules } from '../../domain/plan-rules.js';
 import { bool, json, num } from './statements.js';
 
@@ -90,19 +92,32 @@ export function taskNoteOf(row: readonly unknown[], at = 0): TaskNoteEntity {
   };
 }
 
-const TASK_EVENT = ['id', 'taskId', 'at', 'action', 'sessionId', 'items', 'changes'] as const;
+const TASK_EVENT = ['id', 'taskId', 'at', 'action', 'sessionId', 'items', 'changes', 'chainLength'] as const;
 export const taskEventColumns = selectList(TASK_EVENT);
 export const TASK_EVENT_WIDTH = TASK_EVENT.length;
-export function taskEventOf(row: readonly unknown[], at = 0): TaskEventEntity {
-  return new TaskEventRow(row, at);
+
+/** A history row as readers see it: the list after the change whole, however the row stores it. */
+export interface RecordedTaskEvent extends Pick<TaskEventEntity, 'id' | 'taskId' | 'at' | 'action' | 'sessionId'> {
+  readonly items: Snapshot[];
+  readonly changes: ItemChange[];
 }
 
 /**
- * A history row as read: its list snapshot (up to 500 items) and its changes
- * are JSON, parsed the first time they are asked for, so a page that shows
- * only ids or counts (the dashboard's history(first: 1)) parses neither.
+ * A history row; `previous` is the task's event just before it, which a
+ * delta row's list is rebuilt from (history rows are read from a checkpoint
+ * on, in order: services/tasks/task-reader.ts).
  */
-class TaskEventRow implements TaskEventEntity {
+export function taskEventOf(row: readonly unknown[], at = 0, previous: RecordedTaskEvent | null = null): RecordedTaskEvent {
+  return new TaskEventRow(row, at, previous);
+}
+
+/**
+ * A history row as read: its list (up to 500 items, whole or a delta) and
+ * its changes are JSON, parsed the first time they are asked for, so a page
+ * that shows only ids or counts (the dashboard's history(first: 1)) parses
+ * neither, and a delta row rebuilds its list from the row before only then.
+ */
+class TaskEventRow implements RecordedTaskEvent {
   id: number;
   taskId: number;
   at: string;
@@ -110,10 +125,12 @@ class TaskEventRow implements TaskEventEntity {
   sessionId: string | null;
   #items: unknown;
   #changes: unknown;
-  #parsedItems: TaskEventEntity['items'] | undefined;
-  #parsedChanges: TaskEventEntity['changes'] | undefined;
+  #chainLength: number;
+  #previous: RecordedTaskEvent | null;
+  #parsedItems: Snapshot[] | undefined;
+  #parsedChanges: ItemChange[] | undefined;
 
-  constructor(row: readonly unknown[], at: number) {
+  constructor(row: readonly unknown[], at: number, previous: RecordedTaskEvent | null) {
     this.id = num(row[at]);
     this.taskId = num(row[at + 1]);
     this.at = row[at + 2] as string;
@@ -121,14 +138,21 @@ class TaskEventRow implements TaskEventEntity {
     this.sessionId = row[at + 4] as string | null;
     this.#items = row[at + 5];
     this.#changes = row[at + 6];
+    this.#chainLength = num(row[at + 7]);
+    this.#previous = previous;
   }
 
-  get items(): TaskEventEntity['items'] {
-    return (this.#parsedItems ??= json<TaskEventEntity['items']>(this.#items));
+  get items(): Snapshot[] {
+    return (this.#parsedItems ??= this.#chainLength === 0 ? json<Snapshot[]>(this.#items) : applyDelta(this.#listBefore(), json<ListDelta>(this.#items)));
   }
 
-  get changes(): TaskEventEntity['changes'] {
-    return (this.#parsedChanges ??= json<TaskEventEntity['changes']>(this.#changes));
+  get changes(): ItemChange[] {
+    return (this.#parsedChanges ??= json<ItemChange[]>(this.#changes));
+  }
+
+  #listBefore(): Snapshot[] {
+    if (!this.#previous) throw new Error(`history row ${this.id} holds a delta, and the row before it was not read`);
+    return this.#previous.items;
   }
 }
 

@@ -11,6 +11,7 @@ import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { num, placeholders, runStatement, selectRows, tuples } from '../kernel/statements.js';
+import { insertTaskEvent, latestRecorded } from './history-rows.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession, readSession, updateSessionRow } from './session-lock.js';
@@ -23,8 +24,10 @@ export interface TaskAggregate {
   labelLimit: number;
   /** A plan's rules (its session's), which every change of the plan obeys; null on a knowledge-base task. */
   rules?: PlanRules | null;
-  /** The live list before this change, for the history row. */
+  /** The live list before this change, for the history row's changes. */
   before: Snapshot[];
+  /** The list of the history row this change wrote last, if it wrote one: the next row's delta starts from it (history-rows.ts HistoryTip). */
+  recorded?: Snapshot[];
   /** The task's search document (title and text) as loaded; unset for a task made in this change. */
   searchedAs?: string;
 }
@@ -207,10 +210,10 @@ function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): strin
  * Records a change of a task: bumps its version with a compare-and-set (a
  * concurrent writer that slipped past the lock makes this fail rather than
  * overwrite) and, in the same statement, its counts of live items by state
- * and the state derived from them; writes the history row (list after, and
- * what changed), keeps the search document current (rewritten only when
- * its title, goal or live labels changed) and queues the change
- * event. Every change of a task's items ends here, so the counts never
+ * and the state derived from them; writes the history row (what changed,
+ * and the list after as a delta from the latest row's: history-rows.ts), keeps the
+ * search document current (rewritten only when its title, goal or live
+ * labels changed) and queues the change event. Every change of a task's items ends here, so the counts never
  * disagree with the items.
  */
 export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
@@ -226,7 +229,8 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   Object.assign(task, counts);
   const after = snapshotOf(items);
   const changes = diffSnapshots(aggregate.before, after);
-  await insertTaskEvent(uow, task.id, action, after, changes);
+  await insertTaskEvent(uow, task.id, action, latestRecorded(aggregate), after, changes);
+  aggregate.recorded = after;
   // A state or note change leaves the document as it is, so it is not rewritten: a rewrite costs two
   // statements (an FTS5 delete and insert), which would land on every updateItem.
   if (!task.sessionId && aggregate.searchedAs !== searchDocument(task, items)) {
@@ -240,18 +244,6 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
 
 /** The version's compare-and-set with the counts: a row back when it moved, none when another writer moved it first. */
 const BUMP_TASK = `UPDATE "memories" SET "version" = ?, "updatedAt" = ?, "pendingItems" = ?, "inProgressItems" = ?, "doneItems" = ?, "droppedItems" = ?, "blockedItems" = ?, "failedItems" = ?, "taskState" = ? WHERE "id" = ? AND "version" = ? RETURNING "id"`;
-
-/**
- * Writes a task's history row: the list as it stands after the change and
- * what changed, stamped now and with the calling session. Not read back
- * (TypeORM's insert would select its generated columns): nothing needs its id.
- */
-export async function insertTaskEvent(uow: UnitOfWork, taskId: number, action: HistoryAction, items: readonly Snapshot[], changes: readonly ItemChange[]): Promise<void> {
-  await runStatement(uow.manager, INSERT_TASK_EVENT, [taskId, uow.now, action, await uow.knownSessionId(), JSON.stringify(items), JSON.stringify(changes)]);
-}
-
-/** A history row; items and changes are simple-json columns, stored as their JSON text on both databases. */
-const INSERT_TASK_EVENT = `INSERT INTO "task_events" ("taskId", "at", "action", "sessionId", "items", "changes") VALUES (?, ?, ?, ?, ?, ?)`;
 
 /** The item a change was about, when it changed exactly one (a state, a rename, a move); null otherwise. */
 function soleItemOf(changes: readonly ItemChange[]): string | null {

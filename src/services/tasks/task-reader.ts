@@ -1,11 +1,11 @@
 import type { EntityManager } from 'typeorm';
 import { LIST_CURSOR, ROW_CURSOR, decodeCursor, pageFrom, pageSize, rowNotInList, type Page } from '../../domain/paging.js';
-import { TASK_EVENT_WIDTH, itemColumns, itemOf, taskEventColumns, taskEventOf } from '../kernel/entity-rows.js';
+import { TASK_EVENT_WIDTH, itemColumns, itemOf, taskEventColumns, taskEventOf, type RecordedTaskEvent } from '../kernel/entity-rows.js';
 import { memoriesWithIds } from '../memories/memory-reader.js';
 import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from '../task-aggregate/item-rows.js';
 import { parseId } from '../../domain/task-rules.js';
-import type { ItemEntity, MemoryEntity, TaskEventEntity } from '../../db/entities/index.js';
+import type { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 
 // The reads of tasks and items, as statements of our own (kernel/statements.ts) mapped by entity-rows.ts.
 const ITEMS = `SELECT ${itemColumns('i')} FROM "items" i`;
@@ -87,20 +87,50 @@ export class TaskReader {
 
   /**
    * A task's history, oldest first (or newest first, DESC), keyset-paged by
-   * event id, in one statement: each row carries the count of the whole
+   * event id, in one statement: each page row carries the count of the whole
    * history. An empty first page is a history of none; a page past the end
-   * counts on its own.
+   * counts on its own. A row may hold its list as a delta from the row
+   * before (domain/list-delta.ts), so the same statement also reads the rows
+   * from the nearest checkpoint up to the page's oldest row: at most
+   * CHAIN_LENGTH_MAX of them, however deep the page, so page 1,000 costs
+   * what page 1 does.
    */
-  async history(taskId: number, first: number | null | undefined, after: string | null | undefined, direction: 'ASC' | 'DESC' = 'ASC'): Promise<Page<TaskEventEntity>> {
+  async history(taskId: number, first: number | null | undefined, after: string | null | undefined, direction: 'ASC' | 'DESC' = 'ASC'): Promise<Page<RecordedTaskEvent>> {
     const size = pageSize(first);
     const key = decodeCursor(after, ROW_CURSOR);
     const manager = this.reader();
-    const bound = key ? ` AND e."id" ${direction === 'ASC' ? '>' : '<'} ?` : '';
-    const sql = `SELECT ${taskEventColumns('e')}, (SELECT COUNT(*) FROM "task_events" t WHERE t."taskId" = e."taskId") FROM "task_events" e ` +
-      `WHERE e."taskId" = ?${bound} ORDER BY e."id" ${direction} LIMIT ?`;
-    const found = await selectRows(manager, sql, key ? [taskId, Number(key[0]), size + 1] : [taskId, size + 1]);
-    let total = found.length ? num(found[0]![TASK_EVENT_WIDTH]) : 0;
-    if (!found.length && key) total = num((await selectRows(manager, 'SELECT COUNT(*) FROM "task_events" e WHERE e."taskId" = ?', [taskId]))[0]![0]);
-    return pageFrom(found.map((row) => taskEventOf(row)), size, (row) => [row.id], total);
+    const found = await selectRows(manager, historySql(direction, key !== null), key ? [taskId, Number(key[0]), size + 1, taskId, taskId] : [taskId, size + 1, taskId, taskId]);
+    const page = pageEvents(found);
+    if (direction === 'DESC') page.reverse();
+    const counted = found.find((row) => row[TASK_EVENT_WIDTH] !== null);
+    let total = counted ? num(counted[TASK_EVENT_WIDTH]) : 0;
+    if (!counted && key) total = num((await selectRows(manager, 'SELECT COUNT(*) FROM "task_events" e WHERE e."taskId" = ?', [taskId]))[0]![0]);
+    return pageFrom(page, size, (row) => [row.id], total);
   }
+}
+
+/**
+ * historySql's text: the page (its rows in order, with the history's count)
+ * as a common table expression, then the lead rows: those from the nearest
+ * checkpoint at or before the page's oldest row up to it. A row's last
+ * column says which it is (0: page, 1: lead).
+ */
+function historySql(direction: 'ASC' | 'DESC', withCursor: boolean): string {
+  const bound = withCursor ? ` AND e."id" ${direction === 'ASC' ? '>' : '<'} ?` : '';
+  return `WITH "page" AS (SELECT ${taskEventColumns('e')}, (SELECT COUNT(*) FROM "task_events" t WHERE t."taskId" = e."taskId") AS "total" ` +
+    `FROM "task_events" e WHERE e."taskId" = ?${bound} ORDER BY e."id" ${direction} LIMIT ?) ` +
+    'SELECT p.*, 0 FROM "page" p UNION ALL ' +
+    `SELECT ${taskEventColumns('e')}, NULL, 1 FROM "task_events" e WHERE e."taskId" = ? AND e."id" < (SELECT MIN(q."id") FROM "page" q) ` +
+    'AND e."id" >= (SELECT MAX(k."id") FROM "task_events" k WHERE k."taskId" = ? AND k."chainLength" = 0 AND k."id" <= (SELECT MIN(q."id") FROM "page" q))';
+}
+
+/** historySql's rows as events, oldest first, each linked to the one before it; the lead rows, read only for that, left out. */
+function pageEvents(rows: readonly unknown[][]): RecordedTaskEvent[] {
+  const page: RecordedTaskEvent[] = [];
+  let previous: RecordedTaskEvent | null = null;
+  for (const row of [...rows].sort((a, b) => num(a[0]) - num(b[0]))) {
+    previous = taskEventOf(row, 0, previous);
+    if (num(row[TASK_EVENT_WIDTH + 1]) === 0) page.push(previous);
+  }
+  return page;
 }
