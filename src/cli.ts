@@ -11,8 +11,8 @@ import { environmentHelp } from './environment.js';
 // The ORM, the services and the schema load only in the commands that use them: a stop hook's
 // `remind` through a running server starts in a fraction of the time.
 const openDatabase = async (): Promise<Database> => {
-  const { databaseUrl, sqliteSynchronous } = loadConfig();
-  return (await import('./db/database.js')).Database.open(databaseUrl, { synchronous: sqliteSynchronous });
+  const { databaseUrl, sqliteSynchronous, postgresSession } = loadConfig();
+  return (await import('./db/database.js')).Database.open(databaseUrl, { synchronous: sqliteSynchronous, postgresSession });
 };
 const servicesOf = async (db: Database) => (await import('./services/index.js')).createServices(db);
 import { createLogger } from './logger.js';

@@ -1,5 +1,6 @@
 import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
 import type { SqliteSynchronous } from './db/data-source.js';
+import { loadPostgresSessionSettings, type PostgresSessionSettings } from './db/postgres-session.js';
 import { loadMcpSessionLimits, type McpSessionLimits } from './mcp/transports/session-limits.js';
 import type { ChangeLogRetention } from './services/kernel/change-log.js';
 import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
@@ -24,6 +25,8 @@ export interface Config {
    * it starts over (TASKBASE_SQLITE_WAL_LIMIT_MB; see db/wal-checkpointer.ts).
    */
   sqliteWalLimitMb: number;
+  /** PostgreSQL's per-session timeouts and keepalive (TASKBASE_PG_*; see db/postgres-session.ts). */
+  postgresSession: PostgresSessionSettings;
   /** Bearer tokens; empty means auth is off. A token ending in ":read" may only read. */
   tokens: string[];
   /** Largest request body accepted, in bytes. */
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteWalLimitMb: wholeNumberSetting('TASKBASE_SQLITE_WAL_LIMIT_MB', env.TASKBASE_SQLITE_WAL_LIMIT_MB, 64, {
       max: 1_000_000, accepts: 'a whole number of MiB from 1 up (how large the SQLite WAL may grow under writes that never pause; default 64)',
     }),
+    postgresSession: loadPostgresSessionSettings(env),
     keepReads: onOff('TASKBASE_KEEP_READS', env.TASKBASE_KEEP_READS, true),
     tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
     bodyLimit: wholeNumberSetting('TASKBASE_BODY_LIMIT', env.TASKBASE_BODY_LIMIT, 1_048_576, { accepts: 'a whole number of bytes above 0, e.g. 1048576 for 1 MiB' }),

@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AUTH_CHALLENGE, authorize } from './auth.js';
 import { httpErrorBody } from './http-edge.js';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from './db/unavailable.js';
 import { sendAnswer } from './http-compression.js';
 import type { Access, Context } from './graphql/context.js';
 import type { OriginPolicy } from './origin-policy.js';
@@ -132,6 +133,13 @@ export function leanGraphQL(options: GraphQLHttpOptions): (req: IncomingMessage,
         return;
       }
       answerLean(options, req, res, body, caller.access, caller.principal).catch((error: unknown) => {
+        // Outside a resolver (reading the committed version first, say), an unreachable database is still "retry".
+        if (isDatabaseUnavailable(error)) {
+          options.logger.warn({ err: error }, 'database unavailable');
+          if (!res.headersSent) sendJson(res, 503, httpErrorBody(DATABASE_UNAVAILABLE, 'UNAVAILABLE'));
+          else res.destroy();
+          return;
+        }
         options.logger.error({ err: error }, 'unhandled HTTP error');
         if (!res.headersSent) sendJson(res, 500, httpErrorBody(INTERNAL, 'INTERNAL_SERVER_ERROR'));
         else res.destroy();

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { Logger } from 'pino';
 import { accessOf, bearerAuth, knownTokenKey, notFound, principalOf, tokenTable } from './auth.js';
 import { serveDashboard } from './dashboard.js';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from './db/unavailable.js';
 import type { Config } from './config.js';
 import { httpServerOptions, limitConnections } from './connection-limits.js';
 import { hostAndOriginGuard, httpErrorBody } from './http-edge.js';
@@ -134,6 +135,9 @@ export async function startServer(
       res.status(400).json(httpErrorBody(BAD_JSON, 'BAD_REQUEST'));
     } else if (status < 500) {
       res.status(status).json(httpErrorBody('The request could not be read. Send a GraphQL request as application/json.', 'BAD_REQUEST'));
+    } else if (isDatabaseUnavailable(error)) {
+      logger.warn({ err: error }, 'database unavailable');
+      res.status(503).json(httpErrorBody(DATABASE_UNAVAILABLE, 'UNAVAILABLE'));
     } else {
       logger.error({ err: error }, 'unhandled HTTP error');
       res.status(500).json(httpErrorBody(INTERNAL, 'INTERNAL_SERVER_ERROR'));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DataSource, type DataSourceOptions, type Logger } from 'typeorm';
 import { ENTITIES } from './entities/index.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { DEFAULT_POSTGRES_SESSION, postgresSessionOptions, type PostgresSessionSettings } from './postgres-session.js';
 
 import { databaseKind, sqlitePath } from './database-url.js';
 
@@ -54,10 +55,16 @@ export interface ConnectionOptions {
    * instead of running one inside a commit now and then.
    */
   checkpointsElsewhere?: boolean;
+  /**
+   * PostgreSQL's per-session timeouts and keepalive (postgres-session.ts);
+   * null for none, which only the migrations' connection uses: a migration
+   * may rightly run long, and waits for another process's on a lock.
+   */
+  postgresSession?: PostgresSessionSettings | null;
 }
 
 export function dataSourceOptions(url: string, role: ConnectionRole, options: ConnectionOptions = {}): DataSourceOptions {
-  const { listener, synchronous = 'normal', checkpointsElsewhere = false } = options;
+  const { listener, synchronous = 'normal', checkpointsElsewhere = false, postgresSession = DEFAULT_POSTGRES_SESSION } = options;
   const common = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
@@ -66,7 +73,8 @@ export function dataSourceOptions(url: string, role: ConnectionRole, options: Co
     logger: listeningLogger(listener),
   };
   if (databaseKind(url) === 'postgres') {
-    return { ...common, type: 'postgres', url, poolSize: role === 'tail' ? 1 : 10 } as DataSourceOptions;
+    const extra = postgresSession ? postgresSessionOptions(postgresSession) : {};
+    return { ...common, type: 'postgres', url, poolSize: role === 'tail' ? 1 : 10, extra } as DataSourceOptions;
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });

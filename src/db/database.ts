@@ -3,6 +3,7 @@ import type Sqlite from 'better-sqlite3';
 import { createDataSource, databaseKind, sqlitePath, type DatabaseKind, type QueryListener, type SqliteSynchronous } from './data-source.js';
 import { DatabaseHealth, type HealthReport } from './database-health.js';
 import { migrateExclusively } from './migration-lock.js';
+import type { PostgresSessionSettings } from './postgres-session.js';
 import { rederiveTaskStates } from './task-counts.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { WriteLock } from './write-lock.js';
@@ -26,6 +27,26 @@ export interface OpenOptions {
   onCheckpointFailure?: (reason: string) => void;
   /** Hears, at most once a minute, that the WAL passed its limit but another connection kept it from starting over. */
   onWalBlocked?: () => void;
+  /** PostgreSQL's per-session timeouts and keepalive (postgres-session.ts); its defaults when not given. */
+  postgresSession?: PostgresSessionSettings;
+}
+
+/**
+ * Migrates, then re-derives the tasks' kept states, on `writer` (SQLite: the
+ * file's one writer) or, when null, on a PostgreSQL connection of its own
+ * without the session timeouts: a migration over a large table may rightly
+ * take longer than a statement may, and a server starting beside another
+ * waits on the migration lock for as long as the other migrates.
+ */
+async function migrateAndRederive(writer: DataSource | null, url: string): Promise<void> {
+  const source = writer ?? createDataSource(url, 'writer', { postgresSession: null });
+  if (!writer) await source.initialize();
+  try {
+    await migrateExclusively(source);
+    await source.transaction((manager) => rederiveTaskStates(manager));
+  } finally {
+    if (!writer) await source.destroy();
+  }
 }
 
 /**
@@ -56,10 +77,11 @@ export class Database {
     const file = kind === 'sqlite' ? sqlitePath(url) : null;
     const background = options.checkpointsInBackground;
     const checkpointed = background && file !== null && file !== ':memory:' ? file : null;
-    const writer = createDataSource(url, 'writer', { listener: options.onQuery, synchronous: options.synchronous, checkpointsElsewhere: checkpointed !== null });
+    const writer = createDataSource(url, 'writer', {
+      listener: options.onQuery, synchronous: options.synchronous, checkpointsElsewhere: checkpointed !== null, postgresSession: options.postgresSession,
+    });
     await writer.initialize();
-    await migrateExclusively(writer);
-    await writer.transaction((manager) => rederiveTaskStates(manager));
+    await migrateAndRederive(kind === 'postgres' ? null : writer, url);
     // A reader of its own on both: on PostgreSQL a separate pool, so writers queued on a hot row's lock cannot starve reads of connections.
     const onRead = options.onReadQuery && options.onQuery
       ? (sql: string, parameters?: readonly unknown[]) => { options.onReadQuery!(sql, parameters); options.onQuery!(sql, parameters); }

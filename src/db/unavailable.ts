@@ -1,3 +1,5 @@
+import { QueryRunnerAlreadyReleasedError } from 'typeorm';
+
 /**
  * Whether an error means the database cannot be reached or written at all
  * (as opposed to a query that failed): PostgreSQL down, refusing
@@ -7,7 +9,8 @@
  * wraps (TypeORM's QueryFailedError keeps the driver's error as driverError).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  return causes(error).some(unavailableHere);
+  // TypeORM's word for a query on a connection it already gave up (PostgreSQL dropped it mid-transaction).
+  return causes(error).some((cause) => cause instanceof QueryRunnerAlreadyReleasedError || unavailableHere(cause));
 }
 
 /** What an agent reads when the database is unavailable: nothing was recorded, and retrying is the fix. */
@@ -56,8 +59,15 @@ interface DriverError { code?: unknown; message?: unknown; driverError?: unknown
 
 /** Socket errors from pg's connection to the server. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
-/** PostgreSQL SQLSTATEs: admin/crash shutdown, cannot connect now, too many connections, disk full. Class 08 (connection exception) is matched whole. */
-const POSTGRES_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53100']);
+/**
+ * PostgreSQL SQLSTATEs: admin/crash shutdown, cannot connect now, too many
+ * connections, disk full; and the session timeouts (postgres-session.ts): a
+ * session ended idle in its transaction (25P03) or idle (57P05), a lock wait
+ * (55P03) or a statement (57014) that ran out of time. Each rolled the
+ * transaction back, and retrying is the fix. Class 08 (connection exception)
+ * is matched whole.
+ */
+const POSTGRES_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53100', '25P03', '57P05', '55P03', '57014']);
 /** pg's own words for a connection that went away or never came (it gives these no code). */
 const POSTGRES_GONE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended)/;
 /** SQLite result codes (better-sqlite3's SqliteError.code): the file cannot be opened, read, written or locked. */
