@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
+import { sqlitePath as sqlitePathOf } from './db/database-url.js';
 import { directWriteNotice, runningServer } from './db/sqlite-owner.js';
 import type { Database } from './db/database.js';
 import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
@@ -309,6 +311,27 @@ function nothingWithoutSession(error: unknown): null {
   throw error;
 }
 
+/** The SQLite file DATABASE_URL names, as the operator wrote it (relative to here when under here). */
+function shownFile(databaseUrl: string): string {
+  const file = path.resolve(sqlitePathOf(databaseUrl));
+  return path.relative(process.cwd(), file).startsWith('..') ? file : path.relative(process.cwd(), file);
+}
+
+/**
+ * A server with auth on answers 401 to a relay without TASKBASE_TOKEN: said
+ * once at start, in the operator's words, instead of on every tool call.
+ */
+async function refuseWithoutToken(graphqlUrl: string, databaseUrl: string): Promise<void> {
+  const response = await fetch(graphqlUrl, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }),
+  }).catch(() => null);
+  if (response?.status !== 401) return;
+  throw new Error(
+    `the taskbase server at ${graphqlUrl} running on ${shownFile(databaseUrl)} has auth on, and taskbase mcp relays its writes through it: ` +
+      'set TASKBASE_TOKEN to one of its write tokens, or pass --direct to write the file itself',
+  );
+}
+
 program
   .command('mcp')
   .description('serve the MCP tools over stdio (nothing but MCP on stdout; logs go to stderr)')
@@ -316,10 +339,11 @@ program
   .option('--session <id>', 'join this started session instead of starting one')
   .option('--session-key <key>', "this chat's stable key (e.g. the client's session id): the session it named before, with its plan, else one started under it")
   .option('--parent <id>', "start a helper's session under this one")
-  .option('--url <graphql-url>', 'use a running server (e.g. http://127.0.0.1:4000/graphql), with TASKBASE_TOKEN as its bearer token, instead of opening DATABASE_URL')
+  .option('--url <graphql-url>', "use a running server (e.g. http://127.0.0.1:4000/graphql), with TASKBASE_TOKEN as its bearer token, instead of opening DATABASE_URL; without it, the server running on DATABASE_URL's SQLite file, if any")
+  .option('--direct', "write DATABASE_URL itself even when a server runs on its SQLite file (by default the writes go through that server, which keeps its own writes fast)")
   .option('--one-active', 'turn the one-active rule on for the session it starts')
   .option('--structured', 'declare output schemas and answer structuredContent beside the text (off: some clients then show the model only the JSON)')
-  .action(async (options: { tools?: string; session?: string; sessionKey?: string; parent?: string; url?: string; oneActive?: boolean; structured?: boolean }) => {
+  .action(async (options: { tools?: string; session?: string; sessionKey?: string; parent?: string; url?: string; direct?: boolean; oneActive?: boolean; structured?: boolean }) => {
     // Loaded here, not at the top: the other commands (a stop hook's remind) should not pay for the MCP SDK on every run.
     const [{ relayStdio, serveStdio }, { ToolRefusal }, { parseToolSets }] = await Promise.all([
       import('./mcp/transports/stdio.js'), import('./mcp/common/tool-result.js'), import('./mcp/tool-sets.js'),
@@ -340,11 +364,20 @@ program
       structured: options.structured ?? false,
       session: { sessionId: options.session ?? null, sessionKey, parentId: options.parent ?? null, oneActive: options.oneActive ?? false },
     };
+    if (options.url && options.direct) throw new Error('give --url (relay to that server) or --direct (write DATABASE_URL itself), not both');
+    // A SQLite file has one writer at a time: a stdio process writing beside the server starves the server's own writes
+    // (issue 41: 281 -> 20 writes a second), so by default the writes go through the server holding the file.
+    const owner = options.url || options.direct ? null : runningServer(config.databaseUrl);
+    const relayUrl = options.url ?? owner?.url;
+    const token = process.env.TASKBASE_TOKEN;
+    if (owner && !token) await refuseWithoutToken(owner.url, config.databaseUrl);
     // Which mode this is, on stderr, whatever LOG_LEVEL says: whoever reads the client's log learns where the changes go.
-    const mode = options.url ? `relaying to the taskbase server at ${options.url}; it records these changes` : directWriteNotice(config.databaseUrl);
+    const mode = owner
+      ? `relaying to the taskbase server at ${owner.url} running on ${shownFile(config.databaseUrl)}; it records these changes (--direct writes the file itself)`
+      : relayUrl ? `relaying to the taskbase server at ${relayUrl}; it records these changes` : directWriteNotice(config.databaseUrl);
     process.stderr.write(`taskbase mcp: ${mode}\n`);
-    if (options.url) {
-      await relayStdio(options.url, process.env.TASKBASE_TOKEN, logger, stdio);
+    if (relayUrl) {
+      await relayStdio(relayUrl, token, logger, stdio);
       return;
     }
     const db = await openDatabase();

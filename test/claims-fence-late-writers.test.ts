@@ -23,7 +23,7 @@ let server: TestServer;
 let agent: McpTestClient;
 beforeAll(async () => {
   server = await startTestServer();
-  agent = await connectMcp(server, { tools: 'knowledge-base' });
+  agent = await connectMcp(server, { tools: 'knowledge-base', structured: true });
 });
 afterAll(async () => {
   await agent?.close();

@@ -118,6 +118,19 @@ function fenced(itemId: string, caller: string, claim: ClaimOnItem, now: string,
   return refusalWithRemedy('CLAIMED', fact, takenOver && !live ? 'CLAIM_IT_AGAIN' : 'LEAVE_CLAIMED_WORK', { holder, expiresAt: claim.expiresAt, takenOver });
 }
 
+/**
+ * CLAIMED for a claimNext retried with its idempotencyKey after the claim it
+ * took lapsed and another session took the item: answering the item would
+ * tell the caller it holds work it no longer holds.
+ */
+export function claimNextTakenOver(itemId: string, caller: string, holder: string, expiresAt: string, now: string): DomainError {
+  return new DomainError(
+    'CLAIMED',
+    `This idempotencyKey already claimed item ${itemId} for session ${caller}, but that claim lapsed and session ${holder} holds the item ${leasePhrase(expiresAt, now)}. Send claimNext with a new idempotencyKey to claim another item.`,
+    { holder, expiresAt, takenOver: true },
+  );
+}
+
 /** NOT_CLAIMED: renewClaim by a session that holds no live claim on the item. */
 export function notClaimed(itemId: string, sessionId: string): DomainError {
   return new DomainError(

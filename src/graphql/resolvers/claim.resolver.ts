@@ -58,8 +58,12 @@ export class ClaimResolver {
     @Arg('domain') domain: string,
     @Ctx() ctx: Context,
     @Arg('ttlSeconds', () => Int, { nullable: true, description: 'How long the claim holds without renewal: 1..3600 seconds (at most an hour), default 900; outside that range BAD_USER_INPUT, saying the range.' }) ttlSeconds?: number | null,
+    @Arg('idempotencyKey', () => String, {
+      nullable: true,
+      description: 'Retrying with the same key (same session, domain and ttlSeconds) answers the item the first call claimed and claims nothing new, so a call whose outcome you did not hear (a dropped connection, a database restart) can be sent again. CLAIMED when that claim lapsed and another session has taken the item since; send a new key to claim another. A call that found nothing ready keeps no key. At most 200 characters; a UUID is a good key.',
+    }) idempotencyKey?: string | null,
   ): Promise<Item | null> {
-    const result = await ctx.services.claims.claimNext(ctx.caller, { domain, ttlSeconds });
+    const result = await ctx.services.claims.claimNext(ctx.caller, { domain, ttlSeconds, idempotencyKey });
     return result ? toItem(result.item) : null;
   }
 

@@ -1,7 +1,8 @@
-import { claimedBy, claimNeedsSession, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, expiryAfter, isOpenWork, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
+import { claimedBy, claimNeedsSession, claimNextTakenOver, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, expiryAfter, isOpenWork, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
+import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { holdTaskHistory } from '../task-aggregate/history-rows.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
@@ -98,34 +99,65 @@ export class ClaimService {
    * so a concurrent caller passes over it to the next, and the claim's own
    * statement refuses an item claimed since the read; on SQLite the write
    * lock runs one caller at a time.
+   *
+   * With an idempotencyKey, a retry by the same session (its outcome unknown:
+   * a dropped connection, a database restart) answers the item the first call
+   * claimed and records nothing, instead of claiming a second item and leaving
+   * the first held by no one until its lease ends. A first call that found
+   * nothing ready keeps no key, so its retry looks again.
    */
-  async claimNext(caller: Caller, input: { domain: string; ttlSeconds?: number | null }): Promise<ClaimResult | null> {
+  async claimNext(caller: Caller, input: { domain: string; ttlSeconds?: number | null; idempotencyKey?: string | null }): Promise<ClaimResult | null> {
     const ttl = claimTtl(input.ttlSeconds);
     const domain = cleanDomain(input.domain);
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'claimNext');
-      uow.touchDomain(domain);
-      const now = await readDbNow(uow.manager);
-      const passed: number[] = [];
-      for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
-        const [ready] = await readyItems(uow.manager, domain, { limit: 1, passed, lock: true });
-        if (!ready) return null;
-        // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
-        if (attempt === 0) await this.checkClaimCaps(uow, sessionId);
-        const { item } = ready;
-        const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl), owner: uow.caller.principal ?? null };
-        if (!(await takeClaim(uow.manager, claim))) {
-          passed.push(item.id);
-          continue;
-        }
-        // The task is not locked here (its item is): wait for any change of its list not yet committed, so the history row records the list as it stands.
-        await holdTaskHistory(uow.manager, item.taskId);
-        const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
-        await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
-        return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
-      }
-      return null;
+      return createOnce<ClaimResult | null>(uow, 'claimNext', input,
+        (stored) => this.claimedBefore(uow, sessionId, Number(stored.id)),
+        async () => {
+          const result = await this.claimFirstReady(uow, sessionId, domain, ttl);
+          return { result, stored: result ? { id: String(result.item.id) } : null };
+        });
     });
+  }
+
+  /** claimNext's work: claims the first ready item of `domain` for `sessionId`, or null. */
+  private async claimFirstReady(uow: UnitOfWork, sessionId: string, domain: string, ttl: number): Promise<ClaimResult | null> {
+    uow.touchDomain(domain);
+    const now = await readDbNow(uow.manager);
+    const passed: number[] = [];
+    for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
+      const [ready] = await readyItems(uow.manager, domain, { limit: 1, passed, lock: true });
+      if (!ready) return null;
+      // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
+      if (attempt === 0) await this.checkClaimCaps(uow, sessionId);
+      const { item } = ready;
+      const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl), owner: uow.caller.principal ?? null };
+      if (!(await takeClaim(uow.manager, claim))) {
+        passed.push(item.id);
+        continue;
+      }
+      // The task is not locked here (its item is): wait for any change of its list not yet committed, so the history row records the list as it stands.
+      await holdTaskHistory(uow.manager, item.taskId);
+      const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
+      await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
+      return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
+    }
+    return null;
+  }
+
+  /**
+   * A claimNext replay: the item the key's first call claimed, with the
+   * session's claim on it (null once it ended: released, settled, or lapsed
+   * with no one else on it, which the fence lets the session go on with).
+   * CLAIMED when another session has taken it since; null (NOT_FOUND) when
+   * the item is gone.
+   */
+  private async claimedBefore(uow: UnitOfWork, sessionId: string, itemId: number): Promise<ClaimResult | null> {
+    const item = await uow.manager.findOneBy(ItemEntity, { id: itemId, deleted: false });
+    if (!item) return null;
+    const [held] = await liveClaimsOf(uow.manager, [item.id]);
+    if (held && held.sessionId !== sessionId) throw claimNextTakenOver(String(item.id), sessionId, held.sessionId, held.expiresAt, await readDbNow(uow.manager));
+    return { item, claim: held ?? null };
   }
 
   /** Moves a held claim (on an item of `task`) to expire `ttl` seconds after now: a change-log event, no history row. */

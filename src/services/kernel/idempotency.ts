@@ -90,6 +90,12 @@ async function remember(uow: UnitOfWork, operation: string, key: string | null |
     [JSON.stringify(result), uow.now, operation, scopedKey(uow, key)]);
 }
 
+/** Lets go of a key the call claimed but made nothing with. */
+async function forget(uow: UnitOfWork, operation: string, key: string | null | undefined): Promise<void> {
+  if (!key) return;
+  await runStatement(uow.manager, `DELETE FROM "idempotency_keys" WHERE "operation" = ? AND "key" = ?`, [operation, scopedKey(uow, key)]);
+}
+
 /**
  * The first call's result for a replay; when it is gone since (a deleted
  * task note), a refusal saying so, not a failure.
@@ -102,15 +108,19 @@ function replayed<T>(row: T | null, operation: string, key: string | null | unde
   );
 }
 
-/** What a creating call made: its answer, and what a retry needs to answer the same. */
+/**
+ * What a creating call made: its answer, and what a retry needs to answer the
+ * same. Null `stored` when it made nothing (claimNext with nothing ready): the
+ * key is let go, so a retry does the work afresh instead of replaying "nothing".
+ */
 interface Creation<T> {
   result: T;
-  stored: StoredResult;
+  stored: StoredResult | null;
 }
 
 /**
  * Runs a creating mutation at most once per idempotency key (the one wrapper
- * for createTask, addItems, addComment, addTaskNote and createNote): without a
+ * for createTask, addItems, addComment, addTaskNote, createNote and claimNext): without a
  * key, `create` runs; with a new key, the key is claimed, `create` runs and
  * its result is remembered; with a key already used for the same input,
  * `replay` reloads the first result and nothing new is recorded (NOT_FOUND
@@ -127,6 +137,7 @@ export async function createOnce<T>(
   const stored = await findReplay(uow, operation, key, input);
   if (stored) return replayed(await replay(stored), operation, key);
   const { result, stored: toStore } = await create();
-  await remember(uow, operation, key, input, toStore);
+  if (toStore) await remember(uow, operation, key, input, toStore);
+  else await forget(uow, operation, key);
   return result;
 }
