@@ -18,6 +18,9 @@ import { startSession, writeTodos } from './fixtures/sessions.js';
 import { createTask } from './fixtures/tasks.js';
 import { axeFindings, dashboardSuite, openPage, whenLive } from './fixtures/browser.js';
 
+// Evaluated in the page, not in Node.
+declare const document: { documentElement: { scrollWidth: number } };
+
 // The server records times by this clock: a session "last active 15 min ago" is one made with it set back 15 min.
 let offsetMs = 0;
 const { server, browser, base } = dashboardSuite({ clock: () => new Date(Date.now() + offsetMs) });
@@ -99,13 +102,16 @@ describe('Agents now', () => {
     await writeTodos(server, idle, [['Draft the changelog', 'DONE'], ['Tag the release', 'IN_PROGRESS']]);
     await writeTodos(server, holder, [['Migrate the schema', 'DONE'], ['Backfill the rows', 'IN_PROGRESS']]);
     await expect.poll(() => page.locator('[aria-label="Agents by what they need"]').innerText(), { timeout: 3000 }).toBe('1 stuck · 1 stale · 0 idle · 3 working');
-    const after = await rows(page);
-    expect(after.slice(0, 2).map((row) => row.split('\n')[0])).toEqual(['Deploy agent', 'Gone quiet']);
-    expect(after.find((row) => row.startsWith('Thinking agent'))).toMatch(/Doing #2 Tag the release just now/);
-    expect(after.find((row) => row.startsWith('Migration agent'))).toMatch(/Doing #2 Backfill the rows just now/);
+    const row = (name: string) => async () => (await rows(page)).find((text) => text.startsWith(name));
+    await expect.poll(row('Thinking agent'), { timeout: 3000 }).toMatch(/Doing #2 Tag the release just now/);
+    await expect.poll(row('Migration agent'), { timeout: 3000 }).toMatch(/Doing #2 Backfill the rows just now/);
+    expect((await rows(page)).slice(0, 2).map((text) => text.split('\n')[0])).toEqual(['Deploy agent', 'Gone quiet']);
     // The stuck step unblocked by the agent: nobody is stuck any more, live too.
     await server.ok(UPDATE_STEP, { input: { step: 2, state: 'IN_PROGRESS' } }, { session: stuck });
     await expect.poll(() => page.locator('[aria-label="Agents by what they need"]').innerText(), { timeout: 3000 }).toBe('0 stuck · 1 stale · 0 idle · 4 working');
+    // On a phone, each row stacks and the page fits its width.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(page.errors).toEqual([]);
     expect(page.cspViolations).toEqual([]);
     await page.close();
