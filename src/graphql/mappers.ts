@@ -61,6 +61,7 @@ export function toItem(row: ItemEntity): Item {
     deleted: row.deleted,
     added: row.added,
     note: row.note,
+    updatedAt: new Date(row.updatedAt),
   });
 }
 

@@ -6,6 +6,7 @@ import { liveStatus } from './live';
 import { Shortcuts } from './shortcuts';
 import { useSignal } from './signal';
 import './styles.css';
+import { AgentsView } from './views/agents';
 import { AttentionView } from './views/attention';
 import { DomainsView } from './views/domains';
 import { RemindersView } from './views/reminders';
@@ -17,14 +18,16 @@ import { WebhooksView } from './views/webhooks';
 import { NewTaskView } from './views/new-task';
 import { UndoToast } from './undo';
 
-interface Route { view: 'domains' | 'task' | 'sessions' | 'reminders' | 'webhooks' | 'search' | 'attention' | 'new-task'; id: string | null; params: URLSearchParams }
+interface Route { view: 'agents' | 'domains' | 'task' | 'sessions' | 'reminders' | 'webhooks' | 'search' | 'attention' | 'new-task'; id: string | null; params: URLSearchParams }
 
-/** Hash routes, so the server serves one page and every view survives a reload: #/domains/<path>, #/task/<id>, #/sessions/<id>, #/search?q=, #/maintenance/reminders, #/maintenance/webhooks. */
+/** Hash routes, so the server serves one page and every view survives a reload: #/ and #/agents (the home page), #/domains/<path>, #/task/<id>, #/sessions/<id>, #/search?q=, #/maintenance/reminders, #/maintenance/webhooks. */
 function parse(hash: string): Route {
   const [path, query] = hash.replace(/^#\/?/, '').split('?');
   const params = new URLSearchParams(query ?? '');
   const [head, ...rest] = path.split('/');
   const id = rest.length ? decodeURIComponent(rest.join('/')) : null;
+  // The home page of a person steering agents: who is doing what now.
+  if (head === '' || head === 'agents') return { view: 'agents', id: null, params };
   if (head === 'task') return { view: 'task', id, params };
   if (head === 'sessions') return { view: 'sessions', id, params };
   if (head === 'maintenance') return { view: rest[0] === 'webhooks' ? 'webhooks' : 'reminders', id: null, params };
@@ -97,8 +100,9 @@ function App() {
     <>
       <a class="skip" href="#main" onClick={(event) => { event.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
       <header>
-        <h1><a href="#/domains">taskbase</a></h1>
+        <h1><a href="#/">taskbase</a></h1>
         <nav aria-label="Views">
+          {tab('agents', '#/agents', 'Agents')}
           {tab('domains', '#/domains', 'Domains')}
           {tab('attention', '#/attention', 'Needs attention')}
           {tab('sessions', '#/sessions', 'Sessions')}
@@ -110,7 +114,8 @@ function App() {
         {!writable && <span class="badge" title="This token may only read">read-only</span>}
       </header>
       <main id="main" tabIndex={-1}>
-        {route.view === 'task' && route.id ? <TaskView id={route.id} focusItem={route.params.get('item')} /> :
+        {route.view === 'agents' ? <AgentsView /> :
+          route.view === 'task' && route.id ? <TaskView id={route.id} focusItem={route.params.get('item')} /> :
           route.view === 'sessions' ? <SessionsView id={route.id} params={route.params} /> :
           route.view === 'reminders' ? <RemindersView /> :
           route.view === 'webhooks' ? <WebhooksView /> :

@@ -24,4 +24,7 @@ export class Item {
 
   @Field(() => String, { nullable: true, description: 'The latest validation or reason given with a state change, if any (a state change without one clears it).' })
   note: string | null;
+
+  @Field({ description: 'When it last changed: its state, text, note or deletion. For a step in progress, about when it started (the dashboard shows for how long).' })
+  updatedAt: Date;
 }

@@ -110,7 +110,7 @@ function SessionDetail({ id }: { id: string }) {
       <p class="muted">id {s.id} · started {when(s.createdAt)} · last active {when(s.lastActiveAt)} · turn {s.turn}{s.finishedAt ? ` · finished ${when(s.finishedAt)}` : ''}{s.domains.length ? ` · domains: ${s.domains.join(', ')}` : ''}</p>
       {s.plan && <p><a href={`#/task/${s.plan.id}`}>Open the plan as a checklist</a> <span class="muted">— change its steps there{s.rules.planOnce ? ' (it is locked for the agent; your changes are recorded as a person’s edits)' : ''}{s.rules.noteRequiredFor.length ? `; ${s.rules.noteRequiredFor.map((state: string) => words[state]).join(', ')} need a note` : ''}</span></p>}
       <SessionClaims id={s.id} />
-      {s.standingPlan && s.plan ? (preset === 'WHOLE_LIST' ? <TodosPanel plan={s.plan} /> : <AgentView taskId={s.plan.id} preset={preset} version={s.plan.version} />) : s.plan ? <p class="muted">The plan cleared when turn {s.turn} started; it shows again with the next update.</p> : <p class="muted">No plan yet.</p>}
+      {s.standingPlan && s.plan ? (preset === 'WHOLE_LIST' ? <TodosPanel plan={s.plan} /> : <AgentView taskId={s.plan.id} preset={preset} version={s.plan.version} />) : s.plan ? <p class="muted">The plan cleared when turn {s.turn} started; it shows again with the next update.</p> : <p class="muted">{s.finishedAt ? 'No plan written: the session finished without one.' : 'No plan written yet: the plan shows here once the agent writes one.'}</p>}
       {s.plan && <History taskId={s.plan.id} count={s.plan.history.totalCount} changes={changes} title="Updates" rowTitle={rowTitle} open />}
       {s.children.length > 0 && (
         <section aria-labelledby="helpers-heading">
