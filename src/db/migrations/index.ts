@@ -15,6 +15,7 @@ import { SessionOrderIndexes1764586000000 } from './1764586000000-session-order-
 import { ReadyTaskIndex1764590000000 } from './1764590000000-ready-task-index.js';
 import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-claim-fencing-and-dependency-caps.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
+import { SteeringSeen1765800000000 } from './1765800000000-steering-seen.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   ReadyTaskIndex1764590000000,
   ClaimFencingAndDependencyCaps1765300000000,
   StuckItems1765600000000,
+  SteeringSeen1765800000000,
 ];

@@ -155,7 +155,8 @@ export class ToolRegistry implements ToolRegistrar {
         });
         if (bound.isError) return bound;
       }
-      const result = shaped(await tool.handler(own as never, ctx), ctx.structured);
+      const steering = await steeringOf(ctx);
+      const result = shaped(withSteering(await tool.handler(own as never, ctx), steering), ctx.structured);
       // A task-augmented call is answered as it came back (the SDK's Server checks it), as McpServer does.
       if (ctx.structured && !request.params.task) await checkOutput(tool, result, name);
       return result;
@@ -164,6 +165,34 @@ export class ToolRegistry implements ToolRegistrar {
       return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
     }
   }
+}
+
+/**
+ * What others changed in the session's plan or claimed items since its last
+ * call (SteeringService), read before the tool runs, so the agent hears of a
+ * person's steering whatever tool it calls next. A read-only connection
+ * records nothing, so it is not told (it could not mark anything told). A
+ * failed read costs the answer nothing: the changes are told by a later call.
+ */
+async function steeringOf(ctx: ToolContext): Promise<string[]> {
+  if (ctx.access === 'read') return [];
+  try {
+    const sessionId = await ctx.session.id();
+    if (!sessionId) return [];
+    return await ctx.services.steering.sinceLastCall({ sessionId, principal: ctx.session.principal });
+  } catch (error) {
+    ctx.logger.warn({ err: error }, 'steering read failed');
+    return [];
+  }
+}
+
+/** The answer with the steering lines first, each on its own line, before the tool's own words. */
+function withSteering(result: CallToolResult, lines: readonly string[]): CallToolResult {
+  if (lines.length === 0) return result;
+  const [first, ...rest] = result.content;
+  const head = lines.join('\n');
+  if (first?.type === 'text') return { ...result, content: [{ ...first, text: `${head}\n${first.text}` }, ...rest] };
+  return { ...result, content: [{ type: 'text', text: head }, ...result.content] };
 }
 
 /** A result as the connection takes it: text only, or with structuredContent that holds the text answer whole. */
