@@ -120,6 +120,27 @@ describe('a person steering a plan', () => {
   }
 });
 
+describe('whole-list: a list written before the agent heard of a change', () => {
+  it('is not written when it would undo the person\'s change: the answer gives the change and the list as it stands, and the next write is written', async () => {
+    const agent = await agentOf('whole-list', 'WHOLE_LIST');
+    const todos = STEPS.map((content) => ({ content, status: 'pending' }));
+    await agent.call('todo_write', { todos });
+    const items = await planItems(agent.sessionId);
+    await server.ok(UPDATE_ITEM, { input: { id: items[1]!.id, text: 'Migrate the ledger to v2' } });
+
+    // The agent's list still has the old text: written, it would delete the person's step and add the old one back.
+    const blind = (await agent.call('todo_write', { todos: [{ content: STEPS[0], status: 'in_progress' }, ...todos.slice(1)] })).split('\n');
+    expect(blind[0]).toBe('Since your last call: a person changed the text of step 2 "Migrate the ledger to v2".');
+    expect(blind[1]).toBe('Not written: this list would undo the change above. The list now:');
+    expect(blind.slice(2, 5)).toEqual(['- [pending] Read the code', '- [pending] Migrate the ledger to v2', '- [pending] Write the tests']);
+    expect((await planItems(agent.sessionId)).map((item) => item.text)).toEqual(['Read the code', 'Migrate the ledger to v2', 'Write the tests']);
+
+    // Written again knowingly (the same list, even): the change was told, so the write is the agent's choice.
+    const knowing = await agent.call('todo_write', { todos: [{ content: STEPS[0], status: 'in_progress' }, { content: 'Migrate the ledger to v2', status: 'pending' }, todos[2]] });
+    expect(knowing).toBe('Updated todo list: 2 pending, 1 in progress, 0 completed.');
+  });
+});
+
 describe('a person steering a claimed item', () => {
   it('knowledge-base: a change to the claimed item and the claim\'s release are each told once, the agent\'s own never', async () => {
     const agent = await agentOf('knowledge-base', 'WHOLE_LIST');

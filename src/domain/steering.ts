@@ -120,3 +120,24 @@ function quote(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > QUOTE_MAX ? `${line.slice(0, QUOTE_MAX - 1)}…` : line;
 }
+
+/**
+ * True when a whole list written now, by an agent that had not yet heard of
+ * these changes, would undo one of them: a step someone else changed would
+ * lose that change (left out, given back its old text, or another state), a
+ * step they deleted would come back, or they rewrote or cleared the plan.
+ * A step they dropped may be left out: that keeps it out of the work.
+ */
+export function undoesSteering(changes: readonly SteeringChange[], sent: readonly { content: string; status: string }[]): boolean {
+  const byText = new Map(sent.map((todo) => [todo.content.trim(), todo.status]));
+  return changes.some((change) => {
+    if (!PHRASES[change.action] || change.step === null && change.item !== null) return false;
+    if (change.action === 'PLAN_WRITTEN' || change.action === 'PLAN_CLEARED') return true;
+    const { item } = change;
+    if (!item) return false;
+    const state = byText.get(item.text.trim());
+    if (item.deleted) return state !== undefined;
+    if (state === undefined) return item.state !== 'DROPPED';
+    return state !== item.state;
+  });
+}

@@ -59,11 +59,15 @@ export class SteeringService {
     private readonly reader: () => EntityManager,
   ) {}
 
-  /** The "Since your last call: ..." lines for the calling session, each told once; none when nothing changed. */
-  async sinceLastCall(caller: Caller & { sessionId: string }): Promise<string[]> {
+  /**
+   * The "Since your last call: ..." lines for the calling session, each told
+   * once, and the changes they tell of (for a tool that must not undo them);
+   * none when nothing changed.
+   */
+  async sinceLastCall(caller: Caller & { sessionId: string }): Promise<Steered> {
     const sessionId = caller.sessionId;
     const rows = await selectRows(this.reader(), STEERING_READ, [false, sessionId, sessionId, READ_MAX, sessionId, sessionId, sessionId, READ_MAX, READ_MAX]);
-    if (rows.length === 0) return [];
+    if (rows.length === 0) return NOTHING;
     const changes: SteeringChange[] = [];
     for (const row of rows) {
       const madeBy = row[3] as string | null;
@@ -79,7 +83,7 @@ export class SteeringService {
       });
     }
     const lines = steeringLines(changes);
-    if (lines.length === 0 && rows.length < ADVANCE_AFTER) return [];
+    if (lines.length === 0 && rows.length < ADVANCE_AFTER) return NOTHING;
     const oldest = num(rows[0][0]);
     const newest = num(rows[rows.length - 1][0]);
     const told = await this.writer.run(caller, async (uow) => {
@@ -87,6 +91,22 @@ export class SteeringService {
       if (moved && lines.length) uow.emit({ entity: 'SESSION', id: sessionId, action: 'STEERING_SEEN' });
       return moved !== undefined;
     }, { asSession: true });
-    return told ? lines : [];
+    return told && lines.length ? { lines, changes } : NOTHING;
+  }
+
+  /** The session's plan as it now stands: its live steps' text and state, in order (none without a plan). */
+  async planNow(sessionId: string): Promise<{ content: string; state: string }[]> {
+    const rows = await selectRows(this.reader(), PLAN_NOW, [sessionId, false]);
+    return rows.map(([text, state]) => ({ content: text as string, state: state as string }));
   }
 }
+
+/** What a call was told: its lines, and the changes they say. */
+export interface Steered {
+  lines: string[];
+  changes: SteeringChange[];
+}
+
+const NOTHING: Steered = { lines: [], changes: [] };
+
+const PLAN_NOW = `SELECT i."text", i."state" FROM "sessions" s JOIN "items" i ON i."taskId" = s."planTaskId" WHERE s."id" = ? AND i."deleted" = ? ORDER BY i."position" ASC, i."id" ASC`;
