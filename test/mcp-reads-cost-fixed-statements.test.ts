@@ -79,6 +79,9 @@ const ITEMS_PAGE = `query($id: ID!) { task(id: $id) {
   } }
 } }`;
 
+/** The read every tool call makes first, for what others changed since the session's last call (tool-registry.ts steeringOf). */
+const STEERING_READ = 1;
+
 describe('MCP reads cost what GraphQL\'s cost', () => {
   it('must_read costs the same few statements for 200 open tasks as for 20, and no more than mustRead', { timeout: 300_000 }, async () => {
     await openTasks('cost/few', 20);
@@ -93,7 +96,7 @@ describe('MCP reads cost what GraphQL\'s cost', () => {
     const graphql = await costOf(() => server.ok(MUST_READ, { domain: 'cost/many' }));
     expect(graphql.answer.mustRead).toHaveLength(200);
     expect(many.count).toBe(few.count);
-    expect(many.count).toBeLessThanOrEqual(graphql.count);
+    expect(many.count).toBeLessThanOrEqual(graphql.count + STEERING_READ);
   });
 
   it('task_read items costs the same few statements for a task of 200 items as for one of 30, and no more than the items page', { timeout: 300_000 }, async () => {
@@ -110,6 +113,6 @@ describe('MCP reads cost what GraphQL\'s cost', () => {
     const graphql = await costOf(() => server.ok(ITEMS_PAGE, { id: large }));
     expect(graphql.answer.task.items.nodes).toHaveLength(20);
     expect(readLarge.count).toBe(readSmall.count);
-    expect(readLarge.count).toBeLessThanOrEqual(graphql.count);
+    expect(readLarge.count).toBeLessThanOrEqual(graphql.count + STEERING_READ);
   });
 });

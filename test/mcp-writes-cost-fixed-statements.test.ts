@@ -103,12 +103,13 @@ describe('the knowledge-base write tools answer from their write', () => {
       expect(large.costs[name], name).toEqual(small.costs[name]);
     }
     // One read of the task before the write (its row, its items), and for task_item and an item's comment
-    // the claim the answer names: never a second read of the task after it.
-    expect(small.costs.task_item.reads).toBeLessThanOrEqual(3);
-    expect(small.costs.task_add.reads).toBeLessThanOrEqual(2);
-    expect(small.costs.task_comment.reads).toBeLessThanOrEqual(3);
-    expect(small.costs.task_note.reads).toBeLessThanOrEqual(3);
-    expect(small.costs.task.reads).toBe(0);
+    // the claim the answer names: never a second read of the task after it. Each call also makes the one
+    // read every tool call makes first, for what others changed since its last call (tool-registry.ts steeringOf).
+    expect(small.costs.task_item.reads).toBeLessThanOrEqual(3 + 1);
+    expect(small.costs.task_add.reads).toBeLessThanOrEqual(2 + 1);
+    expect(small.costs.task_comment.reads).toBeLessThanOrEqual(3 + 1);
+    expect(small.costs.task_note.reads).toBeLessThanOrEqual(3 + 1);
+    expect(small.costs.task.reads).toBe(1);
     // Not a statement per item: the 20 labels go in at once.
     expect(small.costs.task.all).toBeLessThan(20);
   });

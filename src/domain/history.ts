@@ -38,6 +38,8 @@ export const CHANGE_ACTIONS = [
   'SETTINGS_CHANGED',
   // A renewal only moves the expiry: it is in the change log, not in the task's history (agents renew every few minutes).
   'CLAIM_RENEWED',
+  // A session was told of others' changes to its plan or claimed items (its steeringSeenAt moved): no history row.
+  'STEERING_SEEN',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

@@ -19,6 +19,7 @@ export function toSession(row: SessionEntity): Session {
     turn: row.turn,
     finishedAt: row.finishedAt ? new Date(row.finishedAt) : null,
     createdAt: new Date(row.createdAt),
+    steeringSeenAt: row.steeringSeenAt ? new Date(row.steeringSeenAt) : null,
   });
 }
 

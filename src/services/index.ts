@@ -15,6 +15,7 @@ import { TaskNoteReader } from './task-notes/task-note-reader.js';
 import { CommentReader } from './comments/comment-reader.js';
 import { LinkedMemoryReader } from './memories/linked-memory-reader.js';
 import { SessionReader } from './sessions/session-reader.js';
+import { SteeringService } from './sessions/steering.service.js';
 import { SessionService } from './sessions/session.service.js';
 import { TaskNoteService } from './task-notes/task-note.service.js';
 import { ItemDetailsReader } from './tasks/item-details-reader.js';
@@ -66,6 +67,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     sessions: new SessionService(writer),
     plans: new PlanService(writer, search),
     sessionReader,
+    steering: new SteeringService(writer, reader),
     reminders: new ReminderService(writer, reader, clock),
     changeFeed: new ChangeFeedReader(reader, db.kind),
     webhooks: new WebhookService(writer, reader, () => options.webhookAllowedHosts ?? new Set()),

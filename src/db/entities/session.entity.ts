@@ -50,6 +50,18 @@ export class SessionEntity {
    */
   @Column({ type: 'varchar', length: 64, nullable: true })
   owner: string | null;
+
+  /**
+   * The change-log id up to which the session's agent has been told of
+   * others' changes to its plan and claimed items ("Since your last call:",
+   * services/sessions/steering.service.ts). PostgreSQL's BIGINT arrives as a string.
+   */
+  @Column({ type: 'integer', default: 0 })
+  steeringCursor: number | string;
+
+  /** When the agent was last told of such changes; null when never. */
+  @Column({ type: 'varchar', length: 24, nullable: true })
+  steeringSeenAt: string | null;
 }
 
 /** A word of a session's name (domain/session-names.ts nameWords): what a search of the sessions list by name reads, a range of this key per word. */

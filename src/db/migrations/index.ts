@@ -17,6 +17,7 @@ import { WebhookCursor1765200000000 } from './1765200000000-webhook-cursor.js';
 import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-claim-fencing-and-dependency-caps.js';
 import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
+import { SteeringSeen1765800000000 } from './1765800000000-steering-seen.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   ClaimFencingAndDependencyCaps1765300000000,
   HistoryDeltas1765400000000,
   StuckItems1765600000000,
+  SteeringSeen1765800000000,
 ];

@@ -77,6 +77,15 @@ export class Session {
 
   @Field({ description: 'When startSession made it.' })
   createdAt: Date;
+
+  @Field(() => Date, {
+    nullable: true,
+    description:
+      'When the session\'s agent was last told of changes others made to its plan or to an item it holds a claim on (an addition to the contract): ' +
+      'a person\'s change (a call without x-session-id) or another session\'s is told once, as a "Since your last call: ..." line at the start of ' +
+      'the agent\'s next MCP tool answer, whatever the tool. The dashboard shows a change made before this time as seen by the agent; null when it was never told of one.',
+  })
+  steeringSeenAt: Date | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'What every plan mutation answers: a line for the agent, the plan, and the plan as a checklist.' })

@@ -3,6 +3,7 @@ import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-sc
 import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { coerceArguments, slipText, type ArgumentSlip } from './tool-arguments.js';
+import type { Steered } from '../../services/sessions/steering.service.js';
 import type { ToolContext } from './tool-context.js';
 import { answer, guarded, refusal } from './tool-result.js';
 
@@ -52,8 +53,12 @@ export interface ToolConfig<Shape extends z.ZodRawShape> {
   slip?: (slip: ArgumentSlip) => string | null;
 }
 
-/** A tool's work: the validated arguments, and the MCP session it runs for. */
-type ToolHandler<Shape extends z.ZodRawShape> = (args: z.output<z.ZodObject<Shape>>, ctx: ToolContext) => Promise<CallToolResult>;
+/**
+ * A tool's work: the validated arguments, the MCP session it runs for, and
+ * what this call was told first of others' changes (the registry puts the
+ * lines before the answer; a tool that would undo a change reads them).
+ */
+type ToolHandler<Shape extends z.ZodRawShape> = (args: z.output<z.ZodObject<Shape>>, ctx: ToolContext, steered: Steered) => Promise<CallToolResult>;
 
 /** What each tool set's register function is given: tools are declared once, their handlers take the session's context per call. */
 export interface ToolRegistrar {
@@ -155,7 +160,8 @@ export class ToolRegistry implements ToolRegistrar {
         });
         if (bound.isError) return bound;
       }
-      const result = shaped(await tool.handler(own as never, ctx), ctx.structured);
+      const steered = await steeringOf(ctx);
+      const result = shaped(withSteering(await tool.handler(own as never, ctx, steered), steered.lines), ctx.structured);
       // A task-augmented call is answered as it came back (the SDK's Server checks it), as McpServer does.
       if (ctx.structured && !request.params.task) await checkOutput(tool, result, name);
       return result;
@@ -164,6 +170,35 @@ export class ToolRegistry implements ToolRegistrar {
       return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
     }
   }
+}
+
+/**
+ * What others changed in the session's plan or claimed items since its last
+ * call (SteeringService), read before the tool runs, so the agent hears of a
+ * person's steering whatever tool it calls next. A read-only connection
+ * records nothing, so it is not told (it could not mark anything told). A
+ * failed read costs the answer nothing: the changes are told by a later call.
+ */
+async function steeringOf(ctx: ToolContext): Promise<Steered> {
+  const nothing = { lines: [], changes: [] };
+  if (ctx.access === 'read') return nothing;
+  try {
+    const sessionId = await ctx.session.id();
+    if (!sessionId) return nothing;
+    return await ctx.services.steering.sinceLastCall({ sessionId, principal: ctx.session.principal });
+  } catch (error) {
+    ctx.logger.warn({ err: error }, 'steering read failed');
+    return nothing;
+  }
+}
+
+/** The answer with the steering lines first, each on its own line, before the tool's own words. */
+function withSteering(result: CallToolResult, lines: readonly string[]): CallToolResult {
+  if (lines.length === 0) return result;
+  const [first, ...rest] = result.content;
+  const head = lines.join('\n');
+  if (first?.type === 'text') return { ...result, content: [{ ...first, text: `${head}\n${first.text}` }, ...rest] };
+  return { ...result, content: [{ type: 'text', text: head }, ...result.content] };
 }
 
 /** A result as the connection takes it: text only, or with structuredContent that holds the text answer whole. */

@@ -16,8 +16,8 @@ export function withSessionId(tools: ToolRegistrar): ToolRegistrar {
         ...config.outputSchema,
         sessionId: z.string().optional().describe('This chat\'s taskbase session (for taskbase remind --session in a stop hook).'),
       };
-      tools.registerTool(name, { ...config, outputSchema }, async (args, ctx) => {
-        const result = await handler(args, ctx);
+      tools.registerTool(name, { ...config, outputSchema }, async (args, ctx, steered) => {
+        const result = await handler(args, ctx, steered);
         if (result.isError) return result;
         const sessionId = await ctx.session.id().catch(() => null);
         if (!sessionId) return result;

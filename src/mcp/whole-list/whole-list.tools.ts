@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { DomainError } from '../../domain/errors.js';
 import type { ItemState } from '../../domain/states.js';
 import { WHOLE_LIST_STATUSES as STATUS_STATES, wholeListStatus } from '../../domain/plan-render.js';
+import { undoesSteering } from '../../domain/steering.js';
 import { callerOf, requireWrite } from '../common/tool-context.js';
 import type { ArgumentSlip } from '../common/tool-arguments.js';
 import type { ToolRegistrar } from '../common/tool-registry.js';
@@ -76,7 +77,7 @@ export function registerWholeListTools(tools: ToolRegistrar): void {
       },
       slip: todoSlip,
     },
-    async ({ todos }, ctx) =>
+    async ({ todos }, ctx, steered) =>
       guarded(ctx.logger, async () => {
         const entries = todos.map((todo) => {
           const state = STATUS_STATES[todo.status as Status];
@@ -86,6 +87,16 @@ export function registerWholeListTools(tools: ToolRegistrar): void {
           return { content: todo.content, status: state };
         });
         requireWrite(ctx);
+        // Written before the agent heard of someone else's change, this list would undo it: not written, so it writes again knowingly.
+        if (undoesSteering(steered.changes, entries)) {
+          const caller = await callerOf(ctx);
+          const now = await ctx.services.steering.planNow(caller.sessionId!);
+          const list = now.map((todo) => `- [${wholeListStatus(todo.state as ItemState)}] ${todo.content}`).join('\n');
+          return answer(
+            `Not written: this list would undo the change above. The list now:\n${list || '(empty)'}\nSend todo_write again with the whole list you want, starting from this one.`,
+            { sessionId: caller.sessionId!, message: 'Not written: this list would undo the change above.', todos: now.map((todo) => ({ content: todo.content, status: wholeListStatus(todo.state as ItemState) })) },
+          );
+        }
         const result = await ctx.services.plans.writeTodos(await callerOf(ctx), entries);
         // The service answers with the list it wrote: no second read.
         const live = result.items.filter((item) => !item.deleted);

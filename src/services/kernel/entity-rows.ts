@@ -203,7 +203,7 @@ export function loggedChangeRowOf(row: readonly unknown[], at = 0): LoggedChange
   };
 }
 
-const SESSION = ['id', 'parentId', 'rules', 'planTaskId', 'planStanding', 'turn', 'finishedAt', 'lastRemindedAt', 'createdAt', 'name', 'preset', 'owner'] as const;
+const SESSION = ['id', 'parentId', 'rules', 'planTaskId', 'planStanding', 'turn', 'finishedAt', 'lastRemindedAt', 'createdAt', 'name', 'preset', 'owner', 'steeringCursor', 'steeringSeenAt'] as const;
 export const sessionColumns = selectList(SESSION);
 /** A session row as TypeORM hydrates it: rules parsed and given the defaults of rules added since it was stored. */
 export function sessionOf(row: readonly unknown[], at = 0): SessionEntity {
@@ -221,5 +221,7 @@ export function sessionOf(row: readonly unknown[], at = 0): SessionEntity {
     name: row[at + 9] as string | null,
     preset: row[at + 10] as PlanPreset | null,
     owner: row[at + 11] as string | null,
+    steeringCursor: num(row[at + 12]),
+    steeringSeenAt: row[at + 13] as string | null,
   };
 }
