@@ -1,12 +1,12 @@
 /**
  * How big one answer may grow. Claude Code refuses a tool answer over 25,000
- * tokens (about 100 KB), and a connection with structured output carries the
- * text twice (its `answer` field, and the same facts as data), so a page of
- * any listing is cut once its text would pass this many bytes, and says how
- * to read the rest. An entry is never split: the longest one (a step with a
+ * tokens (about 100 KB), and a connection with structured output carries a
+ * page three times over (the text, its copy in the `answer` field, and the
+ * same facts as data), so a page of any listing is cut once its text would
+ * pass this many bytes, and says how to read the rest. An entry is never split: the longest one (a step with a
  * 20,000-character validation) still fits.
  */
-export const PAGE_BUDGET_BYTES = 40_000;
+export const PAGE_BUDGET_BYTES = 30_000;
 
 /**
  * How many of `lines`, from the first, fit one page: at most `maxCount`, and
