@@ -22,6 +22,7 @@ import { RepeatedQueries, answerText } from './graphql/repeated-queries.js';
 import { createSchema } from './graphql/schema.js';
 import { landingPage } from './landing-page.js';
 import { mcpHttp } from './mcp/transports/http.js';
+import { FeedWorkWakeups } from './mcp/common/work-wakeups.js';
 import { serveLiveChanges } from './graphql/subscriptions/live.js';
 import { createChangePubSub } from './graphql/subscriptions/topics.js';
 import type { Services } from './services/index.js';
@@ -121,7 +122,9 @@ export async function startServer(
   app.use('/graphql', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), graphqlRoute(graphql));
 
   // MCP Streamable HTTP (api/mcp.md): the same tokens and body limit as /graphql.
-  const mcp = mcpHttp(services, logger, { limits: config.mcp, origins: config.origins });
+  // A waiting task_next wakes on the change feed, so it hears a claim released by any writer on any server.
+  const wakeups = new FeedWorkWakeups(feed);
+  const mcp = mcpHttp(services, logger, { limits: config.mcp, origins: config.origins, wakeups });
   app.all('/mcp', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), mcp.handler);
   serveDashboard(app);
   // OAuth discovery (/.well-known/…, /register, /authorize, /token) and every other path: 404 JSON, never the page.
@@ -157,6 +160,7 @@ export async function startServer(
     port,
     http: httpServer,
     stop: async () => {
+      wakeups.close();
       await mcp.close();
       await stopLive();
       await apollo.stop();

@@ -61,7 +61,8 @@ describe('two agents on one domain', () => {
     // The handler waits for the table, which Alice holds: nothing is left for her.
     const none = await alice.ok('task_next', { domain });
     // Every knowledge-base answer names the chat's session (a stop hook reads it there).
-    expect(none.data).toEqual({ answer: none.text, item: null, task: null, claim: null, briefs: [], sessionId: aliceSession });
+    expect(none.data).toMatchObject({ answer: none.text, outcome: 'wait', item: null, task: null, claim: null, briefs: [], sessionId: aliceSession });
+    expect(none.data.queue).toMatchObject({ claimed: 2, waiting: 1, stuck: 0 });
     expect(none.text).toContain(`Nothing is ready in ${domain}`);
 
     const read = await bob.ok('task_read', { uid, collection: 'items' });

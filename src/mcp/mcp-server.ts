@@ -13,6 +13,7 @@ import { registerStepOpsTools } from './step-ops/step-ops.tools.js';
 import { clientSessionName } from '../domain/session-names.js';
 import { SessionBinding, type SessionOptions, type ToolContext } from './common/tool-context.js';
 import { ToolRegistry, type ToolRegistrar } from './common/tool-registry.js';
+import { POLLED_WAKEUPS, type WorkWakeups } from './common/work-wakeups.js';
 import type { ToolSelection, ToolSet } from './tool-sets.js';
 import { registerWholeListTools } from './whole-list/whole-list.tools.js';
 
@@ -22,6 +23,8 @@ interface McpServerOptions {
   access: Access;
   /** Declare outputSchemas and answer structuredContent beside the text (?structured=1, --structured); text only otherwise. */
   structured?: boolean;
+  /** What task_next's wait_seconds wakes on; without a change feed (stdio on its own file), a look every second. */
+  wakeups?: WorkWakeups;
 }
 
 const INSTRUCTIONS =
@@ -78,7 +81,7 @@ export function createMcpServer(services: Services, logger: Logger, options: Mcp
   const clientName = () => clientSessionName(server.getClientVersion());
   const session = new SessionBinding(services, { ...options.session, preset: options.selection.preset, clientName }, options.access);
   const structured = options.structured ?? false;
-  const ctx: ToolContext = { services, session, access: options.access, logger, structured };
+  const ctx: ToolContext = { services, session, access: options.access, logger, structured, wakeups: options.wakeups ?? POLLED_WAKEUPS };
   const registry = toolRegistry(options.selection);
   server.setRequestHandler(ListToolsRequestSchema, () => registry.list(structured));
   // The agent session is found or started by the first tool call, not at initialize, so that call's session_key can

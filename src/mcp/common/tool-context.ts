@@ -4,6 +4,7 @@ import type { Services } from '../../services/index.js';
 import type { Access, Caller } from '../../services/kernel/unit-of-work.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { ToolRefusal } from './tool-result.js';
+import type { WorkWakeups } from './work-wakeups.js';
 
 /** How an MCP session finds its taskbase session (api/mcp.md "Transports and the session"). */
 export interface SessionOptions {
@@ -154,6 +155,8 @@ export interface ToolContext {
    * clients read only structuredContent when it is there (tool-registry.ts).
    */
   structured: boolean;
+  /** What a waiting task_next wakes on (work-wakeups.ts). */
+  wakeups: WorkWakeups;
 }
 
 /** The caller a service call acts as: the MCP session's taskbase session. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CLAIM_TTL_DEFAULT, CLAIM_TTL_MAX, CLAIM_TTL_MIN } from '../../domain/claims.js';
 import type { ClaimResult } from '../../services/claims/claim.service.js';
+import type { QueueState } from '../../services/claims/claim-reader.js';
+import { cleanDomain } from '../../domain/domains.js';
 import { claimPhrase, claimView } from './kb-claims.js';
 import { itemLine, itemView, loadTask, summaryText, taskSummary } from './kb-read.js';
 import { noteViews } from './kb-tasks.tools.js';
@@ -66,36 +68,109 @@ Example: {"item": "57", "action": "renew", "ttl_seconds": 900}`,
       // Each call claims another item.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       description: `Claim the next item ready to start in a domain (and those under it) and read it, with its task and its briefs, so you can start at once. Ready means open (todo or doing), claimed by no one, and every item it waits for (depends_on) done or dropped; the oldest task's items come first, in list order. Two agents never get the same item. The claim lasts ttl_seconds (default ${CLAIM_TTL_DEFAULT}): renew it with task_claim while you work, mark the item done with task_item when finished; if you stop, the claim expires and the item is ready again for another agent.
-Example: {"domain": "acme/checkout/billing"}`,
-      inputSchema: { domain: z.string().describe('e.g. acme/checkout/billing'), ttl_seconds: TTL },
+When nothing is ready it says why: wait (items are claimed or wait for others; it gives the counts and when the next claim ends) or all done (every item is settled: stop). With wait_seconds (up to ${WAIT_MAX}) it holds until an item is ready and claims it, instead of you polling.
+Example: {"domain": "acme/checkout/billing", "wait_seconds": 30}`,
+      inputSchema: {
+        domain: z.string().describe('e.g. acme/checkout/billing'),
+        ttl_seconds: TTL,
+        wait_seconds: z.number().int().optional().describe(`When nothing is ready, hold up to this many seconds (0..${WAIT_MAX}, default 0) for an item to become ready.`),
+      },
       outputSchema: {
+        outcome: z.string().describe('claimed; wait (nothing ready yet); stuck (nothing open but blocked or failed items); all_done (every item settled).'),
         item: ITEM.nullable().describe('The item claimed; null when nothing is ready.'),
         task: z.string().nullable().describe('Its task uid.'),
         claim: CLAIM.nullable(),
         briefs: z.array(z.record(z.string(), z.unknown())).describe('The briefs on the item, rendered as task_read shows notes.'),
+        queue: QUEUE.nullable().describe('Why nothing was ready: null when an item was claimed.'),
       },
     },
-    async ({ domain, ttl_seconds: ttlSeconds }, ctx) =>
+    async ({ domain, ttl_seconds: ttlSeconds, wait_seconds: waitSeconds = 0 }, ctx) =>
       run(ctx, async () => {
+        if (waitSeconds < 0 || waitSeconds > WAIT_MAX) throw new ToolRefusal(`wait_seconds must be 0 to ${WAIT_MAX} (got ${waitSeconds}); call again to wait longer.`);
         requireWrite(ctx);
+        const scope = cleanDomain(domain);
         const caller = await callerOf(ctx);
-        const result: ClaimResult | null = await ctx.services.claims.claimNext(caller, { domain, ttlSeconds: ttlSeconds ?? null });
-        if (!result) {
-          return answer(
-            `Nothing is ready in ${domain}: every open item there is claimed, waits for another item, or there is none. must_read shows the open tasks; try again later.`,
-            { item: null, task: null, claim: null, briefs: [] },
-          );
+        const began = Date.now();
+        // Answered a little before the time is up, so a client whose own timeout is the same (the SDK's is 60 s) gets the answer.
+        const deadline = began + Math.max(0, waitSeconds * 1000 - WAIT_MARGIN_MS);
+        for (;;) {
+          // Opened before the queue is read: a change committed between the read and the wait still wakes it.
+          const watch = waitSeconds > 0 ? ctx.wakeups.watch(scope) : null;
+          try {
+            const result: ClaimResult | null = await ctx.services.claims.claimNext(caller, { domain: scope, ttlSeconds: ttlSeconds ?? null });
+            if (result) return claimedAnswer(ctx, result, caller.sessionId);
+            const queue = await ctx.services.claimReader.queueState(scope);
+            const left = deadline - Date.now();
+            if (queue.open === 0 || !watch || left <= 0) return emptyAnswer(domain, queue, waitSeconds > 0 ? Math.round((Date.now() - began) / 1000) : null);
+            // A claim that runs out records no change: wake when the soonest one ends, too.
+            const leaseEnds = queue.nextExpiry ? Date.parse(queue.nextExpiry) - Date.parse(queue.now) + LEASE_SLACK_MS : Infinity;
+            await watch.changed(Math.min(left, Math.max(0, leaseEnds)));
+          } finally {
+            watch?.close();
+          }
         }
-        const loaded = await loadTask(ctx, String(result.item.taskId));
-        const view = itemView(loaded, loaded.all.find((candidate) => candidate.id === result.item.id)!);
-        const claim = claimView(result.claim)!;
-        const briefs = await noteViews(ctx, loaded, (await ctx.services.taskNoteReader.taskNotes(loaded.task.id, result.item.id, 20, null)).nodes);
-        const text = [
-          `Claimed item ${view.id} "${view.text}" (#${view.number} of task ${loaded.task.id}): ${claimPhrase(claim, caller.sessionId)}. Renew it with task_claim while you work; mark it done with task_item when finished.`,
-          summaryText(taskSummary(loaded)),
-          briefs.length ? briefs.map((brief) => brief.text).join('\n\n') : 'No brief on this item: the task\'s goal is what it serves.',
-        ].join('\n\n');
-        return answer(text, { item: view, task: String(loaded.task.id), claim, briefs: briefs.map((brief) => brief.data) });
       }),
+  );
+}
+
+/** The longest task_next holds a call: a client's request timeout is often 60 s. */
+const WAIT_MAX = 60;
+/** How much before wait_seconds is up a waiting task_next answers. */
+const WAIT_MARGIN_MS = 300;
+/** Past a lease's end before looking again, so the database's clock has passed it too. */
+const LEASE_SLACK_MS = 50;
+
+const QUEUE = z.object({
+  claimed: z.number().int().describe('Open items held by a live claim.'),
+  waiting: z.number().int().describe('Unclaimed open items waiting for an item that is not done or dropped.'),
+  stuck: z.number().int().describe('Blocked or failed items: no one can take them until someone settles them.'),
+  next_lease_ends_in: z.number().int().nullable().describe('Seconds until the soonest claim ends; null with no claim.'),
+});
+
+async function claimedAnswer(ctx: ToolContext, result: ClaimResult, self: string | null) {
+  const loaded = await loadTask(ctx, String(result.item.taskId));
+  const view = itemView(loaded, loaded.all.find((candidate) => candidate.id === result.item.id)!);
+  const claim = claimView(result.claim)!;
+  const briefs = await noteViews(ctx, loaded, (await ctx.services.taskNoteReader.taskNotes(loaded.task.id, result.item.id, 20, null)).nodes);
+  const text = [
+    `Claimed item ${view.id} "${view.text}" (#${view.number} of task ${loaded.task.id}): ${claimPhrase(claim, self)}. Renew it with task_claim while you work; mark it done with task_item when finished.`,
+    summaryText(taskSummary(loaded)),
+    briefs.length ? briefs.map((brief) => brief.text).join('\n\n') : 'No brief on this item: the task\'s goal is what it serves.',
+  ].join('\n\n');
+  return answer(text, { outcome: 'claimed', item: view, task: String(loaded.task.id), claim, briefs: briefs.map((brief) => brief.data), queue: null });
+}
+
+/**
+ * Why nothing was claimed, told apart: all done (nothing open and nothing
+ * stuck: stop), stuck (nothing open, but blocked or failed items someone
+ * must settle), or wait (open items claimed or waiting for others), with the
+ * counts and when the next claim ends, so an agent knows whether and how
+ * long to wait instead of polling.
+ */
+function emptyAnswer(domain: string, queue: QueueState, waited: number | null) {
+  const nextIn = queue.nextExpiry ? Math.max(0, Math.ceil((Date.parse(queue.nextExpiry) - Date.parse(queue.now)) / 1000)) : null;
+  const data = { queue: { claimed: queue.claimed, waiting: queue.waiting, stuck: queue.stuck, next_lease_ends_in: nextIn }, item: null, task: null, claim: null, briefs: [] };
+  const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
+  const stuck = queue.stuck ? `${items(queue.stuck)} ${queue.stuck === 1 ? 'is' : 'are'} blocked or failed` : '';
+  if (queue.open === 0 && queue.stuck === 0) {
+    return answer(`All done in ${domain}: every item there is settled (done or dropped); nothing is left to take. Stop here, or look in another domain.`, { outcome: 'all_done', ...data });
+  }
+  if (queue.open === 0) {
+    return answer(
+      `Nothing to take in ${domain}, and not all done: ${stuck}, and no item is open. Waiting will not help: someone must settle those (task_item: done, dropped, or back to todo).`,
+      { outcome: 'stuck', ...data },
+    );
+  }
+  const reasons = [
+    queue.claimed ? `${items(queue.claimed)} ${queue.claimed === 1 ? 'is' : 'are'} claimed${nextIn === null ? '' : ` (the next claim ends in ${nextIn} s)`}` : '',
+    queue.waiting ? `${items(queue.waiting)} wait${queue.waiting === 1 ? 's' : ''} for other items to be done or dropped` : '',
+    stuck,
+  ].filter(Boolean);
+  const free = queue.open - queue.claimed - queue.waiting;
+  if (free > 0) reasons.push(`${items(free)} became ready as this answered`);
+  const waitedFor = waited === null ? '' : ` (waited ${waited} s)`;
+  return answer(
+    `Nothing is ready in ${domain} yet${waitedFor}; wait: ${reasons.join('; ')}. Call task_next again with wait_seconds (up to ${WAIT_MAX}): it answers as soon as an item is ready.`,
+    { outcome: 'wait', ...data },
   );
 }

@@ -6,7 +6,9 @@ import { planAfter, readPlan, requireSessionId, type PlanView } from '../common/
 import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
 import type { ToolRegistrar } from '../common/tool-registry.js';
 import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
-import { NO_PLAN_TEXT, renderSteps, stepCounts, stepOpsStatus, stepsCount, STEP_STATUSES } from '../../domain/plan-render.js';
+import { fittingCount } from '../common/answer-budget.js';
+import { NO_PLAN_TEXT, stepCounts, stepLine, stepOpsStatus, stepsCount, STEP_STATUSES, type StepLine } from '../../domain/plan-render.js';
+import { statusLine } from '../../domain/plan-rules.js';
 
 const OPS = ['set', 'add', 'update', 'view', 'clear'] as const;
 type Op = (typeof OPS)[number];
@@ -39,7 +41,7 @@ export function inferOp(args: TodoArgs): Op {
   );
 }
 
-const DESCRIPTION = `Track the steps of the current task and what you verified. Ops: set (replace the plan with fresh pending steps: destructive, discards every status), add (append steps found mid-task, keeping every step and its status; needs a plan), update (one step by its 1-based index), view (every step with its status and validation), clear (reset; rarely right).
+const DESCRIPTION = `Track the steps of the current task and what you verified. Ops: set (replace the plan with fresh pending steps: destructive, discards every status), add (append steps found mid-task, keeping every step and its status; needs a plan), update (one step by its 1-based index; answers with that step and the counts), view (every step with its status and validation; a long plan comes in pages, index N starts at step N), clear (reset; rarely right).
 Statuses: pending, in_progress, done, failed, dropped. done needs validation: say what you checked and what it showed, not what you did. failed should carry one too.
 op may be left out: index with status is an update, tasks alone is a set.
 Example: {"op": "update", "index": 2, "status": "done", "validation": "ran npm test: 38 passed"}`;
@@ -56,7 +58,7 @@ export function registerStepOpsTools(tools: ToolRegistrar): void {
       description: DESCRIPTION,
       inputSchema: {
         op: z.string().optional().describe('set, add, update, view or clear; inferred when left out.'),
-        index: z.number().int().optional().describe('update: the 1-based step, as view numbers it (a number; "2" is read as 2).'),
+        index: z.number().int().optional().describe('update: the 1-based step, as view numbers it (a number; "2" is read as 2). view: the step to start from.'),
         status: z.string().optional().describe('update: pending, in_progress, done, failed or dropped.'),
         validation: z.string().optional().describe('update: what you checked and what it showed (needed for done).'),
         tasks: z.array(z.string()).optional().describe('set/add: the steps, one short line each.'),
@@ -65,7 +67,9 @@ export function registerStepOpsTools(tools: ToolRegistrar): void {
         sessionId: z.string(),
         op: z.string(),
         message: z.string(),
-        steps: z.array(STEP).describe('The whole plan after the call; empty when there is none.'),
+        steps: z.array(STEP).describe('The steps this answer shows: for update the step it changed; otherwise the plan after the call, a page of it when long (see more); empty when there is none.'),
+        statusLine: z.string().describe('closed/total · the step in progress (else the next pending, else "wrapping up"); "planning" with no plan.'),
+        more: z.number().int().describe('Steps after the last one shown: read them with {"op": "view", "index": N}.'),
       },
     },
     async (args, ctx) => guarded(ctx.logger, () => runTodo(ctx, args), (error) => translate(args, error)),
@@ -78,8 +82,13 @@ async function runTodo(ctx: ToolContext, args: TodoArgs) {
   const sessionId = await requireSessionId(ctx);
   if (op === 'view') {
     const plan = await readPlan(ctx, sessionId);
-    if (!plan) return answer(NO_PLAN_TEXT, { sessionId, op, message: NO_PLAN_TEXT, steps: [] });
-    return reply(sessionId, op, `Plan of ${stepsCount(plan.steps.length)}.`, plan);
+    if (!plan) return answer(NO_PLAN_TEXT, { sessionId, op, message: NO_PLAN_TEXT, steps: [], statusLine: statusLine(null), more: 0 });
+    const n = plan.steps.length;
+    const from = args.index ?? 1;
+    if (n > 0 && (from < 1 || from > n)) {
+      throw new ToolRefusal(`index out of range: the plan has ${stepsCount(n)}, so view's index (the step to start from) must be ${n === 1 ? '1' : `from 1 to ${n}`}.`);
+    }
+    return reply(sessionId, op, `Plan of ${stepsCount(n)}.`, plan, from);
   }
   const caller = await callerOf(ctx);
   const plans = ctx.services.plans;
@@ -125,17 +134,48 @@ async function runTodo(ctx: ToolContext, args: TodoArgs) {
   }
   const plan = planAfter(result);
   const counts = plan ? ` ${stepCounts(plan.steps)}` : '';
+  if (op === 'update' && plan) return updated(sessionId, lead + counts + tip, plan, args.index!);
   return reply(sessionId, op, lead + counts + tip, plan);
 }
 
-function reply(sessionId: string, op: Op, message: string, plan: PlanView | null) {
+function stepData(step: StepLine, index: number) {
+  return { index: index + 1, text: step.text, status: stepOpsStatus(step.state), validation: step.note };
+}
+
+/**
+ * An update's answer: the step it changed, the counts and the status line,
+ * never the rest of the plan. Rendering every step with every validation on
+ * each update made the answers grow with all that was ever written (40 steps
+ * of 600-character validations: 604 KB over 40 updates); view shows the rest.
+ */
+function updated(sessionId: string, message: string, plan: PlanView, index: number) {
+  const step = plan.steps[index - 1]!;
+  const status = statusLine(plan.steps);
+  return answer(`${message}\n\n${stepLine(step, index - 1)}\nStatus: ${status} ({"op": "view"} shows every step)`, {
+    sessionId, op: 'update', message, steps: [stepData(step, index - 1)], statusLine: status, more: 0,
+  });
+}
+
+/**
+ * The plan from step `from`, as many steps as fit one answer (answer-budget.ts),
+ * and, when more follow, how to read them: a plan of 200 steps with long
+ * validations would otherwise pass what a client lets a model read.
+ */
+function reply(sessionId: string, op: Op, message: string, plan: PlanView | null, from = 1) {
   const steps = plan?.steps ?? [];
-  const text = plan ? `${message}\n\n${renderSteps(steps)}` : `${message}\n\n${NO_PLAN_TEXT}`;
-  return answer(text, {
-    sessionId,
-    op,
-    message,
-    steps: steps.map((step, index) => ({ index: index + 1, text: step.text, status: stepOpsStatus(step.state), validation: step.note })),
+  const status = statusLine(plan ? plan.steps : null);
+  if (!plan) return answer(`${message}\n\n${NO_PLAN_TEXT}`, { sessionId, op, message, steps: [], statusLine: status, more: 0 });
+  if (steps.length === 0) return answer(`${message}\n\n(the plan has no steps)`, { sessionId, op, message, steps: [], statusLine: status, more: 0 });
+  const start = from - 1;
+  const lines = steps.slice(start).map((step, offset) => stepLine(step, start + offset));
+  const shown = fittingCount(lines);
+  const last = start + shown;
+  const more = steps.length - last;
+  const page = start > 0 || more > 0
+    ? `\n(steps ${from}-${last} of ${steps.length} shown${more ? `; ${more} more: {"op": "view", "index": ${last + 1}}` : ''})`
+    : '';
+  return answer(`${message}\n\n${lines.slice(0, shown).join('\n')}${page}`, {
+    sessionId, op, message, steps: steps.slice(start, last).map((step, offset) => stepData(step, start + offset)), statusLine: status, more,
   });
 }
 

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable, unavailableMessage } from '../../db/unavailable.
 import type { Access } from '../../services/kernel/unit-of-work.js';
 import type { OriginPolicy } from '../../origin-policy.js';
 import type { Services } from '../../services/index.js';
+import type { WorkWakeups } from '../common/work-wakeups.js';
 import { createMcpServer } from '../mcp-server.js';
 import { idleText, type McpSessionLimits } from './session-limits.js';
 import { isRefusal, McpSessionTable, type SessionOwner } from './session-table.js';
@@ -27,6 +28,8 @@ interface Connection {
 
 interface McpHttpOptions {
   limits: McpSessionLimits;
+  /** What task_next's wait_seconds wakes on: the server's change feed (every writer on every server). */
+  wakeups?: WorkWakeups;
   /**
    * The server's Host and Origin policy (src/origin-policy.ts), checked here
    * too so /mcp refuses a foreign page whatever sits in front of it. The
@@ -93,6 +96,7 @@ export function mcpHttp(services: Services, logger: Logger, options: McpHttpOpti
       selection,
       access,
       structured: flag(req.query.structured),
+      wakeups: options.wakeups,
       session: {
         sessionId,
         sessionKey: rawKey === null ? null : cleanSessionKey(rawKey),

@@ -1,10 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import { kindOf } from '../../db/db-clock.js';
+import { dbNowSql, kindOf } from '../../db/db-clock.js';
 import type { ClaimEntity, ItemDependencyEntity, ItemEntity } from '../../db/entities/index.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { pageSize } from '../../domain/paging.js';
 import { CLAIM_WIDTH, ITEM_DEPENDENCY_WIDTH, claimColumns, claimOf, itemDependencyColumns, itemDependencyOf } from '../kernel/entity-rows.js';
-import { distinct, placeholders, selectRows } from '../kernel/statements.js';
+import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
+import { scopeCondition } from '../kernel/domain-scope.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { claimIsLive, liveClaimsOf, readyItems } from './claim-store.js';
 
@@ -92,11 +93,60 @@ export class ClaimReader {
     };
   }
 
+  /**
+   * Why nothing may be ready in a domain (and those under it), in one
+   * statement over the same items readyItems walks (knowledge-base tasks
+   * that are open): how many are still work (todo or doing), how many of
+   * those a live claim holds, how many unclaimed ones wait for an unsettled
+   * item, how many are stuck (blocked or failed), and when the soonest live
+   * claim ends, by the database's clock (`now`).
+   */
+  async queueState(domain: string): Promise<QueueState> {
+    const manager = this.reader();
+    const kind = kindOf(manager);
+    const scope: string[] = [];
+    const where = scopeCondition('m."domain"', cleanDomain(domain), (value) => {
+      scope.push(value);
+      return '?';
+    });
+    const [row] = await selectRows(manager, `SELECT
+        SUM(CASE WHEN i."state" IN ('PENDING', 'IN_PROGRESS') THEN 1 ELSE 0 END),
+        SUM(CASE WHEN i."state" IN ('PENDING', 'IN_PROGRESS') AND c."itemId" IS NOT NULL THEN 1 ELSE 0 END),
+        SUM(CASE WHEN i."state" IN ('PENDING', 'IN_PROGRESS') AND c."itemId" IS NULL AND EXISTS (SELECT 1 FROM "item_dependencies" d
+          INNER JOIN "items" x ON x."id" = d."dependsOnId" WHERE d."itemId" = i."id" AND x."deleted" = ? AND x."state" NOT IN ('DONE', 'DROPPED')) THEN 1 ELSE 0 END),
+        SUM(CASE WHEN i."state" IN ('BLOCKED', 'FAILED') THEN 1 ELSE 0 END),
+        MIN(c."expiresAt"), ${dbNowSql(kind)}
+      FROM "memories" m INNER JOIN "items" i ON i."taskId" = m."id"
+      LEFT JOIN "claims" c ON c."itemId" = i."id" AND ${claimIsLive('c', kind)}
+      WHERE m."kind" = 'TASK' AND m."taskState" = 'OPEN' AND m."sessionId" IS NULL AND ${where}
+        AND i."deleted" = ? AND i."state" NOT IN ('DONE', 'DROPPED')`, [false, ...scope, false]);
+    return {
+      open: num(row?.[0] ?? 0), claimed: num(row?.[1] ?? 0), waiting: num(row?.[2] ?? 0), stuck: num(row?.[3] ?? 0),
+      nextExpiry: (row?.[4] as string | null | undefined) ?? null, now: row?.[5] as string,
+    };
+  }
+
   /** The first `first` ready items of a domain and those under it (1..200, default 50): see readyItems. */
   async ready(domain: string, first?: number | null): Promise<ItemEntity[]> {
     const ready = await readyItems(this.reader(), cleanDomain(domain), { limit: pageSize(first) });
     return ready.map(({ item }) => item);
   }
+}
+
+/** A domain's open work as task_next explains an empty queue with it (ClaimReader.queueState). */
+export interface QueueState {
+  /** Items still work (todo or doing). */
+  open: number;
+  /** Of those, held by a live claim. */
+  claimed: number;
+  /** Of those unclaimed, waiting for an item that is not settled. */
+  waiting: number;
+  /** Blocked or failed: not work anyone can take, not settled either. */
+  stuck: number;
+  /** When the soonest live claim ends; null with none. */
+  nextExpiry: string | null;
+  /** The database's time at the read. */
+  now: string;
 }
 
 /** Each item's edges to what it waits for, from rows in brief order: the first edge to each item waited for. One pass over the rows, whatever the number of items. */
