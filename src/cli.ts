@@ -48,7 +48,8 @@ program
   .action(async () => {
     const db = await openDatabase();
     await db.close();
-    console.log('database is up to date');
+    const applied = db.migrated.length;
+    console.log(applied === 0 ? 'the database was already up to date' : `applied ${applied} migration${applied === 1 ? '' : 's'}; the database is up to date`);
   });
 
 program

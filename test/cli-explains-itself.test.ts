@@ -27,6 +27,15 @@ function run(file: string, args: string[], env: Record<string, string> = {}): Pr
 }
 
 describe('taskbase --help, --version and each command', () => {
+  it('`migrate` says how many migrations it applied, then that there was nothing to apply', async () => {
+    const database = `sqlite:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-migrate-')), 'm.sqlite')}`;
+    const first = await run(CLI, ['migrate'], { DATABASE_URL: database });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trim()).toMatch(/^applied \d+ migrations; the database is up to date$/);
+    const again = await run(CLI, ['migrate'], { DATABASE_URL: database });
+    expect(again.stdout.trim()).toBe('the database was already up to date');
+  });
+
   it('lists every command with what it does, and exits 0', async () => {
     const { code, stdout } = await run(CLI, ['--help']);
     expect(code).toBe(0);

@@ -38,12 +38,13 @@ export interface OpenOptions {
  * take longer than a statement may, and a server starting beside another
  * waits on the migration lock for as long as the other migrates.
  */
-async function migrateAndRederive(writer: DataSource | null, url: string): Promise<void> {
+async function migrateAndRederive(writer: DataSource | null, url: string): Promise<string[]> {
   const source = writer ?? createDataSource(url, 'writer', { postgresSession: null });
   if (!writer) await source.initialize();
   try {
-    await migrateExclusively(source);
+    const applied = await migrateExclusively(source);
     await source.transaction((manager) => rederiveTaskStates(manager));
+    return applied;
   } finally {
     if (!writer) await source.destroy();
   }
@@ -60,6 +61,8 @@ export class Database {
   private tailSource?: Promise<DataSource>;
   private checkpointer?: WalCheckpointer;
   private readonly health: DatabaseHealth;
+  /** The migrations this open applied (none when the database was up to date), oldest first. */
+  migrated: readonly string[] = [];
 
   private constructor(
     readonly kind: DatabaseKind,
@@ -81,7 +84,7 @@ export class Database {
       listener: options.onQuery, synchronous: options.synchronous, checkpointsElsewhere: checkpointed !== null, postgresSession: options.postgresSession,
     });
     await writer.initialize();
-    await migrateAndRederive(kind === 'postgres' ? null : writer, url);
+    const migrated = await migrateAndRederive(kind === 'postgres' ? null : writer, url);
     // A reader of its own on both: on PostgreSQL a separate pool, so writers queued on a hot row's lock cannot starve reads of connections.
     const onRead = options.onReadQuery && options.onQuery
       ? (sql: string, parameters?: readonly unknown[]) => { options.onReadQuery!(sql, parameters); options.onQuery!(sql, parameters); }
@@ -89,6 +92,7 @@ export class Database {
     const reader = createDataSource(url, 'reader', { listener: onRead });
     await reader.initialize();
     const database = new Database(kind, url, writer, reader);
+    database.migrated = migrated;
     if (background && checkpointed !== null) {
       database.checkpointer = WalCheckpointer.start({
         file: checkpointed,

@@ -10,17 +10,16 @@ const MIGRATION_LOCK_KEY = '7461736b62617365';
  * starts both run CREATE TABLE and one dies. SQLite has one server process
  * per file, so it migrates directly.
  */
-export async function migrateExclusively(source: DataSource): Promise<void> {
+export async function migrateExclusively(source: DataSource): Promise<string[]> {
   if (source.options.type !== 'postgres') {
-    await source.runMigrations({ transaction: 'each' });
-    return;
+    return (await source.runMigrations({ transaction: 'each' })).map((migration) => migration.name);
   }
   const runner = source.createQueryRunner();
   await runner.connect();
   try {
     await runner.query(`SELECT pg_advisory_lock(x'${MIGRATION_LOCK_KEY}'::bigint)`);
     try {
-      await source.runMigrations({ transaction: 'each' });
+      return (await source.runMigrations({ transaction: 'each' })).map((migration) => migration.name);
     } finally {
       await runner.query(`SELECT pg_advisory_unlock(x'${MIGRATION_LOCK_KEY}'::bigint)`);
     }
