@@ -5,8 +5,8 @@
  * fixed number of SQL statements whatever the number of sessions: counted on
  * the read connection for 3 agents and for 30.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { countedServer } from './fixtures/statement-cost.js';
 import { CLAIM_ITEM, FINISH_SESSION } from './fixtures/documents.js';
 import { documentOf } from './fixtures/recorded-documents.js';
 import { startSession, writeTodos } from './fixtures/sessions.js';
@@ -16,32 +16,21 @@ import { freshDomain } from './fixtures/knowledge.js';
 // The page's own document, so the test counts the reads the page makes.
 const AGENTS = documentOf('web/src/views/agents.tsx', 'AGENTS');
 
-let statements: string[] = [];
-let server: TestServer;
-beforeAll(async () => { server = await startTestServer({ onReadQuery: (sql) => statements.push(sql) }); });
-afterAll(async () => { await server?.close(); });
-
-/** What one query answered and the statements it cost that read rows (the committed-version check reads no table). */
-async function costOf(query: string, variables: Record<string, unknown>): Promise<{ data: any; count: number; shapes: string }> {
-  statements = [];
-  const data = await server.ok(query, variables);
-  const issued = statements.filter((sql) => !/^PRAGMA data_version$|pg_current_snapshot/.test(sql));
-  statements = [];
-  return { data, count: issued.length, shapes: issued.map((sql) => sql.replace(/\s+/g, ' ').slice(0, 160)).join('\n') };
-}
+const counted = countedServer();
+const { costOf } = counted;
 
 /** `count` agents, each holding a claim on an item that waits for another, with a plan of a step in progress and a blocked one; and one finished. */
 async function agents(tag: string, count: number): Promise<void> {
   const domain = freshDomain(tag);
   for (let i = 0; i < count; i += 1) {
-    const id = await startSession(server, { name: `${tag} ${i}` });
-    const { items: [first] } = await createTask(server, [`${tag} item ${i}`], { domain });
-    await server.ok(CLAIM_ITEM, { input: { id: first.id, ttlSeconds: 900 } }, { session: id });
-    await writeTodos(server, id, [[`${tag} step ${i}a`, 'IN_PROGRESS'], [`${tag} step ${i}b`, 'BLOCKED']]);
+    const id = await startSession(counted.server(), { name: `${tag} ${i}` });
+    const { items: [first] } = await createTask(counted.server(), [`${tag} item ${i}`], { domain });
+    await counted.server().ok(CLAIM_ITEM, { input: { id: first.id, ttlSeconds: 900 } }, { session: id });
+    await writeTodos(counted.server(), id, [[`${tag} step ${i}a`, 'IN_PROGRESS'], [`${tag} step ${i}b`, 'BLOCKED']]);
   }
-  const done = await startSession(server, { name: `${tag} finished` });
-  await writeTodos(server, done, [[`${tag} finished step`, 'DONE']]);
-  await server.ok(FINISH_SESSION, {}, { session: done });
+  const done = await startSession(counted.server(), { name: `${tag} finished` });
+  await writeTodos(counted.server(), done, [[`${tag} finished step`, 'DONE']]);
+  await counted.server().ok(FINISH_SESSION, {}, { session: done });
 }
 
 describe('Agents now', () => {

@@ -4,8 +4,8 @@
  * number of SQL statements, whatever the number of rows they show: counted
  * on the read connection while the query runs, for 5 rows and for 50.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { countedServer } from './fixtures/statement-cost.js';
 import { ADD_TASK_NOTE, CREATE_NOTE } from './fixtures/documents.js';
 import { documentOf } from './fixtures/recorded-documents.js';
 import { startSession, writeTodos } from './fixtures/sessions.js';
@@ -20,31 +20,16 @@ const ITEM_NOTES = `query($id: ID!, $first: Int, $after: String) { task(id: $id)
   notes(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { id title items { id } } }
 } } } }`;
 
-let statements: string[] = [];
-let server: TestServer;
-beforeAll(async () => { server = await startTestServer({ onReadQuery: (sql) => statements.push(sql) }); });
-afterAll(async () => { await server?.close(); });
-
-/**
- * What one query answered and the statements it cost that read rows: a query the server has answered before first
- * reads the committed version, to answer what it kept if nothing committed since (test/answers-kept-until-a-commit.test.ts);
- * that statement reads no table and is not counted here.
- */
-async function costOf(query: string, variables: Record<string, unknown>): Promise<{ data: any; count: number; shapes: string }> {
-  statements = [];
-  const data = await server.ok(query, variables);
-  const issued = statements.filter((sql) => !/^PRAGMA data_version$|pg_current_snapshot/.test(sql));
-  statements = [];
-  return { data, count: issued.length, shapes: issued.map((sql) => sql.replace(/\s+/g, ' ').slice(0, 160)).join('\n') };
-}
+const counted = countedServer();
+const { costOf } = counted;
 
 /** `count` top-level sessions named "<tag> N", each with a plan of two steps, one done, and one helper. */
 async function sessions(tag: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    const id = await startSession(server, { name: `${tag} ${i}` });
-    await writeTodos(server, id, [[`${tag} step ${i}a`, 'DONE'], [`${tag} step ${i}b`, 'IN_PROGRESS']]);
-    await startSession(server, { parentId: id, name: `${tag} helper ${i}` });
+    const id = await startSession(counted.server(), { name: `${tag} ${i}` });
+    await writeTodos(counted.server(), id, [[`${tag} step ${i}a`, 'DONE'], [`${tag} step ${i}b`, 'IN_PROGRESS']]);
+    await startSession(counted.server(), { parentId: id, name: `${tag} helper ${i}` });
     ids.push(id);
   }
   return ids;
@@ -52,12 +37,12 @@ async function sessions(tag: string, count: number): Promise<string[]> {
 
 /** A session with `size` helpers, a plan of `size` steps and `size` named domains. */
 async function bigSession(tag: string, size: number): Promise<string> {
-  const id = await startSession(server, { name: `${tag} lead` });
-  await writeTodos(server, id, Array.from({ length: size }, (_, i): [string, string] => [`${tag} step ${i}`, i === 0 ? 'IN_PROGRESS' : 'PENDING']));
+  const id = await startSession(counted.server(), { name: `${tag} lead` });
+  await writeTodos(counted.server(), id, Array.from({ length: size }, (_, i): [string, string] => [`${tag} step ${i}`, i === 0 ? 'IN_PROGRESS' : 'PENDING']));
   for (let i = 0; i < size; i += 1) {
-    const helper = await startSession(server, { parentId: id, name: `${tag} helper ${i}` });
-    await writeTodos(server, helper, [[`${tag} helper step ${i}`, 'PENDING']]);
-    await server.ok(CREATE_NOTE, { input: { title: `${tag} note ${i}`, body: 'b', domain: `cost/${tag}/d${String(i).padStart(2, '0')}` } }, { session: id });
+    const helper = await startSession(counted.server(), { parentId: id, name: `${tag} helper ${i}` });
+    await writeTodos(counted.server(), helper, [[`${tag} helper step ${i}`, 'PENDING']]);
+    await counted.server().ok(CREATE_NOTE, { input: { title: `${tag} note ${i}`, body: 'b', domain: `cost/${tag}/d${String(i).padStart(2, '0')}` } }, { session: id });
   }
   return id;
 }
@@ -122,9 +107,9 @@ describe("a session's page", () => {
 describe("an item's briefs (Item.notes)", () => {
   /** A task of `size` items and `size` briefs, each brief on every item. */
   async function briefedTask(tag: string, size: number): Promise<string> {
-    const { task, items } = await createTask(server, Array.from({ length: size }, (_, i) => `${tag} item ${i}`), { domain: `cost/${tag}` });
+    const { task, items } = await createTask(counted.server(), Array.from({ length: size }, (_, i) => `${tag} item ${i}`), { domain: `cost/${tag}` });
     for (let i = 0; i < size; i += 1) {
-      await server.ok(ADD_TASK_NOTE, { input: { taskId: task.id, title: `${tag} brief ${i}`, items: items.map((item) => item.id), brief: brief({ goal: `Goal ${i}` }) } });
+      await counted.server().ok(ADD_TASK_NOTE, { input: { taskId: task.id, title: `${tag} brief ${i}`, items: items.map((item) => item.id), brief: brief({ goal: `Goal ${i}` }) } });
     }
     return task.id;
   }
