@@ -50,10 +50,12 @@ describe('a task with 2,000 notes, 1,000 of them briefs on one item', () => {
   beforeAll(async () => {
     ({ task: { id: taskId }, items } = await createTask(server, ['Briefed', 'Waited for', 'Plain'], { domain: 'bounds/notes' }));
     const [briefed, waited] = items;
-    const briefInput = JSON.stringify(brief({ dependsOn: [{ item: waited.id, reason: `needs [[#${waited.id}]]` }] })).replace(/"(\w+)":/g, '$1:');
-    // Every other note a brief on the first item, waiting for the second; the rest whole-task notes.
+    const input = (fields: object) => JSON.stringify(brief(fields)).replace(/"(\w+)":/g, '$1:');
+    const waiting = input({ dependsOn: [{ item: waited.id, reason: `needs [[#${waited.id}]]` }] });
+    const plain = input({ dependsOn: [] });
+    // Every other note a brief on the first item, the first of them waiting for the second (an item waits by at most 50 edges); the rest whole-task notes.
     noteIds = (await inBatches(2_000, 50, (i) => (i % 2
-      ? `addTaskNote(input: { taskId: "${taskId}", title: "Brief ${i}", items: ["${briefed.id}"], brief: ${briefInput} }) { id }`
+      ? `addTaskNote(input: { taskId: "${taskId}", title: "Brief ${i}", items: ["${briefed.id}"], brief: ${i === 1 ? waiting : plain} }) { id }`
       : `addTaskNote(input: { taskId: "${taskId}", title: "Rule ${i}", body: "Mind [[#${waited.id}]] at step ${i}." }) { id }`))).map((note) => note.id);
   }, 600_000);
 

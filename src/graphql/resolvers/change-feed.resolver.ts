@@ -53,7 +53,7 @@ export class ChangeFeedResolver {
     nullable: true,
     description:
       'Creates a webhook owned by the calling token (needs write access; at most 50 per token, 200 on the server): the changes committed from now on under its domain are POSTed to url as JSON ' +
-      '({"webhookId", "changes": [...]}, several in one POST when they gather), in order, with X-Taskbase-Delivery, X-Taskbase-Timestamp and X-Taskbase-Signature ' +
+      '(an object with webhookId and changes, a list: several changes in one POST when they gather), in order, with X-Taskbase-Delivery, X-Taskbase-Timestamp and X-Taskbase-Signature ' +
       '(sha256=<hex HMAC-SHA256 of "<timestamp>.<delivery id>.<body>" with the secret>); retried with backoff, at least once.',
   })
   async createWebhook(@Ctx() ctx: Context, @Arg('input', () => CreateWebhookInput) input: CreateWebhookInput): Promise<Webhook> {
