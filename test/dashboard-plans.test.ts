@@ -76,9 +76,12 @@ describe('a plan-and-finish session', () => {
       await page.getByRole('button', { name: 'Set dropped' }).click();
       const after = '[x] 1. Read the code\n[~] 2. Fix the parser\n[ ] 4. Add a regression test (added mid-session)\n[-] 3. Run the tests - no CI on this branch';
       await agentText(page, after);
-      // The agent's next answer carries the table the person saw.
+      // The agent's next answer starts with what the person did, naming the task by the id the agent's table shows,
+      // and carries the table the person saw.
       const next = await mcp.ok('update_task', { task_id: 4, status: 'in_progress' });
-      expect(tableOf(next.text)).toBe(after.replace('[ ] 4.', '[~] 4.'));
+      const [told, ...rest] = next.text.split('\n');
+      expect(told).toBe('Since your last call: a person dropped step 3 "Run the tests" (no CI on this branch).');
+      expect(tableOf(rest.join('\n'))).toBe(after.replace('[ ] 4.', '[~] 4.'));
       await agentText(page, after.replace('[ ] 4.', '[~] 4.'));
 
       // The history: a person's edit says so, and its row reads in the set's words.

@@ -14,7 +14,7 @@ export interface SteeringChange {
   madeBy: string | null;
   /** The plan's (or task's) item it changed, when it changed one. */
   item: { id: string; text: string; state: string; deleted: boolean; note: string | null } | null;
-  /** The item's 1-based number among the plan's live steps (the place a deleted one had); null for a knowledge-base task's item. */
+  /** The item's 1-based number as its plan's tool set shows it (plan-and-finish: its task id; else its place among the live steps); null for a knowledge-base task's item. */
   step: number | null;
   /** The knowledge-base task's title (null for a plan). */
   taskTitle: string | null;

@@ -23,10 +23,14 @@ const CLAIM_END_SLACK_MS = 1_000;
  * released or forced), one range of idx_changes_session; and those of items
  * it claimed, made while it held the claim, one range of idx_changes_item per
  * claim row of the session (idx_claims_session). Each with the item as it
- * now stands, its number among its plan's live steps, and the task's title.
+ * now stands, its number as the plan's tool set shows it (plan-and-finish:
+ * its task id, the order steps were first written; else its place among the
+ * live steps), and the task's title.
  */
 const STEERING_READ = `SELECT x."id", x."at", x."action", x."madeBy", x."expiresAt", i."id", i."text", i."state", i."deleted", i."note", t."sessionId", t."title",
   CASE WHEN t."sessionId" IS NULL OR i."id" IS NULL THEN NULL
+    WHEN (SELECT o."preset" FROM "sessions" o WHERE o."id" = t."sessionId") = 'PLAN_AND_FINISH'
+      THEN (SELECT COUNT(*) FROM "items" p WHERE p."taskId" = i."taskId" AND p."id" < i."id")
     ELSE (SELECT COUNT(*) FROM "items" p WHERE p."taskId" = i."taskId" AND p."deleted" = ? AND p."position" < i."position") END
   FROM (
     SELECT * FROM (SELECT c."id", c."at", c."action", c."madeBy", c."taskId", c."itemId", NULL AS "expiresAt" FROM "changes" c
