@@ -22,9 +22,13 @@ const READER = 'Bearer flood-reader';
 const ADD_COMMENT = 'mutation($taskId: ID!, $body: String!) { addComment(input: { taskId: $taskId, body: $body }) { id } }';
 const POKE_SETTINGS = 'mutation { updateReminderSettings(enabled: true) { enabled } }';
 const SETTINGS_CHANGED = 'subscription { reminderSettingsChanged { enabled } }';
-/** The red team's document: every item's related notes with their bodies. `alias` makes one document differ from another. */
+/**
+ * The red team's document, every item's related notes with their bodies, with related(first: 5): without it the
+ * query could plan 200 × 100 bodies of 20,000 characters, and is refused before it subscribes (test/heavy-related-
+ * reads-leave-the-server-answering.test.ts). `alias` makes one document differ from another.
+ */
 const heavy = (alias: string) =>
-  `subscription($id: ID!) { taskChanged(id: $id) { task { items(first: 200) { ${alias}: nodes { related { id ... on Note { body } } } } } } }`;
+  `subscription($id: ID!) { taskChanged(id: $id) { task { items(first: 200) { ${alias}: nodes { related(first: 5) { id ... on Note { body } } } } } } }`;
 
 const SHARED = 100;
 const DISTINCT = 400;
