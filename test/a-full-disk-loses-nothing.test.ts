@@ -25,8 +25,25 @@ const postgresBase = process.env.TEST_POSTGRES_URL?.replace(/\/+$/, '');
 const mounted: string[] = [];
 const running: BuiltServer[] = [];
 
-afterAll(() => {
+/** What a PostgreSQL run made on the small disk, dropped before the disk goes: the cluster's catalog must not point at it. */
+const madeOnPostgres: { database: string; tablespace: string }[] = [];
+
+afterAll(async () => {
   for (const server of running) if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill('SIGKILL');
+  await Promise.all(running.map((server) => server.exited()));
+  if (madeOnPostgres.length) {
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: `${postgresBase}/postgres` });
+    await admin.connect();
+    try {
+      for (const { database, tablespace } of madeOnPostgres) {
+        await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+        await admin.query(`DROP TABLESPACE IF EXISTS "${tablespace}"`);
+      }
+    } finally {
+      await admin.end();
+    }
+  }
   for (const dir of mounted) {
     try { execFileSync('umount', ['-l', dir]); } catch { /* already gone */ }
     fs.rmSync(dir, { recursive: true, force: true });
@@ -104,6 +121,7 @@ async function postgresOn(dir: string): Promise<DatabaseOnDisk> {
   await admin.connect();
   try {
     await admin.query(`CREATE TABLESPACE "${space}" LOCATION '${dir}'`);
+    madeOnPostgres.push({ database: name, tablespace: space });
     await admin.query(`CREATE DATABASE "${name}" TABLESPACE "${space}"`);
   } finally {
     await admin.end();
