@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { STUCK_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { scopeCondition } from '../kernel/domain-scope.js';
 import { ITEM_WIDTH, itemColumns, itemOf, memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { num, placeholders, selectRows } from '../kernel/statements.js';
 
@@ -34,7 +35,7 @@ export class StuckItemsReader {
     const values: unknown[] = [];
     const bind = (value: unknown) => (values.push(value), '?');
     // The plans of sessions have no domain: a domain's inbox is its tasks'.
-    const inDomain = domain === null ? '' : ` AND (m."domain" = ${bind(domain)} OR m."domain" LIKE ${bind(`${domain.replace(/[%_\\]/g, '\\$&')}/%`)} ESCAPE '\\')`;
+    const inDomain = domain === null ? '' : ` AND ${scopeCondition('m."domain"', domain, bind)}`;
     const scope = `FROM "items" i JOIN "memories" m ON m."id" = i."taskId" WHERE i."state" IN ('BLOCKED', 'FAILED') AND i."deleted" = false${inDomain}`;
     const countValues = [...values];
     const below = key === null ? '' : ` AND (i."updatedAt" < ${bind(key[0])} OR (i."updatedAt" = ${bind(key[0])} AND i."id" < ${bind(key[1])}))`;
