@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { isDatabaseDamaged } from './unavailable.js';
 
 /** The file is not a whole SQLite database; the message is the operator's one line. */
 export class DatabaseDamagedError extends Error {
@@ -36,8 +37,7 @@ function damageIn(file: string): string | null {
     const result = quickCheck(db);
     return result === 'ok' ? null : result;
   } catch (error) {
-    const code = (error as { code?: string }).code ?? '';
-    if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return (error as Error).message;
+    if (isDatabaseDamaged(error)) return (error as Error).message;
     throw error;
   } finally {
     db?.close();
