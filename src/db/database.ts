@@ -61,25 +61,27 @@ export class Database {
   private tailSource?: Promise<DataSource>;
   private checkpointer?: WalCheckpointer;
   private readonly health: DatabaseHealth;
-  /** The migrations this open applied (none when the database was up to date), oldest first. */
-  migrated: readonly string[] = [];
 
   private constructor(
     readonly kind: DatabaseKind,
     private readonly url: string,
     private readonly writer: DataSource,
     private readonly readerSource: DataSource,
+    /** The SQLite file on disk, or null (PostgreSQL, in memory). */
+    sqliteFile: string | null,
+    /** The migrations this open applied (none when the database was up to date), oldest first. */
+    readonly migrated: readonly string[],
   ) {
-    const file = kind === 'sqlite' ? sqlitePath(url) : null;
-    this.health = new DatabaseHealth(file && file !== ':memory:' ? file : null);
+    this.health = new DatabaseHealth(sqliteFile);
   }
 
   static async open(url: string, options: OpenOptions = {}): Promise<Database> {
     const kind = databaseKind(url);
-    // The SQLite file whose WAL a worker checkpoints, if any (an in-memory database has no WAL).
-    const file = kind === 'sqlite' ? sqlitePath(url) : null;
-    const background = options.checkpointsInBackground;
-    const checkpointed = background && file !== null && file !== ':memory:' ? file : null;
+    // The SQLite file on disk, if any (PostgreSQL and an in-memory database have none): /healthz looks at its disk,
+    // and a worker checkpoints its WAL when asked to.
+    const path = kind === 'sqlite' ? sqlitePath(url) : null;
+    const file = path !== null && path !== ':memory:' ? path : null;
+    const checkpointed = options.checkpointsInBackground ? file : null;
     const writer = createDataSource(url, 'writer', {
       listener: options.onQuery, synchronous: options.synchronous, checkpointsElsewhere: checkpointed !== null, postgresSession: options.postgresSession,
     });
@@ -91,13 +93,12 @@ export class Database {
       : options.onReadQuery ?? options.onQuery;
     const reader = createDataSource(url, 'reader', { listener: onRead });
     await reader.initialize();
-    const database = new Database(kind, url, writer, reader);
-    database.migrated = migrated;
-    if (background && checkpointed !== null) {
+    const database = new Database(kind, url, writer, reader, file, migrated);
+    if (options.checkpointsInBackground && checkpointed !== null) {
       database.checkpointer = WalCheckpointer.start({
         file: checkpointed,
         synchronous: options.synchronous ?? 'normal',
-        limitBytes: background.walLimitBytes,
+        limitBytes: options.checkpointsInBackground.walLimitBytes,
         holdWrites: (work) => database.lock.run(work, true),
         onBlocked: options.onWalBlocked,
         onFailure: (reason) => {
