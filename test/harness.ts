@@ -5,6 +5,17 @@ import { startApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Clock } from '../src/services/kernel/unit-of-work.js';
 
+/**
+ * How long one request may take in a test that proves the server keeps
+ * answering while it is loaded. The issues ask for 1 s, and `npm run bench`
+ * measures that beside a reference run; a test on a busy two-core CI machine
+ * saw a yielding server answer /healthz in 1.1 s, while a server that stops
+ * yielding is silent for many seconds (309 s in the red team's flood). So
+ * the tests hold the server to 2.5 s: far from a stall, clear of the
+ * machine's drift.
+ */
+export const ANSWERS_WITHIN_MS = 2_500;
+
 export interface GraphQLResponse<T = Record<string, any>> {
   status: number;
   data?: T;

@@ -1,12 +1,12 @@
 /**
  * Item.related at its largest leaves the server answering: 16 reads of 200
  * items × 100 linked notes (20,000 characters each) at once, and /healthz,
- * asked all the while, answers within a second each time; a read whose
+ * asked all the while, keeps answering (ANSWERS_WITHIN_MS); a read whose
  * linked text could pass what one query may plan is refused before anything
  * is read, saying the limit and how to narrow it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
+import { ANSWERS_WITHIN_MS, startTestServer, type TestServer } from './harness.js';
 import { ADD_ITEMS } from './fixtures/documents.js';
 import { createTask } from './fixtures/tasks.js';
 
@@ -55,7 +55,7 @@ async function underLoad(query: string, count: number) {
 }
 
 describe('16 reads of every link of 200 items at once', () => {
-  it('are answered whole while /healthz answers within 1 s throughout', async () => {
+  it('are answered whole while /healthz keeps answering throughout', async () => {
     const query = `{ task(id: "${taskId}") { items(first: 200) { nodes { id related { id title } } } } }`;
     const { answers, latencies, took } = await underLoad(query, 16);
     console.log(`16 × related { id title } of 200 items: ${Math.round(took)} ms in all; /healthz max ${Math.round(Math.max(...latencies))} ms over ${latencies.length} asks`);
@@ -65,7 +65,7 @@ describe('16 reads of every link of 200 items at once', () => {
       expect(answer.data!.task.items.nodes.every((item: { related: unknown[] }) => item.related.length === 100)).toBe(true);
     }
     expect(latencies.length).toBeGreaterThan(1);
-    expect(Math.max(...latencies)).toBeLessThan(1_000);
+    expect(Math.max(...latencies)).toBeLessThan(ANSWERS_WITHIN_MS);
   }, 120_000);
 
   it('with every body are refused before anything is read (TOO_LARGE, naming the limit and how to narrow), while /healthz answers', async () => {
@@ -81,7 +81,7 @@ describe('16 reads of every link of 200 items at once', () => {
       expect(answer.errors![0].message).toContain('nothing was read');
     }
     expect(reads.filter((sql) => sql.includes('item_links') || sql.includes('"memories"'))).toEqual([]);
-    expect(Math.max(...latencies)).toBeLessThan(1_000);
+    expect(Math.max(...latencies)).toBeLessThan(ANSWERS_WITHIN_MS);
 
     // Narrowed as the refusal says, the same read is answered: 200 items, the first 2 links of each with their bodies.
     const narrowed = await server.ok(`{ task(id: "${taskId}") { items(first: 200) { nodes { related(first: 2) { ... on Note { body } } } } } }`);

@@ -2,7 +2,7 @@
  * One read-only token's 500 subscriptions on a heavy document, then one
  * write: the server (the built one, in a process of its own, so its memory
  * is its own) stays up with bounded memory, /healthz and another token's
- * writes answer within a second throughout, subscribers sharing a document
+ * writes keep answering throughout (ANSWERS_WITHIN_MS), subscribers sharing a document
  * get the event from one execution, and those the fan-out cannot keep up
  * with get one TOO_LARGE and are closed.
  */
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBuiltServer, type BuiltServer } from './built-server.js';
-import { testDatabase } from './harness.js';
+import { ANSWERS_WITHIN_MS, testDatabase } from './harness.js';
 import { ADD_ITEMS, CREATE_TASK } from './fixtures/documents.js';
 
 const WRITER = 'Bearer flood-writer';
@@ -165,7 +165,7 @@ async function startProbes(taskId: string): Promise<{ stop(): Promise<{ healthz:
 }
 
 describe("one read-only token's 500 subscriptions on a heavy document", () => {
-  it('keep /healthz and other writes within 1 s and memory bounded; sharers get the event, the rest TOO_LARGE and closed', async () => {
+  it('keep /healthz and other writes answering and memory bounded; sharers get the event, the rest TOO_LARGE and closed', async () => {
     const taskId = await heavyTask();
     const other = (await gql(CREATE_TASK, { input: { title: 'Other', goal: 'g', domain: 'flood/other', items: ['One'] } }, OTHER_WRITER)).createTask.task.id;
 
@@ -232,8 +232,8 @@ describe("one read-only token's 500 subscriptions on a heavy document", () => {
     expect(all.slice(0, SHARED).every((o) => o.event)).toBe(true);
     // 400 distinct executions of about 1 MB each cannot all start within a second: the rest are told so and closed.
     expect(report.tooLarge).toBeGreaterThan(0);
-    expect(report.healthzMaxMs).toBeLessThan(1_000);
-    expect(report.writeMaxMs).toBeLessThan(1_000);
+    expect(report.healthzMaxMs).toBeLessThan(ANSWERS_WITHIN_MS);
+    expect(report.writeMaxMs).toBeLessThan(ANSWERS_WITHIN_MS);
     expect(peak - before).toBeLessThan(300 * 2 ** 20);
   }, 180_000);
 });
