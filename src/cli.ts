@@ -9,6 +9,7 @@ import { directWriteNotice, runningServer } from './db/sqlite-owner.js';
 import type { Database } from './db/database.js';
 import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
 import { environmentHelp } from './environment.js';
+import { startupFailure } from './startup-failure.js';
 
 // The ORM, the services and the schema load only in the commands that use them: a stop hook's
 // `remind` through a running server starts in a fraction of the time.
@@ -393,6 +394,6 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   // Refusals are for the operator to read; anything else is a bug, reported without a stack trace dump.
-  console.error(isDomainError(error) ? `taskbase: ${error.message}` : `taskbase: ${(error as Error).message}`);
+  console.error(`taskbase: ${isDomainError(error) ? error.message : startupFailure(error, process.env.DATABASE_URL)}`);
   process.exitCode = 1;
 }

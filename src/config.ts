@@ -71,7 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     postgresSession: loadPostgresSessionSettings(env),
     keepReads: onOff('TASKBASE_KEEP_READS', env.TASKBASE_KEEP_READS, true),
-    tokens: (env.TASKBASE_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
+    tokens: tokenList(env.TASKBASE_TOKENS),
     bodyLimit: wholeNumberSetting('TASKBASE_BODY_LIMIT', env.TASKBASE_BODY_LIMIT, 1_048_576, { accepts: 'a whole number of bytes above 0, e.g. 1048576 for 1 MiB' }),
     logLevel: logLevel(env.LOG_LEVEL, env.NODE_ENV === 'test' ? 'silent' : 'info'),
     connections: loadConnectionLimits(env),
@@ -89,6 +89,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+
+/**
+ * TASKBASE_TOKENS: unset or empty turns auth off. Set to anything else, it
+ * must name at least one token: "," or " " is a mistake that would
+ * otherwise quietly leave the server open to everyone.
+ */
+function tokenList(raw: string | undefined): string[] {
+  if (raw === undefined || raw === '') return [];
+  const entries = raw.split(',').map((t) => t.trim()).filter(Boolean);
+  if (entries.length === 0) {
+    throw new Error(`TASKBASE_TOKENS is set but names no token ("${raw}"): list tokens comma-separated (e.g. s3cret,viewer:read), or unset it to turn auth off.`);
+  }
+  for (const entry of entries) {
+    const token = entry.endsWith(':read') ? entry.slice(0, -':read'.length) : entry;
+    if (!token || /\s/.test(token)) {
+      throw new Error(`TASKBASE_TOKENS has an entry "${entry}" that is not a token: entries are comma-separated, without spaces, optionally ending in :read.`);
+    }
+  }
+  return entries;
+}
 
 function bindHost(raw: string | undefined): string {
   if (raw === undefined) return '127.0.0.1';

@@ -17,7 +17,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'TASKBASE_KEEP_READS', fallback: 'on', meaning: 'on keeps answers and hot reads until anything commits (one statement checks first); off reads everything again every time' },
   { name: 'TASKBASE_SQLITE_SYNCHRONOUS', fallback: 'normal', meaning: 'SQLite only: normal, or full to sync every commit to disk' },
   { name: 'TASKBASE_SQLITE_WAL_LIMIT_MB', fallback: '64', meaning: 'SQLite only: MiB the WAL may grow to under writes that never pause before they are held for a moment to start it over' },
-  { name: 'TASKBASE_TOKENS', fallback: 'unset', meaning: 'comma-separated bearer tokens (auth off when unset); secret:read may only read' },
+  { name: 'TASKBASE_TOKENS', fallback: 'unset', meaning: 'comma-separated bearer tokens (auth off when unset or empty; one that names no token is refused); secret:read may only read' },
   { name: 'TASKBASE_BODY_LIMIT', fallback: '1048576', meaning: 'largest request body in bytes' },
   { name: 'LOG_LEVEL', fallback: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
   { name: 'TASKBASE_HEADERS_TIMEOUT_MS', fallback: '10000', meaning: 'the request line and headers must arrive within this' },

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from './config.js';
 import { DatabaseDamagedError } from './db/sqlite-files.js';
 import { DatabaseInUseError } from './db/sqlite-owner.js';
 import { createLogger } from './logger.js';
+import { startupFailure } from './startup-failure.js';
 
 /** What `taskbase serve` takes on its command line; each stands for the variable named beside it. */
 interface ServeOptions {
@@ -70,9 +71,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   } catch (error) {
     const listen = LISTEN_ERRORS[(error as NodeJS.ErrnoException).code ?? ''];
     const known = listen !== undefined || error instanceof DatabaseInUseError || error instanceof DatabaseDamagedError;
-    const reason = listen ? listen(config) : (error as Error).message;
-    // One log line; the stack only for what is not a known operator's mistake (an unwritable folder, a bug).
-    createLogger(config.logLevel).fatal(known ? {} : { err: error }, `taskbase could not start: ${reason}`);
+    // One plain line on stderr, whatever went wrong; the stack of what is not an operator's mistake only at LOG_LEVEL=debug.
+    console.error(`taskbase could not start: ${listen ? listen(config) : startupFailure(error, config.databaseUrl)}`);
+    if (!known) createLogger(config.logLevel).debug({ err: error }, 'why taskbase could not start');
     process.exit(1);
   }
   const base = app.server.url;

@@ -107,6 +107,13 @@ describe('a bad setting', () => {
     ['TASKBASE_ALLOWED_ORIGINS', 'nope', /scheme:\/\/host/],
     ['TASKBASE_HEAP_GROWTH_PERCENT', '1001', /from 0 to 1000/],
     ['TASKBASE_HEAP_GROWTH_PERCENT', '1.5', /from 0 to 1000/],
+    // Set but naming no token would leave the server open to everyone: refused, not read as "auth off".
+    ['TASKBASE_TOKENS', ',', /names no token.*unset it to turn auth off/],
+    ['TASKBASE_TOKENS', ' ', /names no token/],
+    ['TASKBASE_TOKENS', 'one two', /without spaces/],
+    ['TASKBASE_TOKENS', 's3cret,s3cret:read', /both with and without :read/],
+    // Unreachable PostgreSQL at start: where (never the password) and what to check.
+    ['DATABASE_URL', 'postgres://me:hunter2@127.0.0.1:1/tasks', /PostgreSQL at 127\.0\.0\.1:1\/tasks refused the connection(?!.*hunter2)/],
   ];
 
   it.each(BAD)('%s=%s stops `npm start` with one line naming it and what it accepts, exit 1, no stack', async (variable, value, accepts) => {
