@@ -368,7 +368,7 @@ program
     };
     if (options.url && options.direct) throw new Error('give --url (relay to that server) or --direct (write DATABASE_URL itself), not both');
     // A SQLite file has one writer at a time: a stdio process writing beside the server starves the server's own writes
-    // (issue 41: 281 -> 20 writes a second), so by default the writes go through the server holding the file.
+    // (a tenth of its writes a second, with two such processes), so by default the writes go through the server holding the file.
     const owner = options.url || options.direct ? null : runningServer(config.databaseUrl);
     const relayUrl = options.url ?? owner?.url;
     const token = process.env.TASKBASE_TOKEN;
@@ -393,7 +393,7 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  // Refusals are for the operator to read; anything else is a bug, reported without a stack trace dump.
+  // One line for the operator, whatever failed: a refusal in its own words, the rest as startupFailure words it (a wrong Node, an unreachable PostgreSQL).
   console.error(`taskbase: ${isDomainError(error) ? error.message : startupFailure(error, process.env.DATABASE_URL)}`);
   process.exitCode = 1;
 }

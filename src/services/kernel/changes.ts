@@ -5,7 +5,10 @@ import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
 /**
  * What a committed mutation changed: written to the change log in the
  * mutation's own transaction, and read back from it by every server's change
- * feed (subscriptions). Every mutation emits at least one.
+ * feed (subscriptions, task_next's wake-ups) and by the webhook dispatcher.
+ * A write that changes a task, note, session or the settings emits at least
+ * one; a refused write, a write that changes nothing, and a webhook's own
+ * create or delete emit none.
  */
 export interface ChangeEvent {
   /** TASK, NOTE, SESSION or SETTINGS. */

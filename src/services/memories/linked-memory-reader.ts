@@ -17,8 +17,8 @@ interface LinkedMemories {
 /**
  * Links read by one statement at most. On SQLite a statement runs on the
  * event loop from its first row to its last: 5,000 two-number rows are a few
- * milliseconds, where the 20,000 links of 200 items were 40-90 ms in one go
- * (the whole statement, ranked and sized in three window levels, was 230 ms).
+ * milliseconds, where the 20,000 links of 200 items hold the loop for tens
+ * of milliseconds in one go.
  */
 const LINKS_AT_ONCE = 5_000;
 /** Distinct memories read by one statement at most: their text is up to 40,000 characters each. */
