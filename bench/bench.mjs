@@ -413,7 +413,7 @@ if (args.db === 'postgres' && (!args.only || args.only.split(',').some((o) => LA
   await admin.end();
   const lag = await webhookLag({ root, databaseUrl: `${postgresBase}/taskbase_bench_webhook_lag`, seconds: duration, warmup: Math.max(0, Number(args.warmup)), writers: connections, log });
   results.push({
-    name: `${LAG_NAME}: commit to receipt at ${lag.writesPerSec.toFixed(0)} writes/s (${lag.writers} writers), ${lag.missing} missing, ${lag.outOfOrder} out of order`,
+    name: `${LAG_NAME}: write answered to receipt at ${lag.writesPerSec.toFixed(0)} writes/s (${lag.writers} writers), ${lag.missing} missing, ${lag.outOfOrder} out of order`,
     kind: 'lag', raw: null, payload: null, reqPerSec: lag.writesPerSec, p50: lag.lagP50, p99: lag.lagP99, requests: lag.samples,
     non2xx: lag.failures, errors: lag.missing + lag.outOfOrder, aloneP50: null, statementsPerRequest: null, peakRssMb: null, lag,
   });
