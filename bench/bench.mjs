@@ -13,6 +13,10 @@
  * --db postgres without TEST_POSTGRES_URL starts a throwaway cluster with
  * scripts/with-postgres.sh (port TEST_POSTGRES_PORT, else a free one).
  *
+ * On PostgreSQL the run ends with the webhook lag under sustained writes
+ * (bench/webhook-lag.mjs): 3 server processes on a database of its own, 10
+ * webhooks, `--connections` writers; --only "webhook lag" runs it alone.
+ *
  * --profile records a CPU profile of the server over each workload's measured
  * run (bench/profiles/, one file each) and prints and keeps what it spent its
  * time on (bench/profile-summary.mjs).
@@ -30,6 +34,7 @@ import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
 import { AGENTS, prepareClaimNext, runClaimNext } from './claim-next.mjs';
 import { openLoop } from './open-loop.mjs';
+import { SERVERS as LAG_SERVERS, WEBHOOKS as LAG_WEBHOOKS, webhookLag } from './webhook-lag.mjs';
 import { REPORT_FILES, table, writeReport } from './report.mjs';
 import { formatSummary, summarize } from './profile-summary.mjs';
 
@@ -394,6 +399,24 @@ try {
 } finally {
   await server.stop();
   await raw.stop();
+}
+
+// Webhook lag with several servers (PostgreSQL only: a SQLite file has one server process), on a database of its own
+// so its webhooks and writes touch nothing the other workloads measured.
+const LAG_NAME = `webhook lag, ${LAG_SERVERS} servers, ${LAG_WEBHOOKS} webhooks`;
+if (args.db === 'postgres' && (!args.only || args.only.split(',').some((o) => LAG_NAME.startsWith(o)))) {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: `${postgresBase}/postgres` });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS "taskbase_bench_webhook_lag"');
+  await admin.query('CREATE DATABASE "taskbase_bench_webhook_lag"');
+  await admin.end();
+  const lag = await webhookLag({ root, databaseUrl: `${postgresBase}/taskbase_bench_webhook_lag`, seconds: duration, warmup: Math.max(0, Number(args.warmup)), writers: connections, log });
+  results.push({
+    name: `${LAG_NAME}: write answered to receipt at ${lag.writesPerSec.toFixed(0)} writes/s (${lag.writers} writers), ${lag.missing} missing, ${lag.outOfOrder} out of order`,
+    kind: 'lag', raw: null, payload: null, reqPerSec: lag.writesPerSec, p50: lag.lagP50, p99: lag.lagP99, requests: lag.samples,
+    non2xx: lag.failures, errors: lag.missing + lag.outOfOrder, aloneP50: null, statementsPerRequest: null, peakRssMb: null, lag,
+  });
 }
 
 // 3. Ratios, the table, the files.

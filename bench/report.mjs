@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EVEN_WORD, EVEN_HITS } from './scales.mjs';
+import { LAG_TARGET_MS } from './webhook-lag.mjs';
 
 const fixed = (value, digits) => (value === null || value === undefined ? '–' : value.toFixed(digits));
 
@@ -24,7 +25,7 @@ export function table(run, root = null) {
     const none = r.requests === 0;
     const latency = (ms) => (none ? `> ${run.duration * 1000}` : ms);
     const bytes = r.bytes ? ` (${(r.bytes / 1024).toFixed(1)} KB)` : '';
-    lines.push(`| ${r.name}${bytes}${failed}${none ? ' (no answer within the run)' : ''} | ${r.reqPerSec.toFixed(0)} | ${latency(r.p50)} | ${latency(r.p99)} | ${r.aloneP50 ?? '–'} | ${fixed(r.ratioToFloor, 2)} | ${fixed(r.ratioToRaw, 2)} | ${fixed(r.ratioToPayload ?? null, 2)} | ${fixed(r.statementsPerRequest, 1)} | ${r.peakRssMb} |`);
+    lines.push(`| ${r.name}${bytes}${failed}${none ? ' (no answer within the run)' : ''} | ${r.reqPerSec.toFixed(0)} | ${latency(r.p50)} | ${latency(r.p99)} | ${r.aloneP50 ?? '–'} | ${fixed(r.ratioToFloor, 2)} | ${fixed(r.ratioToRaw, 2)} | ${fixed(r.ratioToPayload ?? null, 2)} | ${fixed(r.statementsPerRequest, 1)} | ${r.peakRssMb ?? '–'} |`);
   }
   lines.push('', `The targets, in this run (${run.db}, --scale ${run.scale}; the targets are set at --scale large):`, '', runTargets(run, root && run.scale === 'large' ? latest(root, run.db, 'small') : null));
   lines.push('', `Database built in ${run.buildSeconds.toFixed(0)} s; the whole run took ${run.totalSeconds.toFixed(0)} s. Machine: ${run.machine.cores} × ${run.machine.cpu}, ${run.machine.memoryGb} GB, Node ${run.machine.node}, ${run.machine.os}.`);
@@ -107,6 +108,12 @@ export function runTargets(run, small = null) {
     const [fullLarge, fullSmall] = [unkept(evenLarge), small?.results.find((r) => r.keptOf === evenSmall?.name && !r.fixedRateOf) ?? null];
     const full = fullLarge && fullSmall ? `; read in full each time (nothing kept): ${p50Of(fullLarge)} ms vs ${p50Of(fullSmall)} ms (${(p50Of(fullLarge) / Math.max(p50Of(fullSmall), 0.01)).toFixed(2)} ×)` : '';
     add(`search p50 at --scale large ≤ 1.5 × at small, the same ${EVEN_HITS} hits`, `${figure}${evenLarge && evenSmall ? full : ''}`, scaleRatio === null ? null : scaleRatio <= 1.5);
+  }
+  const lag = run.results.find((r) => r.kind === 'lag') ?? null;
+  if (lag) {
+    add(`webhook lag p99 < ${LAG_TARGET_MS / 1000} s under sustained writes (${lag.lag.servers} servers, ${lag.lag.webhooks} webhooks), none missing or out of order`,
+      `p99 ${lag.p99} ms, p50 ${lag.p50} ms, max ${lag.lag.lagMax} ms at ${lag.reqPerSec.toFixed(0)} writes/s (a write itself took p50 ${lag.lag.writeP50 ?? '–'} ms); ${lag.lag.missing} missing, ${lag.lag.outOfOrder} out of order`,
+      lag.p99 !== null && lag.p99 < LAG_TARGET_MS && lag.lag.missing === 0 && lag.lag.outOfOrder === 0);
   }
   const servers = run.results.filter((r) => r.kind === 'server');
   const rss = servers.length ? Math.max(...servers.map((r) => r.peakRssMb)) : null;

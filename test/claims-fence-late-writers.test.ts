@@ -7,10 +7,13 @@
  * the change log with who did it. A holder whose lease ran out with no one
  * else on the item keeps working. Through GraphQL over HTTP and the
  * knowledge-base MCP tools, on a real database (SQLite, or PostgreSQL with
- * TEST_POSTGRES_URL).
+ * TEST_POSTGRES_URL). On PostgreSQL also across 3 built server processes,
+ * with A's server paused (SIGSTOP) past A's lease, as a GC pause or a frozen
+ * VM pauses it: A's late DONE, sent once it resumes, is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness.js';
+import { startBuiltServers, type BuiltServer } from './built-server.js';
 import { CLAIM_ITEM, CLAIM_NEXT, READ_HISTORY } from './fixtures/documents.js';
 import { CHANGES, readToEnd } from './fixtures/change-feed.js';
 import { freshDomain } from './fixtures/knowledge.js';
@@ -154,3 +157,70 @@ describe('claims fence', () => {
     expect(overridden).toMatchObject({ sessionId: await agent.sessionId(), changes: [{ kind: 'OVERRIDDEN', from: holder }] });
   });
 });
+
+const onPostgres = Boolean(process.env.TEST_POSTGRES_URL);
+
+// Several server processes share a database only on PostgreSQL (a SQLite file has one server process).
+if (onPostgres) {
+  describe('claims fence across 3 server processes, one of them paused past a lease', () => {
+    let servers: BuiltServer[] = [];
+    let stopServers: (() => Promise<void>) | undefined;
+    beforeAll(async () => {
+      ({ servers, stop: stopServers } = await startBuiltServers(server.databaseUrl, 3, 'taskbase-fence-'));
+    }, 120_000);
+    afterAll(async () => {
+      // A server left stopped by a failed test would never answer SIGTERM.
+      for (const each of servers) each.process.kill('SIGCONT');
+      await stopServers?.();
+    });
+
+    interface Answer { data?: any; errors?: { message: string; extensions?: { code?: string } }[] }
+    async function via(n: number, query: string, variables: Record<string, unknown>, session?: string): Promise<Answer> {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (session) headers['x-session-id'] = session;
+      const response = await fetch(`${servers[n]!.base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+      return (await response.json()) as Answer;
+    }
+    async function ok(n: number, query: string, variables: Record<string, unknown>, session?: string): Promise<any> {
+      const answer = await via(n, query, variables, session);
+      if (answer.errors?.length) throw new Error(`server ${n + 1} answered errors: ${JSON.stringify(answer.errors)}`);
+      return answer.data;
+    }
+
+    it("A claims for 10 s through server 1, server 1 is paused past the lease, B claims and finishes through server 2: A's DONE, once server 1 resumes, is CLAIMED; only B is told DONE; the history holds one DONE", async () => {
+      const domain = freshDomain('paused');
+      const { task, items: [item] } = (await ok(2, `mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } items { id } } }`,
+        { input: { title: 'Ship the refund report', goal: 'One agent finishes it.', items: ['Build the refund report'], domain } })).createTask;
+      const START = 'mutation { startSession { id } }';
+      const [a, b] = [(await ok(0, START, {})).startSession.id as string, (await ok(1, START, {})).startSession.id as string];
+
+      const mine = (await ok(0, CLAIM_ITEM, { input: { id: item.id, ttlSeconds: 10 } }, a)).claimItem;
+      expect(mine.claim.session.id).toBe(a);
+      // Server 1 is paused with A's request answered and its next one not yet sent: what a GC pause or a frozen VM does.
+      servers[0]!.process.kill('SIGSTOP');
+      let lateDone: Promise<Answer> | null = null;
+      try {
+        await leasesPass(mine.claim.expiresAt);
+        const taken = (await ok(1, CLAIM_NEXT, { domain, ttlSeconds: 600 }, b)).claimNext;
+        expect(taken).toMatchObject({ id: item.id, claim: { session: { id: b } } });
+        expect((await ok(1, UPDATE, { input: { id: item.id, state: 'DONE', comment: 'Report built.' } }, b)).updateItem.state).toBe('DONE');
+        // A sends its DONE while its server is still paused: the request waits in the socket until server 1 resumes.
+        lateDone = via(0, UPDATE, { input: { id: item.id, state: 'DONE', comment: 'Report built too.' } }, a);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      } finally {
+        servers[0]!.process.kill('SIGCONT');
+      }
+      const late = await lateDone!;
+      expect(late.data?.updateItem ?? null).toBeNull();
+      expect(late.errors?.[0]?.extensions?.code, JSON.stringify(late.errors)).toBe('CLAIMED');
+      expect(late.errors![0]!.message).toContain(`lapsed and the work was taken over by session ${b}`);
+
+      // Every server reads the same outcome: done, by B, once.
+      for (const n of [0, 1, 2]) {
+        const rows = (await ok(n, READ_HISTORY, { id: task.id, first: 200 })).task.history.nodes as HistoryRow[];
+        const done = rows.filter((row) => row.changes.some((change) => change.kind === 'STATE' && change.to === 'DONE'));
+        expect(done.map((row) => row.sessionId)).toEqual([b]);
+      }
+    }, 60_000);
+  });
+}

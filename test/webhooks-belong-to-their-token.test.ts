@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOKS_MAX } from '../src/services/webhooks/webhook.service.js';
 import { startTestServer, type TestServer } from './harness.js';
-import { CREATE_WEBHOOK, DELETE_WEBHOOK, WEBHOOKS } from './fixtures/change-feed.js';
+import { CREATE_WEBHOOK, DELETE_WEBHOOK, REACTIVATE_WEBHOOK, WEBHOOKS } from './fixtures/change-feed.js';
 
 const SECRET = 'a-shared-secret-of-32-characters';
 /** Nothing listens on port 9: deliveries would fail, and none is needed here. */
@@ -42,7 +42,11 @@ describe('a webhook and the token that created it', () => {
     }
   });
 
-  it('is deleted only by the creating token: another write token is refused and the webhook stays', async () => {
+  it('is deleted (and reactivated) only by the creating token: another write token is refused and the webhook stays', async () => {
+    const reactivated = await server.gql(REACTIVATE_WEBHOOK, { id }, as('other-token'));
+    expect(reactivated.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    expect(reactivated.errors?.[0].message).toMatch(/reactivated only with the token that created it/);
+    expect((await server.gql(REACTIVATE_WEBHOOK, { id }, as('owner-token'))).data?.reactivateWebhook).toEqual({ id, active: true });
     const other = await server.gql(DELETE_WEBHOOK, { id }, as('other-token'));
     expect(other.errors?.[0].extensions?.code).toBe('FORBIDDEN');
     expect(other.errors?.[0].message).toMatch(/created with another bearer token.*createWebhook/);

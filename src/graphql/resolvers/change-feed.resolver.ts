@@ -60,6 +60,17 @@ export class ChangeFeedResolver {
     return toWebhook(await ctx.services.webhooks.create(ctx.caller, input));
   }
 
+  @Mutation(() => Webhook, {
+    nullable: true,
+    description:
+      'Starts an inactive webhook (active false, stoppedBy says why) again from the last change it delivered, with the token that created it (FORBIDDEN otherwise; NOT_FOUND when no webhook has the id): ' +
+      'every later change the change log still holds is POSTed, in order, beginning with those of the delivery it stopped at (under a new delivery id). ' +
+      'Changes the log pruned meanwhile (TASKBASE_CHANGE_LOG_DAYS, _ROWS) are skipped. An active webhook is answered unchanged.',
+  })
+  async reactivateWebhook(@Ctx() ctx: Context, @Arg('id', () => ID, { description: 'The webhook\'s id (Webhook.id).' }) id: string): Promise<Webhook> {
+    return toWebhook(await ctx.services.webhooks.reactivate(ctx.caller, id));
+  }
+
   @Mutation(() => Boolean, { nullable: true, description: 'Deletes a webhook and its deliveries: only with the token that created it (FORBIDDEN otherwise). NOT_FOUND when no webhook has the id.' })
   async deleteWebhook(@Ctx() ctx: Context, @Arg('id', () => ID) id: string): Promise<boolean> {
     return ctx.services.webhooks.delete(ctx.caller, id);

@@ -69,7 +69,7 @@ export class WebhookDelivery {
 
 @ObjectType({ description: 'An outside endpoint that receives the changes of a domain (and those under it), each POSTed as JSON and signed (X-Taskbase-Signature).' })
 export class Webhook {
-  @Field(() => ID, { description: 'Its id, for deleteWebhook.' })
+  @Field(() => ID, { description: 'Its id, for reactivateWebhook and deleteWebhook.' })
   id: string;
 
   @Field({ description: 'Where deliveries are POSTed: whole only for the token that created it (and with auth off); every other token sees its scheme and host, e.g. https://hooks.example.com.' })
@@ -81,7 +81,7 @@ export class Webhook {
   @Field(() => String, { nullable: true, description: 'Domain prefix; null for every change.' })
   domain: string | null;
 
-  @Field({ description: 'False once a delivery failed every attempt (TASKBASE_WEBHOOK_MAX_ATTEMPTS): nothing more is sent. Delete it and create it again to resume.' })
+  @Field({ description: 'False once a delivery failed every attempt (TASKBASE_WEBHOOK_MAX_ATTEMPTS): nothing more is sent until reactivateWebhook resumes it from the last change it delivered.' })
   active: boolean;
 
   @Field({ description: 'When it was created: it receives the changes committed after this.' })

@@ -4,6 +4,7 @@ import { cleanDomain } from '../../domain/domains.js';
 import { DomainError } from '../../domain/errors.js';
 import { checkWebhookSecret, cleanWebhookUrl, mayChangeWebhook, seesWholeUrl, shownWebhookUrl } from '../../domain/webhooks.js';
 import { newestChangeId } from '../kernel/change-log.js';
+import { num, runStatement, selectRows } from '../kernel/statements.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 import { checkedAddresses } from './webhook-target.js';
 
@@ -86,7 +87,7 @@ export class WebhookService {
     });
   }
 
-  /** Called once each webhook this process creates is committed (its dispatcher then looks for active webhooks at once). */
+  /** Called once each webhook this process creates or reactivates is committed (its dispatcher then looks for active webhooks at once). */
   onCreated(listener: () => void): () => void {
     this.createdListeners.add(listener);
     return () => this.createdListeners.delete(listener);
@@ -94,18 +95,47 @@ export class WebhookService {
 
   /** Deletes the webhook and its deliveries, with the token that created it; a delivery being sent is not recorded. */
   async delete(caller: Caller, id: string): Promise<boolean> {
-    const webhookId = /^\d{1,9}$/.test(id) ? Number(id) : null;
     return this.writer.run(caller, async (uow) => {
-      const row = webhookId === null ? null : await uow.manager.findOneBy(WebhookEntity, { id: webhookId });
-      if (!row) throw new DomainError('NOT_FOUND', `No webhook has id ${JSON.stringify(id)}. List them with the webhooks query.`);
-      if (!mayChangeWebhook(row.owner, caller.principal)) {
-        throw new DomainError('FORBIDDEN', `Webhook ${row.id} was created with another bearer token; a webhook is deleted only with the token that created it. Create your own with createWebhook.`);
-      }
+      const row = await this.ownWebhook(uow.manager, caller, id, 'deleted');
       await uow.manager.delete(WebhookEntity, { id: row.id });
       // Not left to ON DELETE CASCADE: SQLite enforces it only with foreign keys on.
       await uow.manager.delete(WebhookDeliveryEntity, { webhookId: row.id });
       return true;
     });
+  }
+
+  /**
+   * Starts an inactive webhook again from its cursor (the last change it
+   * delivered), with the token that created it: the changes after it that
+   * the log still holds are delivered in order, the ones its stopped delivery
+   * carried first, under a new delivery id. Changes after the cursor that
+   * the log pruned meanwhile cannot be sent: it resumes at the oldest change
+   * kept. An active webhook is answered as it is.
+   */
+  async reactivate(caller: Caller, id: string): Promise<WebhookView> {
+    return this.writer.run(caller, async (uow) => {
+      const row = await this.ownWebhook(uow.manager, caller, id, 'reactivated');
+      if (row.active) return viewOf(row, caller);
+      const [[oldest]] = await selectRows(uow.manager, `SELECT MIN("id") FROM "changes"`, []);
+      const position = oldest === null || oldest === undefined ? num(row.position) : Math.max(num(row.position), num(oldest) - 1);
+      // Only while it is still inactive: two people reactivating at once move it once.
+      await runStatement(uow.manager, `UPDATE "webhooks" SET "active" = ?, "sending" = NULL, "position" = ? WHERE "id" = ? AND "active" = ?`, [true, position, row.id, false]);
+      return viewOf(Object.assign(row, { active: true, sending: null, position }), caller);
+    }).then((view) => {
+      for (const listener of this.createdListeners) listener();
+      return view;
+    });
+  }
+
+  /** The webhook `id` names, if the caller's token created it: NOT_FOUND or FORBIDDEN (saying it may only be `doneTo` by its owner) otherwise. */
+  private async ownWebhook(manager: EntityManager, caller: Caller, id: string, doneTo: string): Promise<WebhookEntity> {
+    const webhookId = /^\d{1,9}$/.test(id) ? Number(id) : null;
+    const row = webhookId === null ? null : await manager.findOneBy(WebhookEntity, { id: webhookId });
+    if (!row) throw new DomainError('NOT_FOUND', `No webhook has id ${JSON.stringify(id)}. List them with the webhooks query.`);
+    if (!mayChangeWebhook(row.owner, caller.principal)) {
+      throw new DomainError('FORBIDDEN', `Webhook ${row.id} was created with another bearer token; a webhook is ${doneTo} only with the token that created it. Create your own with createWebhook.`);
+    }
+    return row;
   }
 
   /** Every webhook, oldest first, each as this caller may see it. */
@@ -132,14 +162,15 @@ export class WebhookService {
 
   /**
    * The delivery each webhook gave up on: undelivered with no next attempt
-   * (pending ones always have one), the oldest if there were several.
+   * (pending ones always have one); the newest, since a reactivated webhook
+   * keeps the delivery it stopped at before.
    */
   async stoppedBy(webhookIds: readonly number[]): Promise<Map<number, WebhookDeliveryEntity>> {
     const stops = new Map<number, WebhookDeliveryEntity>();
     if (webhookIds.length === 0) return stops;
     const rows = await this.reader().createQueryBuilder(WebhookDeliveryEntity, 'd')
       .where('d."webhookId" IN (:...ids) AND d."deliveredAt" IS NULL AND d."nextAttemptAt" IS NULL', { ids: [...webhookIds] })
-      .orderBy('d."id"', 'ASC')
+      .orderBy('d."id"', 'DESC')
       .getMany();
     for (const row of rows) if (!stops.has(row.webhookId)) stops.set(row.webhookId, row);
     return stops;

@@ -58,7 +58,7 @@ function WebhookCard({ hook, writable, onGone }: { hook: any; writable: boolean;
               ? <>Delivery {hook.stoppedBy.id} ({changesWords(hook.stoppedBy)}) failed all {hook.stoppedBy.attempts} attempts; the last {failure(hook.stoppedBy)}.</>
               : <>Its undelivered changes {hook.stoppedBy.lastError}.</>
             : 'A delivery failed every attempt.'}{' '}
-          Fix the receiver, then delete this webhook and create it again: it resumes from the changes made after that.
+          Fix the receiver, then reactivate it (the reactivateWebhook mutation): it resumes from the last change it delivered, and sends every change the log still holds.
         </p>
       )}
       <Deliveries rows={hook.deliveries} />
