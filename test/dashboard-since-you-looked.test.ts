@@ -162,6 +162,7 @@ describe('since you last looked', () => {
     expect(await page.locator('.activity-group h3').allInnerTexts()).toEqual([expect.stringMatching(/^Release 2\.0 · activity\S+ ● new$/)]);
     await expect.poll(() => page.locator('header nav a[href="#/activity"]').innerText(), { timeout: 3000 }).toMatch(/^Activity\s+2 new$/);
     expect(await page.locator('.activity').innerText()).not.toMatch(UUID);
+    await page.screenshot({ path: path.join(shots, 'dashboard-activity.png'), fullPage: true });
 
     // The agent filter goes in the address, so the view can be shared.
     await page.getByLabel('Agent').selectOption({ label: 'Release agent' });
@@ -174,7 +175,6 @@ describe('since you last looked', () => {
 
     const found = await axeFindings(page);
     expect(found.critical + found.serious, found.rules.join('\n')).toBe(0);
-    await page.screenshot({ path: path.join(shots, 'dashboard-activity.png'), fullPage: true });
     await page.getByRole('button', { name: 'Mark all seen' }).click();
     await expect.poll(() => page.locator('.activity .unread').count()).toBe(0);
     await expect.poll(() => page.locator('header nav a[href="#/activity"]').innerText()).toBe('Activity');
