@@ -3,13 +3,15 @@ import { useQuery, useSubscription } from '../live';
 import { sessionLabel } from '../session-name';
 import { STATE_LABEL, isStuck } from '../states';
 import { Loading, useTitle, when } from '../widgets';
-import { STEERING_FIELDS, SteeringMark } from '../steering';
+import { SteeringMark } from '../steering';
 import { NewMark, useUnread } from '../since-looked';
 import { IDLE_AFTER_MS, STALE_AFTER_MS, agentNow, ago, byNeed, duration, type AgentItem, type AgentNow } from '../agent-status';
 import { summaryLine, type ChecklistItem } from '../../../src/domain/plan-render';
 
 const STEP = 'id number text state note updatedAt';
-const WORKING_ROW = `id name preset createdAt lastActiveAt statusLine ${STEERING_FIELDS}
+// Written out here (not steering.tsx's STEERING_FIELDS): the tests read this file's documents from its own constants.
+const STEERING = 'steering { at action itemId itemText seen seenAt session { id name } }';
+const WORKING_ROW = `id name preset createdAt lastActiveAt statusLine ${STEERING}
   claims { ${STEP} task { id title domain } claim { claimedAt expiresAt } ready }
   plan { id items(first: 200) { nodes { ${STEP} } } }`;
 const FINISHED_ROW = 'id name preset createdAt finishedAt statusLine plan { id items(first: 200) { nodes { id number text state note added deleted } } }';

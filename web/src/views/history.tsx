@@ -8,7 +8,7 @@ import { Refusal, when } from '../widgets';
 const EVENT = 'id action at sessionId session { id name } changes { itemId kind text from to session { id name } }';
 const FILTER_VARS = '$actions: [String!], $sessionId: ID, $byPerson: Boolean';
 const FILTER_ARGS = 'actions: $actions, sessionId: $sessionId, byPerson: $byPerson';
-const HISTORY = `query($id: ID!, $first: Int!, $after: String, $newestFirst: Boolean!, ${FILTER_VARS}) { task(id: $id) {
+const HISTORY = `query($id: ID!, $first: Int!, $after: String, $newestFirst: Boolean = true, ${FILTER_VARS}) { task(id: $id) {
   history(first: $first, after: $after, newestFirst: $newestFirst, ${FILTER_ARGS}) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ${EVENT} } } } } }`;
 const SNAPSHOT = `query($id: ID!, $after: String, ${FILTER_VARS}) { task(id: $id) { history(first: 1, after: $after, newestFirst: true, ${FILTER_ARGS}) { nodes { id items { id text state } } } } }`;
 const PAGE = 30;
