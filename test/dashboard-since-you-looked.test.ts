@@ -160,7 +160,7 @@ describe('since you last looked', () => {
       expect.stringMatching(/^A person created the task: \+ Ship the release \(To do\) /),
     ]);
     expect(await page.locator('.activity-group h3').allInnerTexts()).toEqual([expect.stringMatching(/^Release 2\.0 · activity\S+ ● new$/)]);
-    await expect.poll(() => page.locator('header nav a[href="#/activity"]').innerText(), { timeout: 3000 }).toMatch(/^Activity\s+2 new$/);
+    await expect.poll(() => page.locator('header nav a[href="#/activity"]').innerText(), { timeout: 6000 }).toMatch(/^Activity\s+2 new$/);
     expect(await page.locator('.activity').innerText()).not.toMatch(UUID);
     await page.screenshot({ path: path.join(shots, 'dashboard-activity.png'), fullPage: true });
 
@@ -177,7 +177,7 @@ describe('since you last looked', () => {
     expect(found.critical + found.serious, found.rules.join('\n')).toBe(0);
     await page.getByRole('button', { name: 'Mark all seen' }).click();
     await expect.poll(() => page.locator('.activity .unread').count()).toBe(0);
-    await expect.poll(() => page.locator('header nav a[href="#/activity"]').innerText()).toBe('Activity');
+    await expect.poll(() => page.locator('header nav a[href="#/activity"]').innerText(), { timeout: 6000 }).toBe('Activity');
     expect(page.errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api';
 import { useQuery, useSubscription } from '../live';
 import { sessionLabel } from '../session-name';
@@ -18,6 +18,7 @@ const SESSIONS_LIVE = 'subscription { sessionChanged { sessionId action } }';
 const PAGE = 50;
 /** How far back the header's "new" count looks: past this many, it says "50+". */
 const NEW_COUNT_MAX = 50;
+const COUNT_EVERY_MS = 2000;
 
 /** What each action did, as a person reads it after the agent's name. */
 const DID: Record<string, string> = {
@@ -150,18 +151,22 @@ export function ActivityTab({ current }: { current: boolean }) {
   const since = useSignal(lastLooked);
   const [count, setCount] = useState<number | null>(null);
   const [tick, setTick] = useState(0);
-  const bump = () => setTick((n) => n + 1);
+  // At most one count every 2 s however busy the agents are: a badge need not keep up with 100 changes a second.
+  const pending = useRef<number | undefined>(undefined);
+  const bump = () => {
+    if (pending.current !== undefined) return;
+    pending.current = window.setTimeout(() => { pending.current = undefined; setTick((n) => n + 1); }, COUNT_EVERY_MS);
+  };
+  useEffect(() => () => clearTimeout(pending.current), []);
   useSubscription(DOMAINS_LIVE, {}, bump);
   useSubscription(SESSIONS_LIVE, {}, bump);
   useEffect(() => {
     let current = true;
-    const timer = window.setTimeout(() => {
-      gql(`{ activity(first: ${NEW_COUNT_MAX}) { nodes { at } } }`).then(
-        (data) => current && setCount(data.activity.nodes.filter((change: any) => Date.parse(change.at) > since).length),
-        () => undefined,
-      );
-    }, 250);
-    return () => { current = false; clearTimeout(timer); };
+    gql(`{ activity(first: ${NEW_COUNT_MAX}) { nodes { at } } }`).then(
+      (data) => current && setCount(data.activity.nodes.filter((change: any) => Date.parse(change.at) > since).length),
+      () => undefined,
+    );
+    return () => { current = false; };
   }, [since, tick]);
   const label = count ? `${count === NEW_COUNT_MAX ? `${NEW_COUNT_MAX}+` : count} new` : null;
   return (
