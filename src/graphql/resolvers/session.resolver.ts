@@ -188,9 +188,9 @@ export class TaskSessionResolver {
   }
 
   @FieldResolver(() => String, { description: 'A short label; never carries an [[#id]] token. A plan is titled by its session\'s name ("Plan of <name>"), as people read it, never by the session\'s id.' })
-  async title(@Root() task: Task, @Ctx() ctx: Context): Promise<string> {
+  title(@Root() task: Task, @Ctx() ctx: Context): string | Promise<string> {
+    // A domain's task answers at once: a list of 400 tasks waits on no promise for its titles.
     if (!task.sessionId) return task.title;
-    const session = await sessionById(task.sessionId, ctx);
-    return session ? planTitle(session.id, await sessionName(session, ctx)) : task.title;
+    return sessionById(task.sessionId, ctx).then(async (session) => (session ? planTitle(session.id, await sessionName(session, ctx)) : task.title));
   }
 }
