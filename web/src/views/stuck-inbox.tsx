@@ -57,7 +57,8 @@ export function StuckInbox({ domain }: { domain: string }) {
   const fresh = nodes.filter((row) => unread(row.since)).length;
   return (
     <>
-      <h3>Stuck items <span class="count">({totalCount})</span>{fresh > 0 && <> <NewMark label={`${fresh} new since you last looked`} /></>}</h3>
+      <h3>Stuck items <span class="count">({totalCount})</span></h3>
+      {fresh > 0 && <p class="small"><NewMark label={`${fresh} stuck since you last looked`} /></p>}
       {nodes.length === 0 ? <p class="muted">Nothing is blocked or failed.</p> : (
         <table class="tasks stuck-inbox"><caption class="sr">Stuck items, newest first</caption>
           <thead><tr><th scope="col">Item</th><th scope="col">State and reason</th><th scope="col">Set by</th><th scope="col">Held by</th></tr></thead>
