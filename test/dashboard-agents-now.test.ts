@@ -73,7 +73,7 @@ describe('Agents now', () => {
 
     // Stuck first, then stale, then idle, then working.
     const [first, second, third, fourth, fifth] = await rows(page);
-    expect(first).toMatch(/^Deploy agent\s+step-ops · 2\/2 · wrapping up\s+Stuck/);
+    expect(first).toMatch(/^Deploy agent\s+step-ops · 2\/2 · stuck: Deploy to staging \(blocked\)\s+Stuck/);
     expect(first).toContain('Blocked #2 Deploy to staging');
     expect(first).toContain('waits on: waiting for the staging credentials');
     expect(second).toMatch(/^Gone quiet\s+whole-list/);

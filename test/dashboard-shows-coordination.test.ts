@@ -93,7 +93,7 @@ describe('claims on items', () => {
     await summary.filter({ hasText: 'claim released' }).waitFor();
     expect(await summary.textContent()).toContain('a person (dashboard)');
     await summary.click();
-    await event.getByText(`${migrate.text}: session ${agent.slice(0, 8)}’s claim released`).waitFor();
+    await event.locator('.diff').getByText(`${migrate.text}: Migration agent’s claim released`).waitFor();
 
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -49,7 +49,7 @@ describe('writeTodos', () => {
     ]);
     expect(result.message).toBe('Updated todo list: 1 pending, 1 in progress, 2 completed.');
     expect(stepsOf(result)).toEqual(['Read the failing test:DONE', 'Fix the parser:IN_PROGRESS', 'Run the suite:PENDING', 'Update the changelog:DONE']);
-    expect(result.plan).toMatchObject({ domain: null, title: `Plan of session ${session}`, session: { id: session }, version: 1 });
+    expect(result.plan).toMatchObject({ domain: null, title: 'Plan of Read the failing test', session: { id: session }, version: 1 });
     expect(result.rendered).toBe(
       '[x] 1. Read the failing test\n[~] 2. Fix the parser\n[ ] 3. Run the suite\n[x] 4. Update the changelog',
     );

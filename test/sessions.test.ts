@@ -195,7 +195,7 @@ describe('finishSession', () => {
     await server.ok(UPDATE_STEP, { input: { step: 3, state: 'BLOCKED', note: 'CI is down' } }, { session });
     const finished = (await server.ok(FINISH_SESSION, {}, { session })).finishSession;
     expect(finished.finishedAt).not.toBeNull();
-    expect(finished.statusLine).toBe('3/3 · wrapping up');
+    expect(finished.statusLine).toBe('3/3 · stuck: Run the suite (blocked)');
     // Finishing again keeps the first finishedAt.
     expect((await server.ok(FINISH_SESSION, {}, { session })).finishSession.finishedAt).toBe(finished.finishedAt);
   });

@@ -1,3 +1,5 @@
+import { DomainError } from './errors.js';
+
 /**
  * The closed vocabularies of what gets recorded: history actions (one per
  * task event, the "Update to-do list" rows of a plan) and change-event
@@ -45,3 +47,31 @@ export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 
 /** What a change event is about. */
 export type ChangeEntity = 'TASK' | 'NOTE' | 'SESSION' | 'SETTINGS';
+
+/** A history filter's actions, checked: each must be a history action (BAD_USER_INPUT naming them otherwise), so the filter is small and says what it means. */
+export function historyActionsOf(actions: readonly string[]): HistoryAction[] {
+  const unknown = actions.filter((action) => !(HISTORY_ACTIONS as readonly string[]).includes(action));
+  if (unknown.length) {
+    throw new DomainError('BAD_USER_INPUT', `actions takes history actions only; ${unknown.slice(0, 3).map((a) => JSON.stringify(a.slice(0, 40))).join(', ')} is not one. Send some of: ${HISTORY_ACTIONS.join(', ')}.`);
+  }
+  return [...new Set(actions)] as HistoryAction[];
+}
+
+/**
+ * Which logged changes a person reads in the activity stream: what was done
+ * to tasks, notes, plans and sessions. Bookkeeping (a claim's renewal, a
+ * reminder, a turn, the steering cursor, a plan's change logged twice) is
+ * left out. An allowlist over every action, so a new one is placed on purpose.
+ */
+const IN_ACTIVITY: Record<ChangeAction, boolean> = {
+  TASK_CREATED: true, TASK_EDITED: true,
+  ITEM_STATE: true, ITEMS_ADDED: true, ITEM_RENAMED: true, ITEM_DELETED: true, ITEM_MOVED: true, ITEM_LINKED: true, ITEM_RESTORED: true,
+  COMMENT_ADDED: true, NOTE_ADDED: true, NOTE_EDITED: true, NOTE_DELETED: true,
+  PLAN_WRITTEN: true, PLAN_CLEARED: true,
+  ITEM_CLAIMED: true, CLAIM_RELEASED: true, CLAIM_OVERRIDDEN: true,
+  NOTE_CREATED: true, NOTE_ARCHIVED: true,
+  SESSION_STARTED: true, SESSION_FINISHED: true, RULES_CHANGED: true,
+  TURN_STARTED: false, REMINDED: false, PLAN_CHANGED: false, SETTINGS_CHANGED: true, CLAIM_RENEWED: false, STEERING_SEEN: false,
+};
+
+export const ACTIVITY_ACTIONS: readonly ChangeAction[] = CHANGE_ACTIONS.filter((action) => IN_ACTIVITY[action]);

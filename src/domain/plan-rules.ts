@@ -370,6 +370,19 @@ export function statusLine(steps: readonly PlanStep[] | null): string {
 }
 
 /**
+ * statusLine as people steering agents read it (the dashboard's Session.statusLine):
+ * a plan with nothing left to do but a BLOCKED or FAILED step is stuck, not
+ * "wrapping up", and says on what, e.g. "4/4 · stuck: Deploy to staging (blocked)".
+ */
+export function statusLineForPeople(steps: readonly PlanStep[] | null): string {
+  const open = steps?.some((step) => isActive(step.state)) ?? true;
+  const stuck = open ? [] : steps!.filter((step) => step.state === 'BLOCKED' || step.state === 'FAILED');
+  if (stuck.length === 0) return statusLine(steps);
+  const more = stuck.length > 1 ? ` and ${stuck.length - 1} more` : '';
+  return `${steps!.length}/${steps!.length} · stuck: ${oneLine(stuck[0].text)} (${stuck[0].state.toLowerCase()})${more}`;
+}
+
+/**
  * finishSession: null when the session may finish; otherwise the PLAN_OPEN
  * refusal text, counting and listing the open steps by number. An unexplained
  * gap is the one outcome not allowed: each open step is either finished or

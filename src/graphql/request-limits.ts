@@ -24,6 +24,9 @@ const CURSOR_OF: Record<string, readonly CursorKeyType[]> = {
   'Query.stuckItems': STUCK_CURSOR,
 };
 
+/** Lists paged by the change log's own cursor (domain/change-cursor.ts), a LoggedChange.id. */
+const CHANGE_LOG_CURSOR = new Set(['Query.changes', 'Query.activity']);
+
 function refusal(code: ErrorCode | 'BAD_REQUEST', message: string, status = 400): GraphQLError {
   return new GraphQLError(message, { extensions: { code, http: { status } } });
 }
@@ -131,8 +134,7 @@ function walk(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLComposi
             'Nothing was recorded. Ask for the first page here (first), and page on with a query.',
         );
       }
-      // The change feed's cursor is the change log's own (domain/change-cursor.ts), a LoggedChange.id.
-      if (`${type.name}.${name}` === 'Query.changes') decodeChangeCursor(after);
+      if (CHANGE_LOG_CURSOR.has(`${type.name}.${name}`)) decodeChangeCursor(after);
       else decodeCursor(after, CURSOR_OF[`${type.name}.${name}`] ?? ROW_CURSOR);
     }
     const children = fields.flatMap((each) => (each.selectionSet ? [each.selectionSet] : []));

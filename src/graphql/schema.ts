@@ -18,6 +18,9 @@ import { ItemKnowledgeResolver, TaskKnowledgeResolver } from './resolvers/task-k
 import { BriefResolver, TaskNoteConnectionResolver, TaskNoteResolver } from './resolvers/task-note.resolver.js';
 import { StuckItemResolver } from './resolvers/stuck-item.resolver.js';
 import { ItemResolver, TaskResolver } from './resolvers/task.resolver.js';
+import { ItemChangeSessionResolver, TaskEventSessionResolver } from './resolvers/history-names.resolver.js';
+import { ActivityResolver, LoggedChangeNamesResolver } from './resolvers/activity.resolver.js';
+import { ItemSteeringResolver, SessionSteeringResolver, SteeringResolver } from './resolvers/steering.resolver.js';
 import { createChangePubSub, type ChangePubSub } from './subscriptions/topics.js';
 
 /** Every resolver class; the schema is built from these. */
@@ -28,6 +31,8 @@ const RESOLVERS = [
   ChangeResolver, TaskChangeResolver, MemoryChangeResolver, SessionChangeResolver, AccessResolver,
   ChangeFeedResolver, WebhookDeliveriesResolver,
   ClaimResolver, ItemClaimResolver, SessionClaimResolver, StuckItemResolver,
+  TaskEventSessionResolver, ItemChangeSessionResolver, SteeringResolver, SessionSteeringResolver, ItemSteeringResolver,
+  ActivityResolver, LoggedChangeNamesResolver,
 ] as const;
 
 /**

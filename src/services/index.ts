@@ -16,6 +16,8 @@ import { CommentReader } from './comments/comment-reader.js';
 import { LinkedMemoryReader } from './memories/linked-memory-reader.js';
 import { SessionReader } from './sessions/session-reader.js';
 import { SteeringService } from './sessions/steering.service.js';
+import { SteeringReader } from './sessions/steering-reader.js';
+import { ActivityReader } from './changes/activity-reader.js';
 import { SessionService } from './sessions/session.service.js';
 import { TaskNoteService } from './task-notes/task-note.service.js';
 import { ItemDetailsReader } from './tasks/item-details-reader.js';
@@ -68,8 +70,10 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     plans: new PlanService(writer, search),
     sessionReader,
     steering: new SteeringService(writer, reader),
+    steeringReader: new SteeringReader(reader),
     reminders: new ReminderService(writer, reader, clock),
     changeFeed: new ChangeFeedReader(reader, db.kind),
+    activity: new ActivityReader(reader),
     webhooks: new WebhookService(writer, reader, () => options.webhookAllowedHosts ?? new Set()),
     claims: new ClaimService(writer),
     claimReader,

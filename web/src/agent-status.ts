@@ -5,6 +5,8 @@
  * wherever they are shown.
  */
 
+import type { Steering } from './steering';
+
 /** Nothing recorded for this long: the agent may be thinking, or waiting on its person. */
 export const IDLE_AFTER_MS = 10 * 60_000;
 /** Nothing recorded for this long: the agent has most likely gone away without finishing. */
@@ -25,6 +27,8 @@ export interface AgentSession {
   id: string; name: string | null; preset: string; createdAt: string; lastActiveAt: string; statusLine: string;
   claims: AgentClaim[];
   plan: { id: string; items: { nodes: AgentItem[] } } | null;
+  /** A person's latest change to its plan or claims, and whether it has seen it. */
+  steering?: Steering | null;
 }
 
 export interface AgentNow {

@@ -4,6 +4,7 @@ import { useQuery } from './live';
 import { signal, useSignal } from './signal';
 import { sessionLabel } from './session-name';
 import { STATE_LABEL } from './states';
+import { SteeringMark, useItemSteering } from './steering';
 import { Refusal, useAction, when } from './widgets';
 
 export interface Claim { claimedAt: string; expiresAt: string; session: { id: string; name: string | null; statusLine: string } }
@@ -65,8 +66,15 @@ export function ItemCoordination({ item }: { item: ItemClaim & { id: string; tex
       {item.claim && <ClaimChip itemId={item.id} text={item.text} claim={item.claim} />}
       <ReleasedNote item={item} />
       {waiting && <span class="waits small">Waits for unfinished items (see Details)</span>}
+      <ItemSteering itemId={item.id} />
     </>
   );
+}
+
+/** A person's latest change to this agent's item: not seen by the agent yet, or seen by it at a time. */
+function ItemSteering({ itemId }: { itemId: string }) {
+  const steering = useItemSteering(itemId);
+  return steering ? <SteeringMark steering={steering} /> : null;
 }
 
 /** The answer to a release, kept after the claim is gone from the row. */

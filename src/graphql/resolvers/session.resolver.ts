@@ -5,13 +5,28 @@ import { PageArgs } from '../inputs/page.args.js';
 import { RECENT_SESSIONS_MAX } from '../../domain/session-limits.js';
 import { DomainError } from '../../domain/errors.js';
 import { readSessionSearch } from '../../domain/session-search.js';
-import { statusLine } from '../../domain/plan-rules.js';
+import { statusLineForPeople } from '../../domain/plan-rules.js';
+import { planTitle } from '../../domain/session-label.js';
 import type { Context } from '../context.js';
 import { PlanRulesInput, StartSessionInput } from '../inputs/session.inputs.js';
 import { toTask } from '../mappers.js';
 import { toSession } from '../session-mappers.js';
 import { Task } from '../types/memory.type.js';
 import { Session } from '../types/session.type.js';
+
+/** Session.name: given or the client's, else its first plan's first step (read through the request's loaders). */
+export async function sessionName(session: Session, ctx: Context): Promise<string | null> {
+  if (session.givenName) return session.givenName;
+  if (session.planTaskId === null) return null;
+  return (await ctx.loaders.taskItems.load(session.planTaskId)).find((item) => !item.deleted)?.text ?? null;
+}
+
+/** A session by id, as the API shows it; null for an id no session has (a session purged since). */
+export async function sessionById(id: string | null, ctx: Context): Promise<Session | null> {
+  if (!id) return null;
+  const row = await ctx.loaders.session.load(id);
+  return row ? toSession(row) : null;
+}
 
 /** The session's plan task while one is recorded: written, and not cleared since. */
 async function currentPlan(session: Session, ctx: Context) {
@@ -127,12 +142,13 @@ export class SessionResolver {
   @FieldResolver(() => String, {
     description:
       'One line, e.g. "3/7 · installing dependencies": closed steps (neither PENDING nor IN_PROGRESS) / all steps, then the step in progress, else the first pending one, ' +
-      'else "wrapping up"; "planning" while there is no plan.',
+      'else "wrapping up"; "planning" while there is no plan. With nothing left to do but a BLOCKED or FAILED step, it says so instead of "wrapping up": ' +
+      '"4/4 · stuck: Deploy to staging (blocked)", and "and 2 more" when several are.',
   })
   async statusLine(@Root() session: Session, @Ctx() ctx: Context): Promise<string> {
     const row = await currentPlan(session, ctx);
-    if (!row) return statusLine(null);
-    return statusLine((await ctx.loaders.taskItems.load(row.id)).filter((item) => !item.deleted));
+    if (!row) return statusLineForPeople(null);
+    return statusLineForPeople((await ctx.loaders.taskItems.load(row.id)).filter((item) => !item.deleted));
   }
 
   @FieldResolver(() => String, {
@@ -142,9 +158,7 @@ export class SessionResolver {
       'from initialize, else the first step of its first plan (kept from then on, whatever later plans hold); null before any of them.',
   })
   async name(@Root() session: Session, @Ctx() ctx: Context): Promise<string | null> {
-    if (session.givenName) return session.givenName;
-    if (session.planTaskId === null) return null;
-    return (await ctx.loaders.taskItems.load(session.planTaskId)).find((item) => !item.deleted)?.text ?? null;
+    return sessionName(session, ctx);
   }
 
   @FieldResolver(() => Date, { description: 'When the session last changed: its latest plan update, its finish, or its start, whichever is latest.' })
@@ -170,8 +184,13 @@ export class SessionResolver {
 export class TaskSessionResolver {
   @FieldResolver(() => Session, { nullable: true, description: 'The session whose plan this task is; null for a knowledge-base task.' })
   async session(@Root() task: Task, @Ctx() ctx: Context): Promise<Session | null> {
-    if (!task.sessionId) return null;
-    const row = await ctx.loaders.session.load(task.sessionId);
-    return row ? toSession(row) : null;
+    return sessionById(task.sessionId, ctx);
+  }
+
+  @FieldResolver(() => String, { description: 'A short label; never carries an [[#id]] token. A plan is titled by its session\'s name ("Plan of <name>"), as people read it, never by the session\'s id.' })
+  title(@Root() task: Task, @Ctx() ctx: Context): string | Promise<string> {
+    // A domain's task answers at once: a list of 400 tasks waits on no promise for its titles.
+    if (!task.sessionId) return task.title;
+    return sessionById(task.sessionId, ctx).then(async (session) => (session ? planTitle(session.id, await sessionName(session, ctx)) : task.title));
   }
 }

@@ -118,8 +118,12 @@ export class TaskResolver {
     @Ctx() ctx: Context,
     @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('newestFirst', () => Boolean, { nullable: true, defaultValue: false, description: 'Newest change first, as a reader of recent activity wants it; the cursor then pages back in time.' }) newestFirst: boolean | null = false,
+    @Arg('actions', () => [String], { nullable: true, description: 'Only changes with one of these actions (TaskEvent.action), e.g. ["ITEM_STATE"]; totalCount counts these.' }) actions?: string[] | null,
+    @Arg('sessionId', () => ID, { nullable: true, description: 'Only changes this agent session made; totalCount counts these.' }) sessionId?: string | null,
+    @Arg('byPerson', () => Boolean, { nullable: true, description: 'Only changes made without a session (a person on the dashboard, a CLI); totalCount counts these.' }) byPerson?: boolean | null,
   ): Promise<TaskEventConnection> {
-    return toConnection(await ctx.services.taskReader.history(task.taskId, first, after, newestFirst ? 'DESC' : 'ASC'), toTaskEvent);
+    const page = await ctx.services.taskReader.history(task.taskId, first, after, newestFirst ? 'DESC' : 'ASC', { actions, sessionId, byPerson });
+    return toConnection(page, toTaskEvent);
   }
 }
 

@@ -5,6 +5,7 @@ import { memoriesWithIds } from '../memories/memory-reader.js';
 import { distinct, num, placeholders, selectRows } from '../kernel/statements.js';
 import { itemsOfTaskIds, itemsWithIds } from '../task-aggregate/item-rows.js';
 import { parseId } from '../../domain/task-rules.js';
+import { historyActionsOf } from '../../domain/history.js';
 import type { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 
 // The reads of tasks and items, as statements of our own (kernel/statements.ts) mapped by entity-rows.ts.
@@ -95,10 +96,11 @@ export class TaskReader {
    * CHAIN_LENGTH_MAX of them, however deep the page, so page 1,000 costs
    * what page 1 does.
    */
-  async history(taskId: number, first: number | null | undefined, after: string | null | undefined, direction: 'ASC' | 'DESC' = 'ASC'): Promise<Page<RecordedTaskEvent>> {
+  async history(taskId: number, first: number | null | undefined, after: string | null | undefined, direction: 'ASC' | 'DESC' = 'ASC', only: HistoryFilter = {}): Promise<Page<RecordedTaskEvent>> {
     const size = pageSize(first);
     const key = decodeCursor(after, ROW_CURSOR);
     const manager = this.reader();
+    if (isFiltered(only)) return this.filteredHistory(manager, taskId, size, key === null ? null : Number(key[0]), direction, only);
     const found = await selectRows(manager, historySql(direction, key !== null), key ? [taskId, Number(key[0]), size + 1, taskId, taskId] : [taskId, size + 1, taskId, taskId]);
     const page = pageEvents(found);
     if (direction === 'DESC') page.reverse();
@@ -107,6 +109,69 @@ export class TaskReader {
     if (!counted && key) total = num((await selectRows(manager, 'SELECT COUNT(*) FROM "task_events" e WHERE e."taskId" = ?', [taskId]))[0]![0]);
     return pageFrom(page, size, (row) => [row.id], total);
   }
+
+  /** history() with a filter: the same keyset paging over the matching rows, counted as filtered. */
+  private async filteredHistory(manager: EntityManager, taskId: number, size: number, from: number | null, direction: 'ASC' | 'DESC', only: HistoryFilter): Promise<Page<RecordedTaskEvent>> {
+    const countValues: unknown[] = [taskId];
+    const countFilter = filterSql(only, countValues);
+    const pageValues: unknown[] = [taskId];
+    const filter = filterSql(only, pageValues);
+    const values = [...countValues, ...pageValues, ...(from === null ? [] : [from]), size + 1];
+    const found = await selectRows(manager, filteredHistorySql(direction, from !== null, filter), values);
+    const page = pageEvents(found);
+    if (direction === 'DESC') page.reverse();
+    const counted = found.find((row) => row[TASK_EVENT_WIDTH] !== null);
+    let total = counted ? num(counted[TASK_EVENT_WIDTH]) : 0;
+    if (!counted && from !== null) total = num((await selectRows(manager, `SELECT COUNT(*) FROM "task_events" e WHERE e."taskId" = ?${countFilter}`, countValues))[0]![0]);
+    return pageFrom(page, size, (row) => [row.id], total);
+  }
+}
+
+/**
+ * Which of a task's events a reader asks for: some actions, one session's,
+ * or only those made without a session (people on the dashboard).
+ */
+export interface HistoryFilter {
+  actions?: readonly string[] | null;
+  sessionId?: string | null;
+  byPerson?: boolean | null;
+}
+
+function isFiltered(only: HistoryFilter): boolean {
+  return Boolean(only.actions?.length || only.sessionId || only.byPerson);
+}
+
+/** The filter as SQL over task_events e, its values appended to `values`. */
+function filterSql(only: HistoryFilter, values: unknown[]): string {
+  let sql = '';
+  if (only.actions?.length) {
+    const actions = historyActionsOf(only.actions);
+    sql += ` AND e."action" IN (${placeholders(actions.length)})`;
+    values.push(...actions);
+  }
+  if (only.sessionId) {
+    sql += ' AND e."sessionId" = ?';
+    values.push(only.sessionId);
+  }
+  if (only.byPerson) sql += ' AND e."sessionId" IS NULL';
+  return sql;
+}
+
+/**
+ * filteredHistorySql's text: the page of matching rows (with their count),
+ * then, for each page row, the rows from its nearest checkpoint up to it that
+ * the filter left out: a delta row rebuilds its list from the row right before
+ * it, which a filter may have skipped. Each chain is at most CHAIN_LENGTH_MAX
+ * rows, so a filtered page costs what an unfiltered one does, however deep.
+ */
+function filteredHistorySql(direction: 'ASC' | 'DESC', withCursor: boolean, filter: string): string {
+  const bound = withCursor ? ` AND e."id" ${direction === 'ASC' ? '>' : '<'} ?` : '';
+  return `WITH "page" AS (SELECT ${taskEventColumns('e')}, (SELECT COUNT(*) FROM "task_events" e WHERE e."taskId" = ?${filter}) AS "total" ` +
+    `FROM "task_events" e WHERE e."taskId" = ?${filter}${bound} ORDER BY e."id" ${direction} LIMIT ?) ` +
+    'SELECT p.*, 0 FROM "page" p UNION ALL ' +
+    `SELECT ${taskEventColumns('e')}, NULL, 1 FROM "task_events" e WHERE e."id" IN (SELECT l."id" FROM "page" q JOIN "task_events" l ON l."taskId" = q."taskId" AND l."id" < q."id" ` +
+    'AND l."id" >= (SELECT MAX(k."id") FROM "task_events" k WHERE k."taskId" = q."taskId" AND k."chainLength" = 0 AND k."id" <= q."id") ' +
+    'WHERE l."id" NOT IN (SELECT r."id" FROM "page" r))';
 }
 
 /**

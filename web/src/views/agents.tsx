@@ -3,11 +3,15 @@ import { useQuery, useSubscription } from '../live';
 import { sessionLabel } from '../session-name';
 import { STATE_LABEL, isStuck } from '../states';
 import { Loading, useTitle, when } from '../widgets';
+import { SteeringMark } from '../steering';
+import { NewMark, useUnread } from '../since-looked';
 import { IDLE_AFTER_MS, STALE_AFTER_MS, agentNow, ago, byNeed, duration, type AgentItem, type AgentNow } from '../agent-status';
 import { summaryLine, type ChecklistItem } from '../../../src/domain/plan-render';
 
 const STEP = 'id number text state note updatedAt';
-const WORKING_ROW = `id name preset createdAt lastActiveAt statusLine
+// Written out here (not steering.tsx's STEERING_FIELDS): the tests read this file's documents from its own constants.
+const STEERING = 'steering { at action itemId itemText seen seenAt session { id name } }';
+const WORKING_ROW = `id name preset createdAt lastActiveAt statusLine ${STEERING}
   claims { ${STEP} task { id title domain } claim { claimedAt expiresAt } ready }
   plan { id items(first: 200) { nodes { ${STEP} } } }`;
 const FINISHED_ROW = 'id name preset createdAt finishedAt statusLine plan { id items(first: 200) { nodes { id number text state note added deleted } } }';
@@ -117,10 +121,11 @@ function stepLabel(item: AgentItem): string {
 function AgentRow({ agent, now }: { agent: AgentNow; now: number }) {
   const { session, flag } = agent;
   const planHref = (item: AgentItem) => (session.plan ? `#/task/${session.plan.id}?item=${item.id}` : `#/sessions/${session.id}`);
+  const unread = useUnread();
   return (
     <tr class={`agent ${flag}`} data-session={session.id}>
       <th scope="row">
-        <a href={`#/sessions/${session.id}`} title={session.id}>{sessionLabel(session)}</a>
+        <a href={`#/sessions/${session.id}`} title={session.id}>{sessionLabel(session)}</a>{unread(new Date(agent.lastActivity).toISOString()) && <> <NewMark /></>}
         <div class="muted small">{TOOL_SET[session.preset] ?? session.preset} · {session.statusLine}</div>
       </th>
       <td><span class={`flag ${flag}`} title={FLAG_TITLE[flag]}>{FLAG_TEXT[flag]}</span></td>
@@ -136,6 +141,7 @@ function AgentRow({ agent, now }: { agent: AgentNow; now: number }) {
               <span class="muted small">{heldFor(now - Date.parse(item.updatedAt))}</span></li>
           ))}
         </ul>
+        {session.steering && <div class="steered"><SteeringMark steering={session.steering} what /></div>}
       </td>
       <td>
         {agent.stuck.length > 0 && (

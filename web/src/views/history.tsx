@@ -1,84 +1,168 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api';
+import { sessionLabel } from '../session-name';
 import { useStateWords } from '../state-words';
 import { Refusal, when } from '../widgets';
 
 // A row without the list as it stood (up to 500 items each): that is read when the row is opened.
-const EVENT = 'id action at sessionId changes { itemId kind text from to }';
-const HISTORY = `query($id: ID!, $first: Int!, $after: String) { task(id: $id) {
-  history(first: $first, after: $after, newestFirst: true) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ${EVENT} } } } } }`;
-const SNAPSHOT = `query($id: ID!, $after: String) { task(id: $id) { history(first: 1, after: $after, newestFirst: true) { nodes { id items { id text state } } } } }`;
+const EVENT = 'id action at sessionId session { id name } changes { itemId kind text from to session { id name } }';
+const FILTER_VARS = '$actions: [String!], $sessionId: ID, $byPerson: Boolean';
+const FILTER_ARGS = 'actions: $actions, sessionId: $sessionId, byPerson: $byPerson';
+const HISTORY = `query($id: ID!, $first: Int!, $after: String, $newestFirst: Boolean = true, ${FILTER_VARS}) { task(id: $id) {
+  history(first: $first, after: $after, newestFirst: $newestFirst, ${FILTER_ARGS}) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ${EVENT} } } } } }`;
+const SNAPSHOT = `query($id: ID!, $after: String, ${FILTER_VARS}) { task(id: $id) { history(first: 1, after: $after, newestFirst: true, ${FILTER_ARGS}) { nodes { id items { id text state } } } } }`;
 const PAGE = 30;
 
+/** The kinds of change a reader filters by: each a set of TaskEvent actions. */
+const KINDS: Record<string, { label: string; actions: string[] | null }> = {
+  all: { label: 'All changes', actions: null },
+  state: { label: 'State changes', actions: ['ITEM_STATE'] },
+  items: { label: 'Items added, removed, renamed or moved', actions: ['ITEMS_ADDED', 'ITEM_DELETED', 'ITEM_RESTORED', 'ITEM_RENAMED', 'ITEM_MOVED'] },
+  claims: { label: 'Claims', actions: ['ITEM_CLAIMED', 'CLAIM_RELEASED', 'CLAIM_OVERRIDDEN'] },
+  comments: { label: 'Comments and notes', actions: ['COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED'] },
+  plan: { label: 'Plan rewrites', actions: ['PLAN_WRITTEN', 'PLAN_CLEARED'] },
+  task: { label: 'Task edits and links', actions: ['TASK_CREATED', 'TASK_EDITED', 'ITEM_LINKED'] },
+};
+
+/** Who made a change: anyone, a person on the dashboard, or one agent session (its id). */
+type Maker = 'anyone' | 'person' | string;
+
+interface Row { event: any; cursor: string; before: string | null }
+interface View { rows: Row[]; total: number; newer: boolean; older: boolean; at: 'newest' | 'middle' | 'oldest' }
+
+/** The names this reader has seen agents by, so the agent filter lists them. */
+function rememberAgents(known: Map<string, string>, rows: Row[]): Map<string, string> {
+  const next = new Map(known);
+  for (const { event } of rows) if (event.session) next.set(event.session.id, sessionLabel(event.session));
+  return next;
+}
+
 /**
- * Every change, newest first, read a page at a time when the reader opens it
- * (never with the task): "Show older" pages back, and a change arriving while
- * it is open (`changes` bumps) reads the newest page again and puts the new
- * rows on top. Each row expands to the list at that point and what changed.
+ * Every change, newest first, a page at a time, read when the reader opens
+ * it (never with the task). Keyset pages both ways: Newest, Newer, Older and
+ * Oldest each read one page, whatever the history's length, so the first
+ * change of 5,000 is one action away. Filters by kind and by who made it.
+ * A change arriving while the newest page is shown (`changes` bumps) reads it
+ * again. Each row names the item, from → to and the session by name, and
+ * expands to the list at that point.
  */
 export function History(props: { taskId: string; count: number; changes: number; title?: string; open?: boolean; rowTitle?: (event: any) => string }) {
   const title = props.title ?? 'History';
   const [open, setOpen] = useState(Boolean(props.open));
-  const [rows, setRows] = useState<any[]>([]);
-  const [cursor, setCursor] = useState<{ after: string | null; more: boolean }>({ after: null, more: false });
+  const [kind, setKind] = useState('all');
+  const [maker, setMaker] = useState<Maker>('anyone');
+  const [view, setView] = useState<View | null>(null);
+  const [agents, setAgents] = useState<Map<string, string>>(new Map());
   const [error, setError] = useState<string | null>(null);
-  const loaded = useRef(false);
-  // Each row keeps the cursor of the row before it: the one place to ask for just that event again, with its list.
-  const read = async (after: string | null) => {
-    const page = (await gql(HISTORY, { id: props.taskId, first: PAGE, after })).task?.history;
+  const [busy, setBusy] = useState(false);
+  const filter = { actions: KINDS[kind].actions, sessionId: maker !== 'anyone' && maker !== 'person' ? maker : null, byPerson: maker === 'person' ? true : null };
+  const filtered = kind !== 'all' || maker !== 'anyone';
+  const where = useRef(view?.at ?? 'newest');
+  where.current = view?.at ?? 'newest';
+
+  /**
+   * One page. Newest first (`back`): the rows after `after`, the first row's
+   * newer neighbour being `after` itself. Oldest first: one row more than
+   * shown is read, the cursor of the newer neighbour of the page's top row.
+   */
+  const read = async (after: string | null, back: boolean): Promise<View | null> => {
+    const page = (await gql(HISTORY, { id: props.taskId, first: back ? PAGE : PAGE + 1, after, newestFirst: back, ...filter })).task?.history;
     if (!page) return null;
-    let before = after;
-    const nodes = page.edges.map((edge: any) => { const row = { ...edge.node, before }; before = edge.cursor; return row; });
-    return { ...page, nodes };
+    if (back) {
+      let before = after;
+      const rows = page.edges.map((edge: any) => { const row = { event: edge.node, cursor: edge.cursor, before }; before = edge.cursor; return row; });
+      return { rows, total: page.totalCount, newer: after !== null, older: page.pageInfo.hasNextPage, at: after === null ? 'newest' : page.pageInfo.hasNextPage ? 'middle' : 'oldest' };
+    }
+    const edges = page.edges as any[];
+    const beyond = edges.length > PAGE ? edges[PAGE] : null;
+    const shown = edges.slice(0, PAGE).reverse();
+    let before: string | null = beyond?.cursor ?? null;
+    const rows = shown.map((edge: any) => { const row = { event: edge.node, cursor: edge.cursor, before }; before = edge.cursor; return row; });
+    return { rows, total: page.totalCount, newer: beyond !== null, older: after !== null, at: beyond === null ? 'newest' : after === null ? 'oldest' : 'middle' };
   };
 
-  useEffect(() => {
-    loaded.current = false;
-    setRows([]);
-  }, [props.taskId]);
+  const go = async (where: 'newest' | 'newer' | 'older' | 'oldest') => {
+    setBusy(true);
+    try {
+      const rows = view?.rows ?? [];
+      const next = where === 'newest' ? await read(null, true)
+        : where === 'older' ? await read(rows.at(-1)?.cursor ?? null, true)
+        : where === 'newer' ? await read(rows[0]?.cursor ?? null, false)
+        : await read(null, false);
+      if (!next) return;
+      setError(null);
+      setView(next);
+      setAgents((known) => rememberAgents(known, next.rows));
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => setView(null), [props.taskId]);
+  // Opened, a filter changed, or a change arrived while the newest page shows: read the newest page.
   useEffect(() => {
     if (!open) return;
-    void read(null).then((page) => {
-      if (!page) return;
-      setError(null);
-      if (!loaded.current) {
-        loaded.current = true;
-        setRows(page.nodes);
-        setCursor({ after: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage });
-        return;
-      }
-      // The newest page as read now (its rows' cursors are right for their new neighbours), then the older rows already shown.
-      setRows((old) => {
-        const fresh = new Set(page.nodes.map((event: any) => event.id));
-        return [...page.nodes, ...old.filter((event) => !fresh.has(event.id))];
-      });
-    }, (failure: Error) => setError(failure.message));
+    if (view && where.current !== 'newest') {
+      setView((old) => (old ? { ...old, newer: true } : old));
+      return;
+    }
+    void go('newest');
   }, [open, props.taskId, props.changes]);
+  const filtersRead = useRef(false);
+  useEffect(() => {
+    // Not on the first render: the effect above reads the first page.
+    if (!filtersRead.current) { filtersRead.current = true; return; }
+    if (open) void go('newest');
+  }, [kind, maker]);
 
-  const older = async () => {
-    const page = await read(cursor.after).catch((failure: Error) => { setError(failure.message); return null; });
-    if (!page) return;
-    setRows((old) => [...old, ...page.nodes]);
-    setCursor({ after: page.pageInfo.endCursor, more: page.pageInfo.hasNextPage });
-  };
-
+  const total = view?.total ?? props.count;
   return (
     <section class="history" aria-label={title}>
       <details open={open} onToggle={(event) => setOpen((event.currentTarget as HTMLDetailsElement).open)}>
-        <summary><h3>{title} <span class="muted">({props.count})</span></h3></summary>
+        <summary><h3>{title} <span class="muted">({filtered && view ? `${view.total} of ${props.count}` : props.count})</span></h3></summary>
+        <div class="history-tools" role="group" aria-label={`Filter the ${title.toLowerCase()}`}>
+          <label><span>Kind</span>
+            <select value={kind} onChange={(event) => setKind(event.currentTarget.value)}>
+              {Object.entries(KINDS).map(([value, { label }]) => <option value={value}>{label}</option>)}
+            </select></label>
+          <label><span>Made by</span>
+            <select value={maker} onChange={(event) => setMaker(event.currentTarget.value)}>
+              <option value="anyone">Anyone</option>
+              <option value="person">A person (dashboard)</option>
+              {[...agents].map(([id, name]) => <option value={id}>{name}</option>)}
+            </select></label>
+        </div>
         <Refusal error={error} />
-        {open && rows.length === 0 && !error && <p class="muted">Loading…</p>}
-        <ol class="events" reversed start={props.count}>
-          {rows.map((event) => <HistoryRow key={event.id} event={event} taskId={props.taskId} rowTitle={props.rowTitle} />)}
+        {open && !view && !error && <p class="muted">Loading…</p>}
+        {view && view.rows.length === 0 && <p class="muted">No change {filtered ? 'matches these filters' : 'recorded yet'}.</p>}
+        <ol class="events">
+          {view?.rows.map((row) => <HistoryRow key={row.event.id} row={row} taskId={props.taskId} filter={filter} rowTitle={props.rowTitle} />)}
         </ol>
-        {cursor.more && <button type="button" onClick={() => void older()}>Show older changes ({props.count - rows.length} more)</button>}
+        {view && total > 0 && (
+          <nav class="pager" aria-label={`Page through the ${title.toLowerCase()}`}>
+            <button type="button" disabled={busy || !view.newer} onClick={() => void go('newest')}>⇤ Newest</button>
+            <button type="button" disabled={busy || !view.newer} onClick={() => void go('newer')}>← Newer</button>
+            <button type="button" disabled={busy || !view.older} onClick={() => void go('older')}>Older →</button>
+            <button type="button" disabled={busy || !view.older} onClick={() => void go('oldest')}>Oldest ⇥</button>
+            <span class="muted small" aria-live="polite">{view.at === 'newest' ? 'The newest changes' : view.at === 'oldest' ? 'The oldest changes' : `Changes of ${when(view.rows[0]?.event.at)}`}</span>
+          </nav>
+        )}
       </details>
     </section>
   );
 }
 
+/** Who made a change, by name: the agent session's, or a person on the dashboard. */
+export function madeBy(event: { sessionId: string | null; session?: { id: string; name: string | null } | null }): string {
+  if (event.session) return sessionLabel(event.session);
+  return event.sessionId ? sessionLabel({ id: event.sessionId }) : 'a person (dashboard)';
+}
+
 /** One change; opening it reads the list as it stood then. */
-function HistoryRow({ event, taskId, rowTitle }: { event: any; taskId: string; rowTitle?: (event: any) => string }) {
+function HistoryRow({ row, taskId, filter, rowTitle }: { row: Row; taskId: string; filter: Record<string, unknown>; rowTitle?: (event: any) => string }) {
+  const { event } = row;
   const [list, setList] = useState<any[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [opened, setOpened] = useState(false);
@@ -87,18 +171,20 @@ function HistoryRow({ event, taskId, rowTitle }: { event: any; taskId: string; r
   const open = (isOpen: boolean) => {
     setOpened(isOpen);
     if (!isOpen || list) return;
-    gql(SNAPSHOT, { id: taskId, after: event.before }).then(
+    gql(SNAPSHOT, { id: taskId, after: row.before, ...filter }).then(
       (data) => setList(data.task?.history.nodes[0]?.items ?? []),
       (failure: Error) => setError(failure.message),
     );
   };
+  const action = rowTitle ? rowTitle(event) : event.action.toLowerCase().replace(/_/g, ' ');
+  const what = event.changes.length === 1 ? describe(event.changes[0], STATE_LABEL) : event.changes.length > 1 ? `${event.changes.length} items` : '';
   return (
     <li>
       <details onToggle={(e) => open((e.currentTarget as HTMLDetailsElement).open)}>
-        <summary>{rowTitle ? rowTitle(event) : event.action.toLowerCase().replace(/_/g, ' ')}{' '}
-          <span class="muted">· {when(event.at)} · {event.sessionId ? `agent ${event.sessionId.slice(0, 8)}` : 'a person (dashboard)'}</span>
+        <summary>{action}{what ? <> — <span class="what">{what}</span></> : null}{' '}
+          <span class="muted">· {madeBy(event)} · <time dateTime={event.at}>{when(event.at)}</time></span>
         </summary>
-        {opened && event.sessionId && <p class="small">Made by <a href={`#/sessions/${event.sessionId}`}>session {event.sessionId.slice(0, 8)}</a></p>}
+        {opened && event.sessionId && <p class="small">Made by <a href={`#/sessions/${event.sessionId}`}>{madeBy(event)}</a></p>}
         <div class="cols">
           <div>
             <h4>The list</h4>
@@ -117,7 +203,13 @@ function HistoryRow({ event, taskId, rowTitle }: { event: any; taskId: string; r
   );
 }
 
-function describe(change: any, STATE_LABEL: Readonly<Record<string, string>>): string {
+/** The holder of a claim a change names, by name ("Migration agent"), else by its short id. */
+function holder(change: any, id: string | null): string {
+  return change.session ? sessionLabel(change.session) : id ? sessionLabel({ id }) : 'a session';
+}
+
+/** One item change in words, with names: the item, from → to, whose claim. */
+export function describe(change: any, STATE_LABEL: Readonly<Record<string, string>>): string {
   const state = (value: string | null) => (value ? STATE_LABEL[value] ?? value : '');
   switch (change.kind) {
     case 'ADDED': return `+ ${change.text} (${state(change.to)})`;
@@ -125,8 +217,9 @@ function describe(change: any, STATE_LABEL: Readonly<Record<string, string>>): s
     case 'RENAMED': return `✎ “${change.from}” → “${change.to}”`;
     case 'STATE': return `${change.text}: ${state(change.from)} → ${state(change.to)}`;
     case 'MOVED': return `↕ ${change.text}: #${change.from} → #${change.to}`;
-    case 'CLAIMED': return `⚑ ${change.text}: claimed by session ${String(change.to).slice(0, 8)}`;
-    case 'RELEASED': return `⚐ ${change.text}: session ${String(change.from).slice(0, 8)}’s claim released`;
+    case 'CLAIMED': return `⚑ ${change.text}: claimed by ${holder(change, change.to)}`;
+    case 'RELEASED': return `⚐ ${change.text}: ${holder(change, change.from)}’s claim released`;
+    case 'OVERRIDDEN': return `⚠ ${change.text}: changed past ${holder(change, change.from)}’s claim`;
     default: return `${change.kind} ${change.text}`;
   }
 }

@@ -3,6 +3,7 @@ import { canWrite, gql } from '../api';
 import { ItemCoordination, type Claim } from '../claims';
 import { useQuery } from '../live';
 import { sessionLabel } from '../session-name';
+import { NewMark, useUnread } from '../since-looked';
 import { useSignal } from '../signal';
 import { StateSelect } from '../state-select';
 import { STATE_LABEL } from '../states';
@@ -49,11 +50,15 @@ export function StuckInbox({ domain }: { domain: string }) {
   const [shown, setShown] = useState(PAGE);
   const stuck = useQuery<{ stuckItems: { totalCount: number; pageInfo: { hasNextPage: boolean }; nodes: StuckRow[] } }>(
     STUCK, { domain: domain || null, first: Math.min(shown, 200) }, { query: LIVE, variables: {} });
+  const unread = useUnread();
   if (!stuck.data) return <><h3>Stuck items</h3><Loading error={stuck.error} /></>;
   const { totalCount, nodes, pageInfo } = stuck.data.stuckItems;
+  // Newest first: the rows stuck since this browser last looked are at the top.
+  const fresh = nodes.filter((row) => unread(row.since)).length;
   return (
     <>
       <h3>Stuck items <span class="count">({totalCount})</span></h3>
+      {fresh > 0 && <p class="small"><NewMark label={`${fresh} stuck since you last looked`} /></p>}
       {nodes.length === 0 ? <p class="muted">Nothing is blocked or failed.</p> : (
         <table class="tasks stuck-inbox"><caption class="sr">Stuck items, newest first</caption>
           <thead><tr><th scope="col">Item</th><th scope="col">State and reason</th><th scope="col">Set by</th><th scope="col">Held by</th></tr></thead>
@@ -69,6 +74,7 @@ export function StuckInbox({ domain }: { domain: string }) {
 }
 
 function StuckItemRow({ row, onChanged }: { row: StuckRow; onChanged(): void }) {
+  const unread = useUnread()(row.since);
   const writable = useSignal(canWrite);
   const [run, error] = useAction();
   const { item, task } = row;
@@ -81,7 +87,7 @@ function StuckItemRow({ row, onChanged }: { row: StuckRow; onChanged(): void }) 
   });
   return (
     <tr>
-      <td><span class="text">{item.text}</span><br /><span class="muted small">{where}{task.domain ? ` · ${task.domain}` : ''}</span></td>
+      <td>{unread && <><NewMark /> </>}<span class="text">{item.text}</span><br /><span class="muted small">{where}{task.domain ? ` · ${task.domain}` : ''}</span></td>
       <td>
         {writable
           ? <StateSelect id={`stuck-${item.id}`} label={`State of “${item.text}”`} value={item.state} words={STATE_LABEL} choose={choose} />

@@ -12,6 +12,7 @@ import { StateWords, presetOf, useStateWords, wordsFor } from '../state-words';
 import { useTaskData, type Item } from '../task-data';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
 import { History } from './history';
+import { SteeringMarks, useTaskSteering } from '../steering';
 import { RestoreButton, deleteWithUndo } from '../undo';
 import { TaskEdit } from '../task-edit';
 import { sessionLabel } from '../session-name';
@@ -92,6 +93,8 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   // The version an edit starts from: read when the edit starts, so rows need not re-render when it moves on.
   const version = useRef(0);
   version.current = t?.version ?? 0;
+  // Whether the agent has seen a person's change to its plan or claimed item, per row.
+  const steering = useTaskSteering(t?.id ?? null, t?.session?.id ?? null, data.items.some((item) => item.claim), data.changes);
   const rulesKey = JSON.stringify(t?.session?.rules ?? null);
   const rules = useMemo(() => t?.session?.rules ?? null, [rulesKey]);
   if (data.missing) return <p role="alert">There is no task {id}. It may have been deleted, or the link is mistyped: open its domain to find it.</p>;
@@ -102,6 +105,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   const preset = presetOf(t?.session);
   return (
     <StateWords.Provider value={wordsFor(preset)}>
+    <SteeringMarks.Provider value={steering}>
     <article class="task" aria-labelledby="task-title">
       <p class="crumbs">{t?.domain ? <a href={`#/domains/${t.domain}`}>{t.domain}</a> : t?.session ? <>Plan of <a href={`#/sessions/${t.session.id}`}>{sessionLabel(t.session)}</a></> : null}</p>
       <h2 id="task-title" tabIndex={-1}>{t ? t.title : 'Loading the task…'}</h2>
@@ -135,6 +139,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
       {data.hasMoreComments && <MoreComments shown={data.comments.length} total={data.totalComments} onMore={data.loadMoreComments} />}
       {t && <History taskId={t.id} count={data.historyCount} changes={data.changes} />}
     </article>
+    </SteeringMarks.Provider>
     </StateWords.Provider>
   );
 }
