@@ -1,6 +1,6 @@
 import type { ChangeAction } from '../../domain/history.js';
 import { In } from 'typeorm';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, refuse } from '../../domain/errors.js';
 import { cleanFreeText, cleanLabel } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { checkNoBareReference, parseRefs } from '../../domain/refs.js';
@@ -27,7 +27,7 @@ export interface EditNoteInput {
 }
 
 function memoryNotFound(id: string): DomainError {
-  return new DomainError('NOT_FOUND', `No memory has id "${id}". Use an id that createNote or createTask returned, or find it with search.`);
+  return refuse('MEMORY_NOT_FOUND', { memoryId: id });
 }
 
 /** Plain memories (notes), and archiving any memory. */

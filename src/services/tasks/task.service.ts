@@ -1,5 +1,5 @@
 import { changesTheList, type HistoryAction } from '../../domain/history.js';
-import { DomainError, refusalWithRemedy } from '../../domain/errors.js';
+import { DomainError, refuse } from '../../domain/errors.js';
 import { cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX, sameLabel, splitItemsText } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { moveAfter } from '../../domain/ordering.js';
@@ -306,7 +306,7 @@ export class TaskService {
     const rows = numeric.includes(null) ? [] : await memoriesWithIds(manager, numeric as number[]);
     const missing = ids.filter((id) => !rows.some((row) => String(row.id) === String(id).trim() && !row.sessionId));
     if (missing.length) {
-      throw refusalWithRemedy('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}.`, 'LINK_BY_ID');
+      throw refuse('RELATED_NOT_FOUND', { memoryIds: missing });
     }
     const linked = new Set((await selectRows(manager, `SELECT l."memoryId" FROM "item_links" l WHERE l."itemId" = ?`, [itemId])).map(([memoryId]) => num(memoryId)));
     const fresh = rows.filter((row) => !linked.has(row.id));
