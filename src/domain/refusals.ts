@@ -90,6 +90,8 @@ export interface RefusalFacts {
   DEPENDENCY_CYCLE: { itemIds: string[]; labels: string[] };
   /** A note on items sent without its brief. */
   BRIEF_MISSING: Record<string, never>;
+  /** An edit that names nothing to change: `fields` are those it takes. */
+  NOTHING_TO_CHANGE: { operation: string; fields: string[] };
 }
 
 /** The brief's required fields, by their GraphQL names (each surface names them its own way). */
@@ -145,6 +147,7 @@ export const REFUSAL_CODES: { [R in RefusalReason]: ErrorCode } = {
   DEPENDENCIES_PER_BRIEF: 'TOO_LARGE',
   DEPENDENCY_CYCLE: 'BAD_USER_INPUT',
   BRIEF_MISSING: 'BRIEF_INCOMPLETE',
+  NOTHING_TO_CHANGE: 'BAD_USER_INPUT',
 };
 
 /** What to send instead, where that names an operation: each surface words it from its own remedies table. */
@@ -298,9 +301,16 @@ function graphqlFact(refusal: Refusal): string {
       return `This brief's dependsOn would make a cycle: item ${cycleText(refusal.facts)}. Nothing could ever start; drop one of these dependencies.`;
     case 'BRIEF_MISSING':
       return 'A note on items is a brief: send brief (goal, context, steps, pitfalls, doneWhen, dependsOn) with items.';
+    case 'NOTHING_TO_CHANGE':
+      return `${refusal.facts.operation} needs at least one of ${oneOf(refusal.facts.fields)}.`;
     default:
       return assertUnreachable(refusal);
   }
+}
+
+/** "a, b or c". */
+export function oneOf(words: readonly string[]): string {
+  return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
 /** The ids a text may cite, as an UNKNOWN_REFERENCE refusal offers them: "its item ids are 5, 6" (the first ten, and how many more). */

@@ -5,7 +5,7 @@
  * and facts (domain/refusals.ts), never from another layer's message.
  */
 import type { DomainError } from '../../domain/errors.js';
-import { assertUnreachable, cycleText, itemIdsText, labelName, type BriefField, type Refusal } from '../../domain/refusals.js';
+import { assertUnreachable, cycleText, oneOf, itemIdsText, labelName, type BriefField, type Refusal } from '../../domain/refusals.js';
 import type { Remedy } from '../../domain/remedies.js';
 import { kbState } from './kb-text.js';
 
@@ -145,6 +145,8 @@ function kbFact(refusal: Refusal): string {
       return `This brief's depends_on would make a cycle: item ${cycleText(refusal.facts)}. Nothing could ever start; drop one of these dependencies.`;
     case 'BRIEF_MISSING':
       return "A note on items is a brief: send the brief's fields (goal, context, steps, pitfalls, done_when, depends_on) with items.";
+    case 'NOTHING_TO_CHANGE':
+      return `Nothing to change: send at least one of ${oneOf(refusal.facts.fields.map(kbField))}.`;
     default:
       return assertUnreachable(refusal);
   }

@@ -65,7 +65,7 @@ export class NoteService {
         change.domain = cleanDomain(input.domain);
         uow.touchDomain(change.domain);
       }
-      if (Object.keys(change).length === 0) throw new DomainError('BAD_USER_INPUT', 'editNote needs at least one of title, body or domain.');
+      if (Object.keys(change).length === 0) throw refuse('NOTHING_TO_CHANGE', { operation: 'editNote', fields: ['title', 'body', 'domain'] });
       await this.save(uow, note, change, 'NOTE_EDITED');
       return note;
     });

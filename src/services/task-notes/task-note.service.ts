@@ -1,5 +1,5 @@
 import { checkBriefItemCount, cleanBrief, taskNoteShape, type BriefIn } from '../../domain/briefs.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, refuse } from '../../domain/errors.js';
 import { cleanFreeText, cleanLabel } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
@@ -108,7 +108,7 @@ export class TaskNoteService {
           briefed: new Set(briefed), deleted: deletedIds(aggregate), kept: new Set(note.brief.dependsOn.map((d) => d.item)),
         });
       }
-      if (Object.keys(change).length === 0) throw new DomainError('BAD_USER_INPUT', 'editTaskNote needs at least one of title, body or brief.');
+      if (Object.keys(change).length === 0) throw refuse('NOTHING_TO_CHANGE', { operation: 'editTaskNote', fields: ['title', 'body', 'brief'] });
       change.updatedAt = uow.now;
       await uow.manager.update(TaskNoteEntity, { id: note.id }, change);
       Object.assign(note, change);

@@ -123,7 +123,7 @@ export class TaskService {
         uow.touchDomain(changes.domain);
       }
       if (Object.keys(changes).length === 0) {
-        throw new DomainError('BAD_USER_INPUT', 'editTask needs at least one of title, goal or domain.');
+        throw refuse('NOTHING_TO_CHANGE', { operation: 'editTask', fields: ['title', 'goal', 'domain'] });
       }
       // Sending what the task already says (a retried edit) is accepted and records nothing.
       for (const key of Object.keys(changes) as (keyof MemoryEntity)[]) if (changes[key] === task[key]) delete changes[key];
@@ -137,7 +137,7 @@ export class TaskService {
 
   async updateItem(caller: Caller, input: UpdateItemInput): Promise<ItemChanged> {
     const asked = [input.state, input.text, input.comment].some((value) => value !== null && value !== undefined) || !!input.related?.length;
-    if (!asked) throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
+    if (!asked) throw refuse('NOTHING_TO_CHANGE', { operation: 'updateItem', fields: ['state', 'text', 'comment', 'related'] });
     if (input.force && !input.comment?.trim()) {
       throw new DomainError('BAD_USER_INPUT', 'force: true goes past another session\'s claim and is recorded: give the reason in comment.');
     }
