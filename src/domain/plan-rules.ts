@@ -173,7 +173,7 @@ export function checkPlan(steps: readonly PlanStep[], rules: PlanRules): void {
   if (rules.oneActive) {
     const active = steps.filter((step) => step.state === 'IN_PROGRESS').length;
     if (active > 1) {
-      throw new DomainError('TOO_MANY_IN_PROGRESS', `invalid todos: at most one task may be in_progress (got ${active})`);
+      throw new DomainError('TOO_MANY_IN_PROGRESS', `invalid todos: at most one task may be in_progress (got ${active})`, { count: active, limit: 1 });
     }
   }
 }
