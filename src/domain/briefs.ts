@@ -35,7 +35,7 @@ export const BRIEF_DEPENDS_ON_MAX = 20;
 /** TOO_LARGE when a brief is on more than BRIEF_ITEMS_MAX items. */
 export function checkBriefItemCount(count: number): void {
   if (count <= BRIEF_ITEMS_MAX) return;
-  throw new DomainError('TOO_LARGE', `The brief is on ${count} items; one brief is on at most ${BRIEF_ITEMS_MAX}. Split it into several briefs.`);
+  throw new DomainError('TOO_LARGE', `The brief is on ${count} items; one brief is on at most ${BRIEF_ITEMS_MAX}. Split it into several briefs.`, { count, limit: BRIEF_ITEMS_MAX });
 }
 
 /** What a brief's dependencies are checked against, besides the task's item ids. */
@@ -93,6 +93,7 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope
     throw new DomainError(
       'TOO_LARGE',
       `The brief's texts cite ${cited.size} different items; one brief cites at most ${REFS_PER_TEXT_MAX}. Cite the items that matter, or split the brief.`,
+      { count: cited.size, limit: REFS_PER_TEXT_MAX },
     );
   }
   return brief;
@@ -123,16 +124,16 @@ export function taskNoteShape(input: { items?: readonly string[] | null; brief?:
   const hasBrief = input.brief !== null && input.brief !== undefined;
   const hasBody = input.body !== null && input.body !== undefined;
   if (hasBrief && hasBody) {
-    throw new DomainError('BRIEF_INCOMPLETE', 'Send either body (a note on the whole task) or items with brief (a note on items), not both.');
+    throw new DomainError('BRIEF_INCOMPLETE', 'Send either body (a note on the whole task) or items with brief (a note on items), not both.', { fields: ['body', 'brief'] });
   }
   if (hasBrief && !hasItems) {
-    throw new DomainError('BRIEF_INCOMPLETE', 'A brief is a note on items: send items (the ids it briefs) with it, or send body alone for a note on the whole task.');
+    throw new DomainError('BRIEF_INCOMPLETE', 'A brief is a note on items: send items (the ids it briefs) with it, or send body alone for a note on the whole task.', { fields: ['brief'] });
   }
   if (hasItems && !hasBrief) {
     throw refuse('BRIEF_MISSING', {});
   }
   if (!hasBrief && !hasBody) {
-    throw new DomainError('BRIEF_INCOMPLETE', 'A task note needs body (a note on the whole task) or items with brief (a note on items).');
+    throw new DomainError('BRIEF_INCOMPLETE', 'A task note needs body (a note on the whole task) or items with brief (a note on items).', { fields: [] });
   }
   return hasBrief ? 'BRIEF' : 'WHOLE_TASK';
 }

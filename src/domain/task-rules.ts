@@ -48,7 +48,7 @@ export const LINKS_PER_ITEM_MAX = 100;
 export function linksAsked(first: number | null | undefined): number {
   if (first === null || first === undefined) return LINKS_PER_ITEM_MAX;
   if (!Number.isInteger(first) || first < 0 || first > LINKS_PER_ITEM_MAX) {
-    throw new DomainError('BAD_USER_INPUT', `related(first) must be a whole number from 0 to ${LINKS_PER_ITEM_MAX} (an item links at most ${LINKS_PER_ITEM_MAX}); got ${first}.`);
+    throw new DomainError('BAD_USER_INPUT', `related(first) must be a whole number from 0 to ${LINKS_PER_ITEM_MAX} (an item links at most ${LINKS_PER_ITEM_MAX}); got ${first}.`, { field: 'first', count: first, limit: LINKS_PER_ITEM_MAX });
   }
   return first;
 }
@@ -60,5 +60,6 @@ export function checkLinkCount(itemId: string, linked: number, adding: number): 
     'TOO_LARGE',
     `Item ${itemId} links ${linked} memories; linking ${adding} more would pass the limit of ${LINKS_PER_ITEM_MAX} per item. ` +
       `Link at most ${LINKS_PER_ITEM_MAX - linked} more, or gather related notes into one note and link that.`,
+    { itemId, linked, count: adding, limit: LINKS_PER_ITEM_MAX },
   );
 }

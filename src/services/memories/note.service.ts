@@ -87,6 +87,7 @@ export class NoteService {
           throw new DomainError(
             'BAD_USER_INPUT',
             `Task ${memory.id} is still open; a task is archived when every live item is DONE or DROPPED. Mark its remaining items DONE, or DROPPED with a reason (BLOCKED and FAILED items keep it open).`,
+            { taskId: String(memory.id) },
           );
         }
         return memory;
@@ -100,7 +101,7 @@ export class NoteService {
     const noteId = parseId(id);
     const note = noteId === null ? null : await uow.manager.findOneBy(MemoryEntity, { id: noteId });
     if (note?.kind === 'TASK' && !note.sessionId) {
-      throw new DomainError('BAD_USER_INPUT', `Memory ${note.id} is a task, not a note; change it with editTask (title, goal, domain) or the item mutations.`);
+      throw new DomainError('BAD_USER_INPUT', `Memory ${note.id} is a task, not a note; change it with editTask (title, goal, domain) or the item mutations.`, { memoryId: String(note.id), kind: 'TASK' });
     }
     if (!note || note.kind !== 'NOTE') throw memoryNotFound(id);
     uow.touchDomain(note.domain);
@@ -128,6 +129,7 @@ export class NoteService {
       throw new DomainError(
         'UNKNOWN_REFERENCE',
         `body cites ${unknown.map((id) => `[[#${id}]]`).join(', ')}, which names no item. A note may cite any existing item by its id; fix the id or remove the token.`,
+        { field: 'body', unknownIds: unknown },
       );
     }
     return body;
