@@ -4,7 +4,8 @@ import type { Remedy } from './remedies.js';
 /**
  * Every refusal the API can give, one code each. The message that goes with a
  * code is written for an agent to read and act on: what was wrong and what to
- * send instead. `src/graphql/errors.ts` maps these to `extensions.code`.
+ * send instead. `src/graphql/errors.ts` maps these to `extensions.code`, beside
+ * the refusal's reason and facts (refusals.ts).
  */
 const ERROR_CODES = [
   /** A label is empty once trimmed. */
