@@ -1,4 +1,4 @@
-import { DomainError, refusalWithRemedy } from './errors.js';
+import { DomainError, refuse } from './errors.js';
 import { cleanFreeText } from './text-rules.js';
 import { REFS_PER_TEXT_MAX, checkFreeText, parseRefs } from './refs.js';
 
@@ -35,7 +35,7 @@ export const BRIEF_DEPENDS_ON_MAX = 20;
 /** TOO_LARGE when a brief is on more than BRIEF_ITEMS_MAX items. */
 export function checkBriefItemCount(count: number): void {
   if (count <= BRIEF_ITEMS_MAX) return;
-  throw new DomainError('TOO_LARGE', `The brief is on ${count} items; one brief is on at most ${BRIEF_ITEMS_MAX}. Split it into several briefs.`);
+  throw new DomainError('TOO_LARGE', `The brief is on ${count} items; one brief is on at most ${BRIEF_ITEMS_MAX}. Split it into several briefs.`, { count, limit: BRIEF_ITEMS_MAX });
 }
 
 /** What a brief's dependencies are checked against, besides the task's item ids. */
@@ -59,35 +59,28 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope
   const fields = Object.fromEntries(REQUIRED.map((name) => [name, cleanFreeText(raw[name], name)])) as Record<(typeof REQUIRED)[number], string>;
   const blank = REQUIRED.filter((name) => fields[name] === '');
   if (blank.length) {
-    throw refusalWithRemedy(
-      'BRIEF_INCOMPLETE',
-      `A brief needs every one of goal, context, steps, pitfalls and doneWhen; ${blank.join(', ')} ${blank.length === 1 ? 'is' : 'are'} empty.`,
-      'FILL_THE_BRIEF',
-    );
+    throw refuse('BRIEF_FIELDS_EMPTY', { fields: blank });
   }
   const extraInfo = raw.extraInfo === null || raw.extraInfo === undefined ? null : cleanFreeText(raw.extraInfo, 'extraInfo') || null;
   for (const name of REQUIRED) checkFreeText(fields[name], name, taskItemIds);
   if (extraInfo) checkFreeText(extraInfo, 'extraInfo', taskItemIds);
   if (raw.dependsOn.length > BRIEF_DEPENDS_ON_MAX) {
-    throw new DomainError(
-      'TOO_LARGE',
-      `dependsOn names ${raw.dependsOn.length} items; one brief waits for at most ${BRIEF_DEPENDS_ON_MAX}. Name the items it waits for directly, or split the brief.`,
-    );
+    throw refuse('DEPENDENCIES_PER_BRIEF', { count: raw.dependsOn.length, limit: BRIEF_DEPENDS_ON_MAX });
   }
   const dependsOn: Brief['dependsOn'] = [];
   for (const dependency of raw.dependsOn) {
     const item = String(dependency.item).trim();
     if (!taskItemIds.has(item)) {
-      throw new DomainError('UNKNOWN_REFERENCE', `dependsOn names item "${item}", which is not an item of this task. Name items of the same task by their ids.`);
+      throw refuse('DEPENDENCY_UNKNOWN', { itemId: item });
     }
     if (dependsOn.some((existing) => existing.item === item)) {
-      throw new DomainError('BAD_USER_INPUT', `dependsOn names item ${item} twice; name each item once, with one reason.`);
+      throw refuse('DEPENDENCY_TWICE', { itemId: item });
     }
     if (scope.briefed?.has(item)) {
-      throw new DomainError('BAD_USER_INPUT', `dependsOn names item ${item}, which this brief is on; an item cannot wait for itself. Name the items it waits for.`);
+      throw refuse('DEPENDENCY_ON_ITSELF', { itemId: item });
     }
     if (scope.deleted?.has(item) && !scope.kept?.has(item)) {
-      throw refusalWithRemedy('DELETED_ITEM', `dependsOn names item ${item}, which is deleted; a brief cannot start waiting for a deleted item.`, 'WAIT_FOR_A_LIVE_ITEM');
+      throw refuse('DEPENDENCY_DELETED', { itemId: item });
     }
     const reason = dependency.reason === null || dependency.reason === undefined ? null : cleanFreeText(dependency.reason, 'reason') || null;
     if (reason) checkFreeText(reason, 'reason', taskItemIds);
@@ -100,6 +93,7 @@ export function cleanBrief(raw: BriefIn, taskItemIds: ReadonlySet<string>, scope
     throw new DomainError(
       'TOO_LARGE',
       `The brief's texts cite ${cited.size} different items; one brief cites at most ${REFS_PER_TEXT_MAX}. Cite the items that matter, or split the brief.`,
+      { count: cited.size, limit: REFS_PER_TEXT_MAX },
     );
   }
   return brief;
@@ -130,16 +124,16 @@ export function taskNoteShape(input: { items?: readonly string[] | null; brief?:
   const hasBrief = input.brief !== null && input.brief !== undefined;
   const hasBody = input.body !== null && input.body !== undefined;
   if (hasBrief && hasBody) {
-    throw new DomainError('BRIEF_INCOMPLETE', 'Send either body (a note on the whole task) or items with brief (a note on items), not both.');
+    throw new DomainError('BRIEF_INCOMPLETE', 'Send either body (a note on the whole task) or items with brief (a note on items), not both.', { fields: ['body', 'brief'] });
   }
   if (hasBrief && !hasItems) {
-    throw new DomainError('BRIEF_INCOMPLETE', 'A brief is a note on items: send items (the ids it briefs) with it, or send body alone for a note on the whole task.');
+    throw new DomainError('BRIEF_INCOMPLETE', 'A brief is a note on items: send items (the ids it briefs) with it, or send body alone for a note on the whole task.', { fields: ['brief'] });
   }
   if (hasItems && !hasBrief) {
-    throw new DomainError('BRIEF_INCOMPLETE', 'A note on items is a brief: send brief (goal, context, steps, pitfalls, doneWhen, dependsOn) with items.');
+    throw refuse('BRIEF_MISSING', {});
   }
   if (!hasBrief && !hasBody) {
-    throw new DomainError('BRIEF_INCOMPLETE', 'A task note needs body (a note on the whole task) or items with brief (a note on items).');
+    throw new DomainError('BRIEF_INCOMPLETE', 'A task note needs body (a note on the whole task) or items with brief (a note on items).', { fields: [] });
   }
   return hasBrief ? 'BRIEF' : 'WHOLE_TASK';
 }

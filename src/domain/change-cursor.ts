@@ -31,6 +31,7 @@ export function decodeChangeCursor(cursor: string | null | undefined): number | 
     throw new DomainError(
       'BAD_USER_INPUT',
       'after is not a change-log cursor. Pass the id (or pageInfo.endCursor) of a change you read from this log, or omit after to start from the oldest change kept.',
+      { field: 'after' },
     );
   }
   return id;

@@ -1,4 +1,4 @@
-import { DomainError, refusalWithRemedy } from './errors.js';
+import { refuse, type DomainError } from './errors.js';
 import { SETTLED_ITEM_STATES, type ItemState } from './states.js';
 
 /**
@@ -21,11 +21,9 @@ export const CLAIMS_PER_TOKEN_MAX = 200;
 export function claimTtl(ttlSeconds: number | null | undefined): number {
   if (ttlSeconds === null || ttlSeconds === undefined) return CLAIM_TTL_DEFAULT;
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < CLAIM_TTL_MIN || ttlSeconds > CLAIM_TTL_MAX) {
-    throw new DomainError(
-      'BAD_USER_INPUT',
-      `ttlSeconds is ${ttlSeconds}; a claim lasts ${CLAIM_TTL_MIN} to ${CLAIM_TTL_MAX} whole seconds (at most an hour; default ${CLAIM_TTL_DEFAULT}). Send a ttl in that range and renew the claim while you work.`,
-      { limit: CLAIM_TTL_MAX, count: ttlSeconds },
-    );
+    throw refuse('CLAIM_TTL_OUT_OF_RANGE', {
+      ttlSeconds, min: CLAIM_TTL_MIN, max: CLAIM_TTL_MAX, defaultSeconds: CLAIM_TTL_DEFAULT, limit: CLAIM_TTL_MAX, count: ttlSeconds,
+    });
   }
   return ttlSeconds;
 }
@@ -52,16 +50,17 @@ export function isSettled(state: ItemState): boolean {
 
 /** How long a claim still holds, as the tools say a lease: "for 840 s (until …)". */
 export function leasePhrase(expiresAt: string, now: string): string {
-  return `for ${Math.max(0, Math.ceil((Date.parse(expiresAt) - Date.parse(now)) / 1000))} s (until ${expiresAt})`;
+  return `for ${secondsLeft(expiresAt, now)} s (until ${expiresAt})`;
+}
+
+/** Whole seconds from `now` until `expiresAt`, never below 0. */
+export function secondsLeft(expiresAt: string, now: string): number {
+  return Math.max(0, Math.ceil((Date.parse(expiresAt) - Date.parse(now)) / 1000));
 }
 
 /** CLAIMED: another session's live claim holds the item (`now` from the database's clock, for how long). */
 export function claimedBy(itemId: string, holder: string, expiresAt: string, now?: string): DomainError {
-  return new DomainError(
-    'CLAIMED',
-    `Item ${itemId} is claimed by session ${holder} ${now ? leasePhrase(expiresAt, now) : `until ${expiresAt}`}. Take another item (ready lists the unclaimed ones, claimNext claims one), or wait for that claim to end.`,
-    { holder, expiresAt },
-  );
+  return refuse('CLAIMED_BY_OTHER', { itemId, holder, expiresAt, expiresInSeconds: now ? secondsLeft(expiresAt, now) : null });
 }
 
 /** The claim row of an item as the fence reads it: live or not, and whose lapsed claim it took over. */
@@ -109,13 +108,11 @@ export function fenceItemChange(
 
 /** CLAIMED from the fence: whose claim holds (and for how long) or, for a session whose claim was taken over, that the work was taken over. */
 function fenced(itemId: string, caller: string, claim: ClaimOnItem, now: string, live: boolean, takenOver: boolean): DomainError {
-  const holder = claim.sessionId;
-  const fact = !takenOver
-    ? `Item ${itemId} is claimed by session ${holder} ${leasePhrase(claim.expiresAt, now)}; session ${caller} does not hold its claim, so its change was not recorded.`
-    : live
-      ? `Session ${caller}'s claim on item ${itemId} lapsed and the work was taken over: session ${holder} holds it ${leasePhrase(claim.expiresAt, now)}. The change was not recorded.`
-      : `Session ${caller}'s claim on item ${itemId} lapsed and the work was taken over by session ${holder} (its claim ended at ${claim.expiresAt}). The change was not recorded.`;
-  return refusalWithRemedy('CLAIMED', fact, takenOver && !live ? 'CLAIM_IT_AGAIN' : 'LEAVE_CLAIMED_WORK', { holder, expiresAt: claim.expiresAt, takenOver });
+  const facts = { itemId, caller, holder: claim.sessionId, expiresAt: claim.expiresAt };
+  if (!takenOver) return refuse('CLAIM_FENCED', { ...facts, expiresInSeconds: secondsLeft(claim.expiresAt, now), takenOver: false });
+  return live
+    ? refuse('CLAIM_TAKEN_OVER', { ...facts, expiresInSeconds: secondsLeft(claim.expiresAt, now), takenOver: true })
+    : refuse('CLAIM_TAKEN_OVER_ENDED', { ...facts, takenOver: true });
 }
 
 /**
@@ -124,54 +121,30 @@ function fenced(itemId: string, caller: string, claim: ClaimOnItem, now: string,
  * tell the caller it holds work it no longer holds.
  */
 export function claimNextTakenOver(itemId: string, caller: string, holder: string, expiresAt: string, now: string): DomainError {
-  return new DomainError(
-    'CLAIMED',
-    `This idempotencyKey already claimed item ${itemId} for session ${caller}, but that claim lapsed and session ${holder} holds the item ${leasePhrase(expiresAt, now)}. Send claimNext with a new idempotencyKey to claim another item.`,
-    { holder, expiresAt, takenOver: true },
-  );
+  return refuse('CLAIM_NEXT_TAKEN_OVER', { itemId, caller, holder, expiresAt, expiresInSeconds: secondsLeft(expiresAt, now), takenOver: true });
 }
 
 /** NOT_CLAIMED: renewClaim by a session that holds no live claim on the item. */
 export function notClaimed(itemId: string, sessionId: string): DomainError {
-  return new DomainError(
-    'NOT_CLAIMED',
-    `Session ${sessionId} holds no live claim on item ${itemId} (it expired, was released, or was never taken). Claim it again with claimItem.`,
-  );
+  return refuse('NOT_CLAIMED', { itemId, sessionId });
 }
 
 /** NO_SESSION for a claim call without a session: a claim is always some session's. */
-export function claimNeedsSession(action: string): DomainError {
-  return new DomainError(
-    'NO_SESSION',
-    `${action} needs the calling agent session: send x-session-id with the id startSession returned. A person without a session may only release claims (releaseClaim).`,
-  );
+export function claimNeedsSession(operation: string): DomainError {
+  return refuse('CLAIM_NEEDS_SESSION', { operation });
 }
 
 /** BAD_USER_INPUT for an item no claim can hold: settled or stuck work, or a step of a session's plan. */
 export function notClaimable(itemId: string, reason: 'PLAN' | ItemState): DomainError {
-  if (reason === 'PLAN') {
-    return new DomainError('BAD_USER_INPUT', `Item ${itemId} is a step of a session's plan; claims are for items of knowledge-base tasks.`);
-  }
-  return new DomainError(
-    'BAD_USER_INPUT',
-    `Item ${itemId} is ${reason}; only PENDING or IN_PROGRESS items can be claimed. Reopen it with updateItem first, or take another item.`,
-  );
+  return reason === 'PLAN' ? refuse('CLAIM_ON_PLAN_STEP', { itemId }) : refuse('CLAIM_ON_SETTLED_ITEM', { itemId, state: reason });
 }
 
 /** TOO_LARGE once a session holds CLAIMS_PER_SESSION_MAX live claims. */
 export function tooManyClaims(sessionId: string): DomainError {
-  return new DomainError(
-    'TOO_LARGE',
-    `Session ${sessionId} already holds ${CLAIMS_PER_SESSION_MAX} live claims, the most one session may hold. Finish or release (releaseClaim) the claims you are not working on first.`,
-    { limit: CLAIMS_PER_SESSION_MAX },
-  );
+  return refuse('CLAIMS_PER_SESSION', { sessionId, limit: CLAIMS_PER_SESSION_MAX });
 }
 
 /** TOO_LARGE once the sessions of the calling bearer token hold CLAIMS_PER_TOKEN_MAX live claims between them. */
 export function tooManyClaimsForToken(): DomainError {
-  return new DomainError(
-    'TOO_LARGE',
-    `The sessions of this bearer token already hold ${CLAIMS_PER_TOKEN_MAX} live claims between them, the most one token may hold. Finish or release (releaseClaim) claims nobody is working on, or let them expire, before claiming more.`,
-    { limit: CLAIMS_PER_TOKEN_MAX },
-  );
+  return refuse('CLAIMS_PER_TOKEN', { limit: CLAIMS_PER_TOKEN_MAX });
 }

@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError, refuse } from './errors.js';
 
 /** One edge: `item` waits for `dependsOn`. */
 interface DependencyEdge {
@@ -105,9 +105,5 @@ export function findCycle(edges: readonly DependencyEdge[]): string[] | null {
 
 /** BAD_USER_INPUT naming the cycle a brief would make, each item by id and label. */
 export function cycleRefused(cycle: readonly string[], labelOf: (id: string) => string): DomainError {
-  const named = cycle.map((id) => `${id} "${labelOf(id)}"`);
-  return new DomainError(
-    'BAD_USER_INPUT',
-    `This brief's dependsOn would make a cycle: item ${named.join(' waits for ')}. Nothing could ever start; drop one of these dependencies.`,
-  );
+  return refuse('DEPENDENCY_CYCLE', { itemIds: [...cycle], labels: cycle.map(labelOf) });
 }

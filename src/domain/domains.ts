@@ -14,7 +14,7 @@ const DOMAIN_PATTERN = new RegExp(`^${DOMAIN_SEGMENT}(?:/${DOMAIN_SEGMENT}){0,7}
 export function cleanDomain(raw: string): string {
   const domain = raw.trim();
   if (domain.length > DOMAIN_MAX) {
-    throw new DomainError('INVALID_DOMAIN', `domain is ${domain.length} characters; the limit is ${DOMAIN_MAX}. Use shorter segments, e.g. "acme/checkout/billing".`);
+    throw new DomainError('INVALID_DOMAIN', `domain is ${domain.length} characters; the limit is ${DOMAIN_MAX}. Use shorter segments, e.g. "acme/checkout/billing".`, { field: 'domain', length: domain.length, limit: DOMAIN_MAX });
   }
   if (DOMAIN_PATTERN.test(domain)) return domain;
   // Upper case is the commonest slip; offer the fix when it is the only one.
@@ -24,6 +24,7 @@ export function cleanDomain(raw: string): string {
     'INVALID_DOMAIN',
     `domain "${domain}" is not valid: a domain is 1 to 8 segments joined by '/', each of lower-case letters, digits, '.', '_' or '-' ` +
       `and starting with a letter or digit, e.g. "acme/checkout/billing".${hint}`,
+    { field: 'domain', domain },
   );
 }
 

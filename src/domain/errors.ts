@@ -1,9 +1,11 @@
-import { GRAPHQL_REMEDIES, type Remedy } from './remedies.js';
+import { graphqlMessage, REFUSAL_CODES, REFUSAL_REMEDIES, type Refusal, type RefusalFacts, type RefusalReason } from './refusals.js';
+import type { Remedy } from './remedies.js';
 
 /**
  * Every refusal the API can give, one code each. The message that goes with a
  * code is written for an agent to read and act on: what was wrong and what to
- * send instead. `src/graphql/errors.ts` maps these to `extensions.code`.
+ * send instead. `src/graphql/errors.ts` maps these to `extensions.code`, beside
+ * the refusal's reason and facts (refusals.ts).
  */
 const ERROR_CODES = [
   /** A label is empty once trimmed. */
@@ -62,53 +64,71 @@ const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** A fact's value: what a client can read from `extensions` as JSON. */
+export type FactValue = string | number | boolean | null | readonly string[] | readonly number[];
+
 /**
- * What a refusal was about, as data, so each surface can say it in its own
- * words (the MCP tool sets do) without reading the message. Only the fields
- * that apply are set.
+ * What a refusal was about, as data (ids, limits, counts, holder, expiry), so
+ * each surface can say it in its own words without reading the message.
+ * GraphQL sends them in `extensions` beside `code` and `reason`.
  */
-interface ErrorDetails {
+export type ErrorFacts = PlanFacts & { readonly [fact: string]: FactValue | undefined };
+
+/** The facts of the plan rules, typed: the plan tool sets word PLAN_SIZE, NOTE_REQUIRED and the rest from them. */
+interface PlanFacts {
   /** The limit broken (PLAN_SIZE's maxItems or minItems, TEXT_TOO_LONG's length). */
-  limit?: number;
+  readonly limit?: number;
   /** What was sent against that limit (steps the plan would have, characters). */
-  count?: number;
+  readonly count?: number;
   /** The plan's length before the call (PLAN_SIZE on a plan that grows). */
-  current?: number;
+  readonly current?: number;
   /** The 1-based place of the step the refusal is about. */
-  step?: number;
+  readonly step?: number;
   /** The state the refusal is about (NOTE_REQUIRED's, TOO_MANY_IN_PROGRESS's). */
-  state?: string;
+  readonly state?: string;
   /** The 1-based place of the step already in progress (TOO_MANY_IN_PROGRESS). */
-  otherStep?: number;
+  readonly otherStep?: number;
   /** The rewrite planOnce forbids (PLAN_LOCKED). */
-  rewrite?: string;
+  readonly rewrite?: string;
   /** The text the refusal is about (DUPLICATE_TEXT). */
-  text?: string;
-  /** The session whose claim holds the item (CLAIMED). */
-  holder?: string;
-  /** When that claim expires, or expired (CLAIMED). */
-  expiresAt?: string;
-  /** The caller's own claim lapsed and another session took the work over (CLAIMED). */
-  takenOver?: boolean;
+  readonly text?: string;
 }
 
-/** A refusal: the code clients branch on, and a message an agent can act on. */
+/** A refusal: the code clients branch on, its reason and facts as data, and a message an agent can act on. */
 export class DomainError extends Error {
+  /** The catalogued refusal (refusals.ts), when it is one: its reason and typed facts. */
+  readonly refusal?: Refusal;
+  /** What to send instead, where that names an operation (remedies.ts). */
+  readonly remedy?: Remedy;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: ErrorDetails = {},
-    /** The refusal in parts, when what to send instead names an operation (remedies.ts): a surface says the remedy in its own words. */
-    readonly parts?: { fact: string; remedy: Remedy },
+    /** The facts the refusal is about; the keys name what they are (limit, count, step, itemId…). */
+    readonly facts: ErrorFacts = {},
+    catalogued?: Refusal,
   ) {
     super(message);
     this.name = 'DomainError';
+    this.refusal = catalogued;
+    this.remedy = catalogued ? REFUSAL_REMEDIES[catalogued.reason] : undefined;
+  }
+
+  /** The refusal's reason: its catalogue key (refusals.ts), else its code. */
+  get reason(): string {
+    return this.refusal?.reason ?? this.code;
+  }
+
+  /** The facts under the name the plan tools read them by. */
+  get details(): ErrorFacts {
+    return this.facts;
   }
 }
 
-/** A refusal whose remedy names an operation: the message is the fact, then the remedy in GraphQL's words. */
-export function refusalWithRemedy(code: ErrorCode, fact: string, remedy: Remedy, details: ErrorDetails = {}): DomainError {
-  return new DomainError(code, `${fact} ${GRAPHQL_REMEDIES[remedy]}`, details, { fact, remedy });
+/** A catalogued refusal: its code and message come from refusals.ts, its facts travel with it. */
+export function refuse<R extends RefusalReason>(reason: R, facts: RefusalFacts[R]): DomainError {
+  const refusal = { reason, facts } as Refusal;
+  return new DomainError(REFUSAL_CODES[reason], graphqlMessage(refusal), facts as unknown as ErrorFacts, refusal);
 }
 
 export function isDomainError(error: unknown): error is DomainError {

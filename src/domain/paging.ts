@@ -8,12 +8,13 @@ export const PAGE_SIZE_MAX = 200;
 export function pageSize(first: number | null | undefined): number {
   if (first === null || first === undefined) return PAGE_SIZE_DEFAULT;
   if (!Number.isInteger(first) || first < 1) {
-    throw new DomainError('BAD_USER_INPUT', `first must be a whole number from 1 to ${PAGE_SIZE_MAX}; got ${first}.`);
+    throw new DomainError('BAD_USER_INPUT', `first must be a whole number from 1 to ${PAGE_SIZE_MAX}; got ${first}.`, { field: 'first', count: first, limit: PAGE_SIZE_MAX });
   }
   if (first > PAGE_SIZE_MAX) {
     throw new DomainError(
       'TOO_LARGE',
       `first is at most ${PAGE_SIZE_MAX}; got ${first}. Ask for ${PAGE_SIZE_MAX} or fewer and follow pageInfo.endCursor for the rest.`,
+      { field: 'first', count: first, limit: PAGE_SIZE_MAX },
     );
   }
   return first;
@@ -80,6 +81,7 @@ export function decodeCursor(cursor: string | null | undefined, types: readonly 
     throw new DomainError(
       'BAD_USER_INPUT',
       'after is not a cursor of this list. Pass pageInfo.endCursor from the previous page of the same list, or omit it for the first page.',
+      { field: 'after' },
     );
   }
   return key as CursorKey;
@@ -117,7 +119,7 @@ export function pageFrom<T>(rows: T[], size: number, keyOf: (row: T) => CursorKe
 
 /** BAD_USER_INPUT for a well-formed cursor that names no row of the list paged. */
 export function rowNotInList(): DomainError {
-  return new DomainError('BAD_USER_INPUT', 'after names a row that is not in this list. Pass pageInfo.endCursor from the previous page of the same list, or start again without after.');
+  return new DomainError('BAD_USER_INPUT', 'after names a row that is not in this list. Pass pageInfo.endCursor from the previous page of the same list, or start again without after.', { field: 'after' });
 }
 
 /**

@@ -102,18 +102,21 @@ export function mergePlanRules(base: PlanRules, change: PlanRulesChange): PlanRu
       'BAD_USER_INPUT',
       `plan size rules must be whole numbers with 0 <= minItems <= maxItems <= ${MAX_ITEMS_CEILING}; ` +
         `these rules would give minItems ${minItems} and maxItems ${maxItems}. Send values in that range.`,
+      { minItems, maxItems, limit: MAX_ITEMS_CEILING },
     );
   }
   if (!Number.isInteger(maxTextLength) || maxTextLength < 1 || maxTextLength > MAX_TEXT_CEILING) {
     throw new DomainError(
       'BAD_USER_INPUT',
       `maxTextLength must be a whole number from 1 to ${MAX_TEXT_CEILING} (got ${maxTextLength}).`,
+      { field: 'maxTextLength', count: maxTextLength, limit: MAX_TEXT_CEILING },
     );
   }
   if (!Number.isInteger(maxNoteLength) || maxNoteLength < 1 || maxNoteLength > MAX_NOTE_CEILING) {
     throw new DomainError(
       'BAD_USER_INPUT',
       `maxNoteLength must be a whole number from 1 to ${MAX_NOTE_CEILING} (got ${maxNoteLength}).`,
+      { field: 'maxNoteLength', count: maxNoteLength, limit: MAX_NOTE_CEILING },
     );
   }
   const refused = merged.noteRequiredFor.filter((state) => !ITEM_STATES.includes(state));
@@ -121,6 +124,7 @@ export function mergePlanRules(base: PlanRules, change: PlanRulesChange): PlanRu
     throw new DomainError(
       'BAD_USER_INPUT',
       `noteRequiredFor may hold only item states (${ITEM_STATES.join(', ')}); ${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not.`,
+      { field: 'noteRequiredFor', states: refused },
     );
   }
   return merged;
@@ -141,6 +145,7 @@ export function checkRulesChange(current: PlanRules, next: PlanRules): void {
     'PLAN_LOCKED',
     `this session's plan is written once and held to its rules, so setPlanRules may not ${what}. ` +
       'Work the plan with updateStep (with the note its rules ask for) and addSteps.',
+    { rewrite: 'rules' },
   );
 }
 
@@ -173,7 +178,7 @@ export function checkPlan(steps: readonly PlanStep[], rules: PlanRules): void {
   if (rules.oneActive) {
     const active = steps.filter((step) => step.state === 'IN_PROGRESS').length;
     if (active > 1) {
-      throw new DomainError('TOO_MANY_IN_PROGRESS', `invalid todos: at most one task may be in_progress (got ${active})`);
+      throw new DomainError('TOO_MANY_IN_PROGRESS', `invalid todos: at most one task may be in_progress (got ${active})`, { count: active, limit: 1 });
     }
   }
 }

@@ -27,7 +27,7 @@ export function noPlan(operation: 'addSteps' | 'updateStep' | 'finishSession'): 
     operation === 'finishSession'
       ? 'there is no plan: say what you intend to do (writeTodos or setPlan) before you claim to be finished.'
       : `${operation} needs a plan, and this session has none yet. Write one with writeTodos or setPlan first.`;
-  return new DomainError('NO_PLAN', message);
+  return new DomainError('NO_PLAN', message, { operation });
 }
 
 /**
@@ -40,7 +40,7 @@ export function noPlan(operation: 'addSteps' | 'updateStep' | 'finishSession'): 
  * the trimmed texts.
  */
 export function checkAddedSteps(liveCount: number, raw: readonly string[], firstNumber: number, rules: PlanRules): string[] {
-  if (raw.length === 0) throw new DomainError('BAD_USER_INPUT', 'addSteps needs at least one step in steps.');
+  if (raw.length === 0) throw new DomainError('BAD_USER_INPUT', 'addSteps needs at least one step in steps.', { count: 0 });
   checkPlanResize(liveCount, liveCount + raw.length, rules);
   return raw.map((entry, index) => checkStepText(entry, firstNumber + index, rules));
 }

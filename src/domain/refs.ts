@@ -6,7 +6,7 @@
  * keeps the token as written; reading it back renders the item's current place
  * and label.
  */
-import { DomainError } from './errors.js';
+import { refuse } from './errors.js';
 import { numberLiveItems } from './ordering.js';
 
 const TOKEN_SOURCE = String.raw`\[\[#(\d+)\]\]`;
@@ -166,42 +166,16 @@ export function checkFreeText(text: string, field: string, taskItemIds: Readonly
   checkNoBareReference(text, field);
   const cited = parseRefs(text);
   if (cited.length > REFS_PER_TEXT_MAX) {
-    throw new DomainError(
-      'TOO_LARGE',
-      `${field} cites ${cited.length} different items; one text cites at most ${REFS_PER_TEXT_MAX}. ` +
-        'Cite the items that matter here, and put the rest in a brief on them (items, dependsOn).',
-    );
+    throw refuse('REFS_PER_TEXT', { field, count: cited.length, limit: REFS_PER_TEXT_MAX });
   }
   const unknown = cited.filter((id) => !taskItemIds.has(id));
   if (unknown.length > 0) {
-    const cited = unknown.map((id) => `[[#${id}]]`).join(', ');
-    throw new DomainError(
-      'UNKNOWN_REFERENCE',
-      `${field} cites ${cited}, which ${unknown.length === 1 ? 'is not an item' : 'are not items'} of this task. ` +
-        `Only items of this task may be cited, deleted ones included; ${describeIds(taskItemIds)}. ` +
-        `Fix the id or remove the token.`,
-    );
+    throw refuse('UNKNOWN_REFERENCE', { field, unknownIds: unknown, itemIds: [...taskItemIds].slice(0, IDS_SHOWN), itemCount: taskItemIds.size });
   }
 }
 
 /** BARE_ITEM_REFERENCE for a bare word like "i3": free text cites items only as [[#id]]. */
 export function checkNoBareReference(text: string, field: string): void {
   const bare = findBareReference(text);
-  if (bare !== null) {
-    throw new DomainError(
-      'BARE_ITEM_REFERENCE',
-      `${field} mentions "${bare}", which reads like a bare item reference. ` +
-        `Cite an item by its id in a token instead, e.g. [[#57]] for the item whose id is 57 ` +
-        `(ids stay fixed; the number a list shows is only its place). ` +
-        `Replace "${bare}" with [[#<item id>]], or reword it if it is not an item.`,
-    );
-  }
-}
-
-function describeIds(ids: ReadonlySet<string>): string {
-  if (ids.size === 0) return 'this task has no items yet, so there is nothing to cite';
-  const shown = [...ids].slice(0, IDS_SHOWN).join(', ');
-  return ids.size > IDS_SHOWN
-    ? `its item ids include ${shown} (and ${ids.size - IDS_SHOWN} more)`
-    : `its item ids are ${shown}`;
+  if (bare !== null) throw refuse('BARE_REFERENCE', { field, word: bare });
 }

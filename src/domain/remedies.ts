@@ -1,7 +1,7 @@
 /**
  * What a refusal asks the caller to send instead, when that names an
  * operation or argument: a closed set, so each surface says it in its own
- * words (GraphQL's here; the knowledge-base tools' in src/mcp/knowledge-base/kb-text.ts)
+ * words (GraphQL's here; the knowledge-base tools' in src/mcp/knowledge-base/kb-refusals.ts)
  * and the type checker keeps every surface's table whole. The rest of a
  * refusal (what was wrong) is the same on every surface.
  */
@@ -9,7 +9,7 @@ const REMEDIES = ['BRIEF_THE_DETAIL', 'COMMENT_TEXT', 'LINK_BY_ID', 'ADD_THE_WOR
 
 export type Remedy = (typeof REMEDIES)[number];
 
-/** The remedies in GraphQL's words: the message a DomainError carries. */
+/** The remedies in GraphQL's words: the end of the message a catalogued refusal carries (refusals.ts). */
 export const GRAPHQL_REMEDIES: Record<Remedy, string> = {
   BRIEF_THE_DETAIL: 'Keep it a short label, verb first, and put the detail in a brief on the item (addTaskNote with items and brief).',
   COMMENT_TEXT: 'send some text (with updateItem, or leave comment out).',

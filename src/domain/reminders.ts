@@ -19,6 +19,7 @@ export function changeReminderSettings(current: ReminderSettings, change: { enab
       throw new DomainError(
         'BAD_USER_INPUT',
         `intervalMinutes must be a whole number of minutes from ${INTERVAL_MINUTES_MIN} to ${INTERVAL_MINUTES_MAX}; got ${minutes}.`,
+        { field: 'intervalMinutes', count: minutes, min: INTERVAL_MINUTES_MIN, limit: INTERVAL_MINUTES_MAX },
       );
     }
     next.intervalMinutes = minutes;

@@ -26,13 +26,13 @@ const SEARCH_WORDS_MAX = 32;
  */
 export function searchWords(query: string): string[] {
   const text = query.trim();
-  if (text === '') throw new DomainError('EMPTY_TEXT', 'query is empty once trimmed; send one or more words to look for.');
+  if (text === '') throw new DomainError('EMPTY_TEXT', 'query is empty once trimmed; send one or more words to look for.', { field: 'query' });
   if (text.length > SEARCH_QUERY_MAX) {
-    throw new DomainError('TOO_LARGE', `query is ${text.length} characters; the limit is ${SEARCH_QUERY_MAX}. Search with a few distinctive words.`);
+    throw new DomainError('TOO_LARGE', `query is ${text.length} characters; the limit is ${SEARCH_QUERY_MAX}. Search with a few distinctive words.`, { field: 'query', length: text.length, limit: SEARCH_QUERY_MAX });
   }
   const words = wordsOf(text);
   if (words.length > SEARCH_WORDS_MAX) {
-    throw new DomainError('TOO_LARGE', `query has ${words.length} words; the limit is ${SEARCH_WORDS_MAX}. Search with a few distinctive words.`);
+    throw new DomainError('TOO_LARGE', `query has ${words.length} words; the limit is ${SEARCH_WORDS_MAX}. Search with a few distinctive words.`, { field: 'query', count: words.length, limit: SEARCH_WORDS_MAX });
   }
   return words;
 }

@@ -37,6 +37,7 @@ export function unknownSession(raw: string): DomainError {
     'NO_SESSION',
     `The session id sent with this call (x-session-id, or --session) ${quoted(raw)} names no started session, so nothing was recorded. ` +
       'Send the id startSession returned (a plan tool answers it as sessionId), or send none to act without a session.',
+    { sessionId: raw },
   );
 }
 
@@ -50,5 +51,6 @@ export function parentNotFound(raw: string): DomainError {
   return new DomainError(
     'NOT_FOUND',
     `No session has the id ${quoted(raw)}. Pass the id startSession returned for the parent session (started with your own token), or leave parentId out.`,
+    { sessionId: raw, field: 'parentId' },
   );
 }

@@ -34,6 +34,7 @@ export function cleanSessionKey(raw: string, sentAs: keyof typeof SENT_AS = 'con
       'BAD_USER_INPUT',
       `${SENT_AS[sentAs].what} is ${length === 0 ? 'empty' : `${length} characters${length > SESSION_KEY_MAX ? '' : ' with a control or invisible character in it'}`}; ` +
         `send 1 to ${SESSION_KEY_MAX} visible characters that name this chat, such as ${SENT_AS[sentAs].example}.`,
+      { field: sentAs, length, limit: SESSION_KEY_MAX },
     );
   }
   return key;

@@ -20,5 +20,6 @@ export function checkHelperCount(parentId: string, helpers: number): void {
     'TOO_LARGE',
     `Session ${parentId} already has ${helpers} helper sessions, the most one session may start. ` +
       'Start the helper under one of its helpers (parentId), or without a parent.',
+    { sessionId: parentId, count: helpers },
   );
 }

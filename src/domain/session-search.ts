@@ -25,11 +25,11 @@ export function readSessionSearch(raw: string | null | undefined): SessionSearch
   if (!text) return null;
   const length = [...text].length;
   if (length > SESSION_NAME_MAX) {
-    throw new DomainError('TOO_LARGE', `search is ${length} characters; send at most ${SESSION_NAME_MAX} (no session name is longer): an id's start or a few words of the name.`);
+    throw new DomainError('TOO_LARGE', `search is ${length} characters; send at most ${SESSION_NAME_MAX} (no session name is longer): an id's start or a few words of the name.`, { field: 'search', length, limit: SESSION_NAME_MAX });
   }
   const words = nameWords(text);
   if (words.length > SESSION_SEARCH_WORDS_MAX) {
-    throw new DomainError('TOO_LARGE', `search has ${words.length} words; send at most ${SESSION_SEARCH_WORDS_MAX}: the starts of a few words of the name find it.`);
+    throw new DomainError('TOO_LARGE', `search has ${words.length} words; send at most ${SESSION_SEARCH_WORDS_MAX}: the starts of a few words of the name find it.`, { field: 'search', count: words.length, limit: SESSION_SEARCH_WORDS_MAX });
   }
   const lower = text.toLowerCase();
   return { idPrefix: /^[a-z0-9-]+$/.test(lower) ? lower : null, words };

@@ -1,4 +1,4 @@
-import { DomainError, refusalWithRemedy } from './errors.js';
+import { DomainError, refuse } from './errors.js';
 
 /** A task or note title: a label, longer than an item's since nothing lists it inline. */
 export const TITLE_MAX = 200;
@@ -6,28 +6,24 @@ export const TITLE_MAX = 200;
 /** Lost-update guard: a change sent with the version the caller read is refused once the task moved on. */
 export function checkExpectedVersion(taskId: string, current: number, expected: number | null | undefined): void {
   if (expected === null || expected === undefined || expected === current) return;
-  throw new DomainError(
-    'VERSION_CONFLICT',
-    `Task ${taskId} is at version ${current}, not ${expected}: it changed since you read it. ` +
-      `Read the task again, then resend your change with expectedVersion: ${current}.`,
-  );
+  throw refuse('VERSION_CONFLICT', { taskId, currentVersion: current, expectedVersion: expected });
 }
 
 export function taskNotFound(id: string): DomainError {
-  return new DomainError('NOT_FOUND', `No task has id "${id}". Use the id that createTask returned, or find the task with search or memories.`);
+  return refuse('TASK_NOT_FOUND', { taskId: id });
 }
 
 export function itemNotFound(id: string): DomainError {
-  return new DomainError('NOT_FOUND', `No item has id "${id}". Item ids are the numbers shown as [[#id]]; read the task's items to find them.`);
+  return refuse('ITEM_NOT_FOUND', { itemId: id });
 }
 
 /** The item exists but not in the task the caller named: the same NOT_FOUND, with the way out. */
 export function itemNotInTask(id: string, taskId: string): DomainError {
-  return new DomainError('NOT_FOUND', `Task ${taskId} has no item with id "${id}". Read task ${taskId}'s items for their ids, or leave taskId out.`);
+  return refuse('ITEM_NOT_IN_TASK', { taskId, itemId: id });
 }
 
 export function deletedItem(id: string, text: string): DomainError {
-  return refusalWithRemedy('DELETED_ITEM', `Item ${id} ("${text}") is deleted; it can still be cited as [[#${id}]] but not changed.`, 'ADD_THE_WORK_AGAIN');
+  return refuse('ITEM_DELETED', { itemId: id, text });
 }
 
 /** Row ids are 32-bit integers on every database (PostgreSQL's SERIAL). */
@@ -52,7 +48,7 @@ export const LINKS_PER_ITEM_MAX = 100;
 export function linksAsked(first: number | null | undefined): number {
   if (first === null || first === undefined) return LINKS_PER_ITEM_MAX;
   if (!Number.isInteger(first) || first < 0 || first > LINKS_PER_ITEM_MAX) {
-    throw new DomainError('BAD_USER_INPUT', `related(first) must be a whole number from 0 to ${LINKS_PER_ITEM_MAX} (an item links at most ${LINKS_PER_ITEM_MAX}); got ${first}.`);
+    throw new DomainError('BAD_USER_INPUT', `related(first) must be a whole number from 0 to ${LINKS_PER_ITEM_MAX} (an item links at most ${LINKS_PER_ITEM_MAX}); got ${first}.`, { field: 'first', count: first, limit: LINKS_PER_ITEM_MAX });
   }
   return first;
 }
@@ -64,5 +60,6 @@ export function checkLinkCount(itemId: string, linked: number, adding: number): 
     'TOO_LARGE',
     `Item ${itemId} links ${linked} memories; linking ${adding} more would pass the limit of ${LINKS_PER_ITEM_MAX} per item. ` +
       `Link at most ${LINKS_PER_ITEM_MAX - linked} more, or gather related notes into one note and link that.`,
+    { itemId, linked, count: adding, limit: LINKS_PER_ITEM_MAX },
   );
 }

@@ -57,6 +57,7 @@ export function checkNoNulCharacter(text: string, field: string): void {
     throw new DomainError(
       'BAD_USER_INPUT',
       `${field} contains a NUL character (U+0000), which no text may hold. Remove the NUL character and send it again.`,
+      { field },
     );
   }
 }
@@ -75,6 +76,7 @@ export function checkCharacters(text: string, field: string): void {
       'BAD_USER_INPUT',
       `${field} carries a lone UTF-16 surrogate (U+${unit} at position ${lone.index + 1}), which is not a character. ` +
         `Send valid Unicode: each emoji or rare character whole (as UTF-8, or as a \\uD83D\\uDE80 pair in JSON).`,
+      { field, position: lone.index + 1 },
     );
   }
   const control = CONTROL.exec(text);
@@ -83,6 +85,7 @@ export function checkCharacters(text: string, field: string): void {
       'BAD_USER_INPUT',
       `${field} holds the control character ${codePoint(control[0])} at position ${position(text, control.index)}, which prints nothing a reader can check. ` +
         'Remove it and send the text again (tabs and line breaks are fine in free text).',
+      { field, position: position(text, control.index) },
     );
   }
 }
@@ -96,5 +99,6 @@ export function checkNoBidiControl(label: string, field: string): void {
     `${field} holds ${codePoint(bidi[0])} ${BIDI_CONTROLS[bidi[0]]} at position ${position(label, bidi.index)}, a bidi control, and labels may not: ` +
       'it changes how the label is shown, so it can read as another one. Send the label without it (its own letters set its direction); ' +
       'text that needs direction controls belongs in free text (the goal, a note, a comment).',
+    { field, position: position(label, bidi.index) },
   );
 }

@@ -5,7 +5,8 @@
  * empty, line breaks, lengths and duplicates. The services call these for
  * every text they take, so every surface gets the same answer.
  */
-import { DomainError, refusalWithRemedy } from './errors.js';
+import { DomainError, refuse } from './errors.js';
+import { labelName, type LabelPlace } from './refusals.js';
 import { hasRefToken } from './refs.js';
 import { checkCharacters, checkNoBidiControl } from './text-input.js';
 
@@ -77,19 +78,12 @@ export function textLength(text: string): number {
  * over `maxLength` when one is given. Returns the label trimmed of
  * whitespace and invisible characters at its ends.
  */
-export function cleanLabel(raw: string, field: string, maxLength?: number): string {
-  const label = visibleLabel(raw, field);
-  if (hasRefToken(label)) {
-    throw new DomainError(
-      'REF_IN_LABEL',
-      `${field} "${label}" carries an [[#id]] token, and labels never may. ` +
-        `Write the label in plain words and cite items in free text instead (the goal, a brief, a comment).`,
-    );
-  }
+export function cleanLabel(raw: string, field: string | LabelPlace, maxLength?: number): string {
+  const place = typeof field === 'string' ? { field } : field;
+  const label = visibleLabel(raw, place);
+  if (hasRefToken(label)) throw refuse('LABEL_HAS_REF', { ...place, label });
   const length = textLength(label);
-  if (maxLength !== undefined && length > maxLength) {
-    throw refusalWithRemedy('TEXT_TOO_LONG', `${field} is ${length} characters; the limit is ${maxLength}.`, 'BRIEF_THE_DETAIL');
-  }
+  if (maxLength !== undefined && length > maxLength) throw refuse('LABEL_TOO_LONG', { ...place, length, limit: maxLength });
   return label;
 }
 
@@ -98,32 +92,22 @@ export function cleanLabel(raw: string, field: string, maxLength?: number): stri
  * control, something visible that is not only combining marks, one line.
  * Returns it trimmed of whitespace and invisible characters at its ends.
  */
-function visibleLabel(raw: string, field: string): string {
+function visibleLabel(raw: string, place: LabelPlace): string {
+  const field = labelName(place);
   const normalized = normalizeText(raw, field);
   // Checked before the invisible ends are trimmed: a bidi control at an end is refused too, never silently dropped.
   checkNoBidiControl(normalized, field);
   const label = normalized.replace(INVISIBLE_EDGES, '');
   if (label === '') {
-    const invisible = raw.trim() !== '' && [...raw].every((char) => INVISIBLE.test(char));
-    throw new DomainError(
-      'EMPTY_TEXT',
-      invisible
-        ? `${field} holds only invisible characters (zero-width or format characters, whitespace); send a short label with some visible text in it.`
-        : `${field} is empty once trimmed; send a short label with some text in it.`,
-    );
+    throw refuse('LABEL_EMPTY', { ...place, invisible: raw.trim() !== '' && [...raw].every((char) => INVISIBLE.test(char)) });
   }
-  if (ONLY_MARKS.test(labelKey(label))) {
-    throw new DomainError(
-      'EMPTY_TEXT',
-      `${field} holds only combining marks (accents with no letter to sit on), which show as nothing a reader can tell apart; ` +
-        'send a short label with some letters or digits in it.',
-    );
-  }
+  if (ONLY_MARKS.test(labelKey(label))) throw refuse('LABEL_ONLY_MARKS', place);
   if (LINE_BREAK.test(label)) {
     throw new DomainError(
       'BAD_USER_INPUT',
       `${field} holds a line break, and a label is one line. Send each item as its own label ` +
         `(items: ["First", "Second"], or one per line in itemsText), and put longer detail in free text.`,
+      { ...place },
     );
   }
   return label;
@@ -145,11 +129,7 @@ export function cleanFreeText(raw: string, field: string): string {
   const text = normalizeText(raw, field);
   const length = textLength(text);
   if (length > FREE_TEXT_MAX) {
-    throw new DomainError(
-      'TOO_LARGE',
-      `${field} is ${length} characters; the limit is ${FREE_TEXT_MAX}. ` +
-        `Shorten it, or split the detail into task notes.`,
-    );
+    throw refuse('FREE_TEXT_TOO_LONG', { field, length, limit: FREE_TEXT_MAX });
   }
   return text;
 }
@@ -166,36 +146,23 @@ export function cleanFreeText(raw: string, field: string): string {
 export function cleanItemLabels(raw: readonly string[], existingLive: readonly string[], maxLength = ITEM_LABEL_MAX): string[] {
   // Counts first: an oversized call is refused whole before any label is read.
   if (raw.length > ITEMS_PER_CALL_MAX) {
-    throw new DomainError(
-      'TOO_LARGE',
-      `${raw.length} items in one call; the limit is ${ITEMS_PER_CALL_MAX}. Send them in batches of at most ${ITEMS_PER_CALL_MAX}.`,
-    );
+    throw refuse('ITEMS_PER_CALL', { count: raw.length, limit: ITEMS_PER_CALL_MAX });
   }
   const total = existingLive.length + raw.length;
   if (total > ITEMS_PER_TASK_MAX) {
-    throw new DomainError(
-      'TOO_LARGE',
-      `the task has ${existingLive.length} live items and would have ${total}; the limit is ${ITEMS_PER_TASK_MAX}. ` +
-        `Send at most ${Math.max(ITEMS_PER_TASK_MAX - existingLive.length, 0)} more, or split the work into another task.`,
-    );
+    throw refuse('ITEMS_PER_TASK', { live: existingLive.length, count: total, limit: ITEMS_PER_TASK_MAX });
   }
 
   const live = new Set(existingLive.map(labelKey));
   const sent = new Set<string>();
   return raw.map((entry, index) => {
-    const label = cleanLabel(entry, `item ${index + 1} of ${raw.length} sent`, maxLength);
+    const label = cleanLabel(entry, { field: 'items', item: index + 1, of: raw.length }, maxLength);
     const key = labelKey(label);
     if (live.has(key)) {
-      throw new DomainError(
-        'DUPLICATE_TEXT',
-        `"${label}" is already a live item of this task. Update that item instead, or give the new one a label that tells them apart.`,
-      );
+      throw refuse('LABEL_TAKEN', { text: label });
     }
     if (sent.has(key)) {
-      throw new DomainError(
-        'DUPLICATE_TEXT',
-        `"${label}" is sent twice; each item of a task needs its own label. Merge the two, or tell them apart.`,
-      );
+      throw refuse('LABEL_SENT_TWICE', { text: label });
     }
     sent.add(key);
     return label;

@@ -25,10 +25,10 @@ export function cleanWebhookUrl(raw: string): URL {
     url = null;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new DomainError('BAD_USER_INPUT', `url must be an http:// or https:// URL of at most ${URL_MAX} characters, e.g. "https://hooks.example.com/taskbase"; got "${text.slice(0, 100)}".`);
+    throw new DomainError('BAD_USER_INPUT', `url must be an http:// or https:// URL of at most ${URL_MAX} characters, e.g. "https://hooks.example.com/taskbase"; got "${text.slice(0, 100)}".`, { field: 'url', limit: URL_MAX });
   }
   if (url.username || url.password) {
-    throw new DomainError('BAD_USER_INPUT', 'url must not carry a user name or password: authenticate the delivery by its X-Taskbase-Signature header (the secret) instead.');
+    throw new DomainError('BAD_USER_INPUT', 'url must not carry a user name or password: authenticate the delivery by its X-Taskbase-Signature header (the secret) instead.', { field: 'url' });
   }
   return url;
 }
@@ -65,6 +65,7 @@ export function checkWebhookSecret(secret: string): string {
     throw new DomainError(
       'BAD_USER_INPUT',
       `secret must be ${SECRET_MIN} to ${SECRET_MAX} characters (got ${secret.length}): send a random string, e.g. the output of \`openssl rand -hex 32\`.`,
+      { field: 'secret', length: secret.length, min: SECRET_MIN, limit: SECRET_MAX },
     );
   }
   return secret;
@@ -130,7 +131,7 @@ export function hostOf(url: URL): string {
  * refuse, as the connection could go to any of them.
  */
 export function checkTargetAddresses(host: string, addresses: readonly string[], allowed: ReadonlySet<string>): void {
-  if (addresses.length === 0) throw new DomainError('BAD_USER_INPUT', `the webhook's host ${host} does not resolve to an address; send a URL whose host resolves.`);
+  if (addresses.length === 0) throw new DomainError('BAD_USER_INPUT', `the webhook's host ${host} does not resolve to an address; send a URL whose host resolves.`, { field: 'url', host });
   if (allowed.has(host)) return;
   // The address is not named: a creator could otherwise learn where internal names resolve, and readers see lastError.
   if (addresses.some((address) => isInternalAddress(address) && !allowed.has(address.toLowerCase()))) {
@@ -138,6 +139,7 @@ export function checkTargetAddresses(host: string, addresses: readonly string[],
       'BAD_USER_INPUT',
       `the webhook's host ${host} is not allowed: webhooks may reach public addresses only, not loopback, private, link-local or reserved ones. ` +
         'Send a public URL, or ask the operator to list the host in TASKBASE_WEBHOOK_ALLOWED_HOSTS.',
+      { field: 'url', host },
     );
   }
 }

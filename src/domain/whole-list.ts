@@ -45,7 +45,7 @@ export function planWholeList(
   const seen = new Set<string>();
   const texts = todos.map((todo, index) => {
     const text = cleanStepText(todo.content, `step ${index + 1}`);
-    if (text === '') throw new DomainError('EMPTY_TEXT', 'invalid todo: `content` must be a non-empty string');
+    if (text === '') throw new DomainError('EMPTY_TEXT', 'invalid todo: `content` must be a non-empty string', { step: index + 1 });
     const key = labelKey(text);
     if (seen.has(key)) throw new DomainError('DUPLICATE_TEXT', `invalid todos: duplicate content "${text}"`, { step: index + 1, text });
     seen.add(key);

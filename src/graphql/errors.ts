@@ -4,7 +4,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable, unavailableMessage } from '../db/unavailable.js';
-import { isDomainError } from '../domain/errors.js';
+import { isDomainError, type DomainError } from '../domain/errors.js';
 
 /** Codes Apollo and graphql-js give to requests that are malformed; passed through as they are. */
 const REQUEST_CODES = new Set([
@@ -27,6 +27,17 @@ export const NESTED_TOO_DEEP =
   'The request nests lists or objects too deep to read. Send at most a few levels of nesting; pass large values as variables (JSON), not as literals in the query.';
 
 /**
+ * A refusal as data for clients: its facts (itemId, holder, limit, count…),
+ * then `reason` (its catalogue key, or its code when it has none), `remedy`
+ * when what to send instead names an operation, and `code`. No fact can
+ * shadow those three.
+ */
+function refusalExtensions(error: DomainError): Record<string, unknown> {
+  const facts = Object.fromEntries(Object.entries(error.facts).filter(([, value]) => value !== undefined));
+  return { ...facts, reason: error.reason, ...(error.remedy ? { remedy: error.remedy } : {}), code: error.code };
+}
+
+/**
  * The one mapping from what went wrong to what a client sees. A domain
  * refusal keeps its code and message; a malformed request keeps graphql-js's
  * message; anything else is logged with an id and answered with that id
@@ -37,7 +48,7 @@ export function createErrorFormatter(logger: Logger) {
     const original = unwrapResolverError(error);
     const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
     if (isDomainError(original)) {
-      return { ...base, message: original.message, extensions: { code: original.code } };
+      return { ...base, message: original.message, extensions: refusalExtensions(original) };
     }
     if (nestedTooDeep(original)) {
       return { ...base, message: NESTED_TOO_DEEP, extensions: { code: 'TOO_LARGE' } };

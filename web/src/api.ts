@@ -36,8 +36,12 @@ export function saveToken(value: string): void {
 }
 
 /** A refusal from the server: its code and its message, shown beside the control that caused it. */
+/** A refusal's facts as the server sends them in extensions (docs/api.md "Refusals"): ids, limits, counts, the field it is about. */
+export type RefusalFacts = Readonly<Record<string, unknown>>;
+
+/** A refused or failed call: the code and reason to branch on, the facts to word it from, and the server's message to show as it is. */
 export class ApiError extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(message: string, readonly code: string, readonly reason: string = code, readonly facts: RefusalFacts = {}) {
     super(message);
   }
 }
@@ -57,11 +61,12 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
   } catch {
     throw new ApiError('The server cannot be reached. Check that taskbase is running, then retry.', 'NETWORK');
   }
-  const body = (await response.json().catch(() => ({}))) as { data?: T; errors?: { message: string; extensions?: { code?: string } }[] };
+  const body = (await response.json().catch(() => ({}))) as { data?: T; errors?: { message: string; extensions?: { code?: string; reason?: string } & RefusalFacts }[] };
   if (response.status === 401) needToken.set(true);
   if (body.errors?.length) {
     const [first] = body.errors;
-    throw new ApiError(forPeople(first.message), first.extensions?.code ?? 'ERROR');
+    const code = first.extensions?.code ?? 'ERROR';
+    throw new ApiError(forPeople(first.message), code, first.extensions?.reason ?? code, first.extensions ?? {});
   }
   return body.data as T;
 }

@@ -28,8 +28,7 @@ export function NewNote({ domain }: { domain: string }) {
       setBody('');
       setOpen(false);
     } catch (failure) {
-      const said = refusalForPeople(failure);
-      setError(said.field === 'title' && /title/.test(said.message) ? said.message.replace('task', 'note') : said.message);
+      setError(refusalForPeople(failure, 'note').message);
     } finally {
       setBusy(false);
     }

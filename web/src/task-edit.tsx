@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { gql } from './api';
+import { ApiError, gql } from './api';
 import { Conflict, saveAtVersion } from './conflicts';
 import { refusalForPeople } from './views/new-task';
 import { focusOnce } from './focus-once';
@@ -55,8 +55,8 @@ function EditForm({ task, base, onDone }: { task: any; base: { version: number; 
         onDone();
       } else setConflict({ theirs: outcome.theirs, version: outcome.version });
     } catch (failure) {
-      // "editTask needs at least one of…" means nothing was changed: nothing to save.
-      if (failure instanceof Error && /needs at least one/.test(failure.message)) return onDone();
+      // Nothing was changed, so there is nothing to save.
+      if (failure instanceof ApiError && failure.reason === 'NOTHING_TO_CHANGE') return onDone();
       setError(refusalForPeople(failure).message);
     }
   });

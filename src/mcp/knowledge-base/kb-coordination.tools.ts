@@ -6,6 +6,7 @@ import { cleanDomain } from '../../domain/domains.js';
 import { claimPhrase, claimView } from './kb-claims.js';
 import { itemLine, itemView, loadTask, summaryText, taskSummary } from './kb-read.js';
 import { noteViews } from './kb-tasks.tools.js';
+import { kbRefusal } from './kb-refusals.js';
 import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
 import type { ToolRegistrar } from '../common/tool-registry.js';
 import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
@@ -15,17 +16,9 @@ const ITEM = z.object({ id: z.string(), number: z.number().int().nullable(), tex
 const TTL = z.number().int().optional().describe(`Seconds the claim holds without renewal: ${CLAIM_TTL_MIN}..${CLAIM_TTL_MAX}, default ${CLAIM_TTL_DEFAULT}.`);
 const ACTIONS = ['claim', 'renew', 'release'] as const;
 
-/** The service's words are GraphQL's; these tools' are their own. */
-function toolWords(message: string): string {
-  return message
-    .replace(/\bclaimNext\b/g, 'task_next').replace(/\bready lists the unclaimed ones, task_next claims one\b/g, 'task_next claims one')
-    .replace(/\brenewClaim\b/g, 'task_claim (action "renew")').replace(/\breleaseClaim\b/g, 'task_claim (action "release")')
-    .replace(/\bclaimItem\b/g, 'task_claim').replace(/\bttlSeconds\b/g, 'ttl_seconds').replace(/\bupdateItem\b/g, 'task_item');
-}
-
 /** knowledge-base, the coordination tools: task_claim and task_next (api/mcp.md), for several agents on one backlog. */
 export function registerKbCoordinationTools(tools: ToolRegistrar): void {
-  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, (error) => toolWords(error.message));
+  const run = (ctx: ToolContext, work: () => Promise<ReturnType<typeof answer>>) => guarded(ctx.logger, work, kbRefusal);
 
   tools.registerTool(
     'task_claim',

@@ -5,8 +5,6 @@
  * their [[#id]] tokens rendered (errors.md "Rendering").
  */
 import type { ItemEntity } from '../../db/entities/index.js';
-import type { DomainError } from '../../domain/errors.js';
-import type { Remedy } from '../../domain/remedies.js';
 import { refTargetsOf, renderRefs, type RefTarget } from '../../domain/refs.js';
 import type { ItemState } from '../../domain/states.js';
 import { ToolRefusal } from '../common/tool-result.js';
@@ -75,24 +73,5 @@ export function dependsOnText(dependsOn: readonly { item: string; reason: string
     .join('\n');
 }
 
-/** What to send instead, in the knowledge-base tools' words (domain/remedies.ts has GraphQL's). */
-const KB_REMEDIES: Record<Remedy, string> = {
-  BRIEF_THE_DETAIL: "Keep it a short label, verb first, and put the detail in a brief on the item (task_note with items and the brief's fields).",
-  COMMENT_TEXT: 'send some text.',
-  LINK_BY_ID: 'Link a note or a task by the uid remember or task returned (search finds it).',
-  ADD_THE_WORK_AGAIN: 'Add a new item with task_add if the work is back.',
-  WAIT_FOR_A_LIVE_ITEM: 'Name a live item, or add the work again with task_add.',
-  FILL_THE_BRIEF: 'Fill them in (depends_on may be "none", extra_info may be left out).',
-  LEAVE_CLAIMED_WORK: 'Take other work (task_next), or wait for that claim to end; to change it anyway, call task_item again with force: true and the reason in comment (the override is recorded).',
-  CLAIM_IT_AGAIN: 'Read the item (task_read) to see what was done; if work is left, claim it again (task_claim) before changing it, or call task_item with force: true and the reason in comment.',
-};
-
-/** The service's words for brief fields are GraphQL's; the tools' are the reference's. */
-function fieldWords(message: string): string {
-  return message.replace(/\bdoneWhen\b/g, 'done_when').replace(/\bdependsOn\b/g, 'depends_on').replace(/\bextraInfo\b/g, 'extra_info');
-}
-
-/** A service's refusal in the knowledge-base tools' words: the fact as the service states it, the remedy from this set's table. */
-export function kbRefusal(error: DomainError): string {
-  return error.parts ? `${fieldWords(error.parts.fact)} ${KB_REMEDIES[error.parts.remedy]}` : fieldWords(error.message);
-}
+/** Refusals are worded in kb-refusals.ts; the tools import them from here beside the other words. */
+export { kbRefusal } from './kb-refusals.js';

@@ -46,7 +46,7 @@ function translate(error: DomainError): string | null {
     case 'PLAN_LOCKED':
       return 'invalid todos: this chat\'s list is written once (its rules say so) and already is, so todo_write may not rewrite it';
     case 'TOO_MANY_IN_PROGRESS':
-      return error.message;
+      return `invalid todos: at most one task may be in_progress (got ${details.count})`;
     default:
       return null;
   }

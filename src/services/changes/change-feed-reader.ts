@@ -61,6 +61,7 @@ export class ChangeFeedReader {
         'BAD_USER_INPUT',
         'after names a change older than the change log keeps (TASKBASE_CHANGE_LOG_DAYS and TASKBASE_CHANGE_LOG_ROWS): changes after it were pruned. ' +
           'Resync: read changes without after to its end and keep pageInfo.endCursor, re-read what you mirror, then resume from that cursor.',
+        { field: 'after' },
       );
     }
   }
@@ -80,6 +81,7 @@ export class ChangeFeedReader {
       `after names a change this log has not reached: the newest change given is ${encodeChangeCursor(newest)}. ` +
         'A cursor from another server\'s log, or from a database restored from an older copy? Resync: read changes without after to its end and keep pageInfo.endCursor, ' +
         're-read what you mirror, then resume from that cursor.',
+      { field: 'after', newest: encodeChangeCursor(newest) },
     );
   }
 

@@ -1,4 +1,4 @@
-import { refusalWithRemedy } from '../../domain/errors.js';
+import { refuse } from '../../domain/errors.js';
 import { cleanFreeText } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
 import type { CommentEntity } from '../../db/entities/index.js';
@@ -12,7 +12,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
  */
 export function checkedComment(aggregate: TaskAggregate, rawBody: string): string {
   const body = cleanFreeText(rawBody, 'comment');
-  if (body === '') throw refusalWithRemedy('EMPTY_TEXT', 'comment is empty once trimmed;', 'COMMENT_TEXT');
+  if (body === '') throw refuse('COMMENT_EMPTY', {});
   checkFreeText(body, 'comment', citableIds(aggregate));
   return body;
 }

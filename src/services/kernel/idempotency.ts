@@ -61,7 +61,7 @@ const CLAIMED: StoredResult = { id: '' };
 async function findReplay(uow: UnitOfWork, operation: string, key: string | null | undefined, input: object): Promise<StoredResult | null> {
   if (!key) return null;
   if (key.length > IDEMPOTENCY_KEY_MAX) {
-    throw new DomainError('BAD_USER_INPUT', `idempotencyKey is ${key.length} characters; the limit is ${IDEMPOTENCY_KEY_MAX}. A UUID is a good key.`);
+    throw new DomainError('BAD_USER_INPUT', `idempotencyKey is ${key.length} characters; the limit is ${IDEMPOTENCY_KEY_MAX}. A UUID is a good key.`, { field: 'idempotencyKey', length: key.length, limit: IDEMPOTENCY_KEY_MAX });
   }
   checkCharacters(key, 'idempotencyKey');
   const scoped = scopedKey(uow, key);
@@ -78,6 +78,7 @@ async function findReplay(uow: UnitOfWork, operation: string, key: string | null
     throw new DomainError(
       'BAD_USER_INPUT',
       `idempotencyKey "${key}" was already used for a different ${operation} call. Send a new key for new input, or resend the original input unchanged to get its result.`,
+      { field: 'idempotencyKey', operation },
     );
   }
   return row.result;
@@ -105,6 +106,7 @@ function replayed<T>(row: T | null, operation: string, key: string | null | unde
   throw new DomainError(
     'NOT_FOUND',
     `idempotencyKey "${key}" was first used for a ${operation} whose result has since been deleted. Send a new key to do it again.`,
+    { field: 'idempotencyKey', operation },
   );
 }
 

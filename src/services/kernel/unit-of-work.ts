@@ -152,6 +152,7 @@ export function assertOwner(session: Pick<SessionEntity, 'id' | 'owner'>, caller
     'FORBIDDEN',
     `Session ${session.id} was started with another bearer token; a session is changed only with the token that started it. ` +
       'Start a session of your own with startSession and send its id in x-session-id.',
+    { sessionId: session.id },
   );
 }
 

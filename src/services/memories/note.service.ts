@@ -1,6 +1,6 @@
 import type { ChangeAction } from '../../domain/history.js';
 import { In } from 'typeorm';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, refuse } from '../../domain/errors.js';
 import { cleanFreeText, cleanLabel } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { checkNoBareReference, parseRefs } from '../../domain/refs.js';
@@ -27,7 +27,7 @@ export interface EditNoteInput {
 }
 
 function memoryNotFound(id: string): DomainError {
-  return new DomainError('NOT_FOUND', `No memory has id "${id}". Use an id that createNote or createTask returned, or find it with search.`);
+  return refuse('MEMORY_NOT_FOUND', { memoryId: id });
 }
 
 /** Plain memories (notes), and archiving any memory. */
@@ -65,7 +65,7 @@ export class NoteService {
         change.domain = cleanDomain(input.domain);
         uow.touchDomain(change.domain);
       }
-      if (Object.keys(change).length === 0) throw new DomainError('BAD_USER_INPUT', 'editNote needs at least one of title, body or domain.');
+      if (Object.keys(change).length === 0) throw refuse('NOTHING_TO_CHANGE', { operation: 'editNote', fields: ['title', 'body', 'domain'] });
       await this.save(uow, note, change, 'NOTE_EDITED');
       return note;
     });
@@ -87,6 +87,7 @@ export class NoteService {
           throw new DomainError(
             'BAD_USER_INPUT',
             `Task ${memory.id} is still open; a task is archived when every live item is DONE or DROPPED. Mark its remaining items DONE, or DROPPED with a reason (BLOCKED and FAILED items keep it open).`,
+            { taskId: String(memory.id) },
           );
         }
         return memory;
@@ -100,7 +101,7 @@ export class NoteService {
     const noteId = parseId(id);
     const note = noteId === null ? null : await uow.manager.findOneBy(MemoryEntity, { id: noteId });
     if (note?.kind === 'TASK' && !note.sessionId) {
-      throw new DomainError('BAD_USER_INPUT', `Memory ${note.id} is a task, not a note; change it with editTask (title, goal, domain) or the item mutations.`);
+      throw new DomainError('BAD_USER_INPUT', `Memory ${note.id} is a task, not a note; change it with editTask (title, goal, domain) or the item mutations.`, { memoryId: String(note.id), kind: 'TASK' });
     }
     if (!note || note.kind !== 'NOTE') throw memoryNotFound(id);
     uow.touchDomain(note.domain);
@@ -128,6 +129,7 @@ export class NoteService {
       throw new DomainError(
         'UNKNOWN_REFERENCE',
         `body cites ${unknown.map((id) => `[[#${id}]]`).join(', ')}, which names no item. A note may cite any existing item by its id; fix the id or remove the token.`,
+        { field: 'body', unknownIds: unknown },
       );
     }
     return body;

@@ -190,6 +190,7 @@ export class PlanService {
         throw new DomainError(
           'BAD_USER_INPUT',
           `updateStep needs exactly one of step (the 1-based number the rendered plan shows) or id (the item's id); it got ${byStep ? 'both' : 'neither'}.`,
+          { fields: ['step', 'id'] },
         );
       }
       if (!open.current || !open.aggregate) throw noPlan('updateStep');
@@ -263,9 +264,10 @@ export class PlanService {
       throw new DomainError(
         'FORBIDDEN',
         `Item ${other!.id} is a step of another session's plan; a session may change only its own plan. Name a step of yours by its number or id.`,
+        { itemId: String(other!.id) },
       );
     }
-    throw new DomainError('NOT_FOUND', `Your plan has no step with id "${id}". Read the plan (or its rendered list) for step numbers and ids.`);
+    throw new DomainError('NOT_FOUND', `Your plan has no step with id "${id}". Read the plan (or its rendered list) for step numbers and ids.`, { itemId: id });
   }
 
   /** Marks steps deleted, then purges the plan's oldest deleted steps beyond its cap (purgeDeletedSteps). */

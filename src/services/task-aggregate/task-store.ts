@@ -64,11 +64,11 @@ export async function loadTaskForChange(
   const [row] = taskId === null ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
   const task = row ? memoryOf(row) : null;
   if (task?.kind === 'NOTE') {
-    throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`);
+    throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`, { memoryId: String(task.id), kind: 'NOTE' });
   }
   if (!task) throw taskNotFound(String(id));
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
-    throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`);
+    throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`, { taskId: String(task.id) });
   }
   if (task.sessionId && session?.id !== task.sessionId) session = await readSession(uow.manager, task.sessionId);
   checkExpectedVersion(String(task.id), task.version, expectedVersion);
@@ -110,7 +110,7 @@ export async function loadItemForChange(
 export function liveItem(aggregate: TaskAggregate, id: string, hint = "Read the task's items for their ids."): ItemEntity {
   const itemId = parseId(id);
   const item = aggregate.items.find((candidate) => candidate.id === itemId);
-  if (!item) throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item with id "${id}". ${hint}`);
+  if (!item) throw new DomainError('NOT_FOUND', `Task ${aggregate.task.id} has no item with id "${id}". ${hint}`, { taskId: String(aggregate.task.id), itemId: id });
   if (item.deleted) throw deletedItem(String(item.id), item.text);
   return item;
 }

@@ -1,5 +1,5 @@
 import { checkBriefItemCount, cleanBrief, taskNoteShape, type BriefIn } from '../../domain/briefs.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, refuse } from '../../domain/errors.js';
 import { cleanFreeText, cleanLabel } from '../../domain/text-rules.js';
 import { checkFreeText } from '../../domain/refs.js';
 import { parseId, TITLE_MAX } from '../../domain/task-rules.js';
@@ -32,13 +32,13 @@ function deletedIds(aggregate: TaskAggregate): Set<string> {
 }
 
 function noteNotFound(id: string): DomainError {
-  return new DomainError('NOT_FOUND', `No task note has id "${id}". Read the task's notes for their ids.`);
+  return new DomainError('NOT_FOUND', `No task note has id "${id}". Read the task's notes for their ids.`, { noteId: id });
 }
 
 /** A whole-task note's body: free text that must say something. */
 function cleanBody(raw: string, aggregate: TaskAggregate): string {
   const body = cleanFreeText(raw, 'body');
-  if (body === '') throw new DomainError('BRIEF_INCOMPLETE', 'A note on the whole task needs a body; send some text.');
+  if (body === '') throw new DomainError('BRIEF_INCOMPLETE', 'A note on the whole task needs a body; send some text.', { fields: ['body'] });
   checkFreeText(body, 'body', citableIds(aggregate));
   return body;
 }
@@ -98,17 +98,17 @@ export class TaskNoteService {
       const change: Partial<TaskNoteEntity> = {};
       if (input.title !== null && input.title !== undefined) change.title = cleanLabel(input.title, 'title', TITLE_MAX);
       if (input.body !== null && input.body !== undefined) {
-        if (note.brief) throw new DomainError('BRIEF_INCOMPLETE', `Task note ${note.id} is a brief on items; change it with brief, not body.`);
+        if (note.brief) throw new DomainError('BRIEF_INCOMPLETE', `Task note ${note.id} is a brief on items; change it with brief, not body.`, { noteId: String(note.id), field: 'body' });
         change.body = cleanBody(input.body, aggregate);
       }
       if (input.brief !== null && input.brief !== undefined) {
-        if (!note.brief) throw new DomainError('BRIEF_INCOMPLETE', `Task note ${note.id} is a note on the whole task; change it with body, not brief.`);
+        if (!note.brief) throw new DomainError('BRIEF_INCOMPLETE', `Task note ${note.id} is a note on the whole task; change it with body, not brief.`, { noteId: String(note.id), field: 'brief' });
         const briefed = (await uow.manager.findBy(TaskNoteItemEntity, { noteId: note.id })).map((link) => String(link.itemId));
         change.brief = cleanBrief(input.brief, citableIds(aggregate), {
           briefed: new Set(briefed), deleted: deletedIds(aggregate), kept: new Set(note.brief.dependsOn.map((d) => d.item)),
         });
       }
-      if (Object.keys(change).length === 0) throw new DomainError('BAD_USER_INPUT', 'editTaskNote needs at least one of title, body or brief.');
+      if (Object.keys(change).length === 0) throw refuse('NOTHING_TO_CHANGE', { operation: 'editTaskNote', fields: ['title', 'body', 'brief'] });
       change.updatedAt = uow.now;
       await uow.manager.update(TaskNoteEntity, { id: note.id }, change);
       Object.assign(note, change);

@@ -1,5 +1,5 @@
 import { changesTheList, type HistoryAction } from '../../domain/history.js';
-import { DomainError, refusalWithRemedy } from '../../domain/errors.js';
+import { DomainError, refuse } from '../../domain/errors.js';
 import { cleanFreeText, cleanItemLabels, cleanLabel, ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX, sameLabel, splitItemsText } from '../../domain/text-rules.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { moveAfter } from '../../domain/ordering.js';
@@ -94,7 +94,7 @@ export class TaskService {
         const goal = cleanFreeText(input.goal, 'goal');
         checkFreeText(goal, 'goal', new Set());
         if (input.items && input.itemsText !== null && input.itemsText !== undefined) {
-          throw new DomainError('BAD_USER_INPUT', 'Send the items either as items (a list) or as itemsText (one label per line), not both.');
+          throw new DomainError('BAD_USER_INPUT', 'Send the items either as items (a list) or as itemsText (one label per line), not both.', { fields: ['items', 'itemsText'] });
         }
         const labels = cleanItemLabels(input.items ?? splitItemsText(input.itemsText ?? ''), []);
         const task = await insertTask(uow, { title, domain, goal, sessionId: null });
@@ -117,13 +117,13 @@ export class TaskService {
       }
       if (input.domain !== null && input.domain !== undefined) {
         if (task.sessionId) {
-          throw new DomainError('BAD_USER_INPUT', `Task ${task.id} is a session's plan, which has no domain. Create a knowledge-base task with createTask instead.`);
+          throw new DomainError('BAD_USER_INPUT', `Task ${task.id} is a session's plan, which has no domain. Create a knowledge-base task with createTask instead.`, { taskId: String(task.id), field: 'domain' });
         }
         changes.domain = cleanDomain(input.domain);
         uow.touchDomain(changes.domain);
       }
       if (Object.keys(changes).length === 0) {
-        throw new DomainError('BAD_USER_INPUT', 'editTask needs at least one of title, goal or domain.');
+        throw refuse('NOTHING_TO_CHANGE', { operation: 'editTask', fields: ['title', 'goal', 'domain'] });
       }
       // Sending what the task already says (a retried edit) is accepted and records nothing.
       for (const key of Object.keys(changes) as (keyof MemoryEntity)[]) if (changes[key] === task[key]) delete changes[key];
@@ -137,9 +137,9 @@ export class TaskService {
 
   async updateItem(caller: Caller, input: UpdateItemInput): Promise<ItemChanged> {
     const asked = [input.state, input.text, input.comment].some((value) => value !== null && value !== undefined) || !!input.related?.length;
-    if (!asked) throw new DomainError('BAD_USER_INPUT', 'updateItem needs at least one of state, text, comment or related.');
+    if (!asked) throw refuse('NOTHING_TO_CHANGE', { operation: 'updateItem', fields: ['state', 'text', 'comment', 'related'] });
     if (input.force && !input.comment?.trim()) {
-      throw new DomainError('BAD_USER_INPUT', 'force: true goes past another session\'s claim and is recorded: give the reason in comment.');
+      throw new DomainError('BAD_USER_INPUT', 'force: true goes past another session\'s claim and is recorded: give the reason in comment.', { field: 'comment' });
     }
     // Claims fence what the item is (its state, its label), asked for even when it would change nothing: a late DONE
     // on work another session finished is refused, not answered DONE. A comment or a link is not fenced.
@@ -152,7 +152,7 @@ export class TaskService {
         const text = cleanLabel(input.text, 'text', aggregate.labelLimit);
         if (text !== item.text) {
           if (aggregate.items.some((other) => !other.deleted && other !== item && sameLabel(other.text, text))) {
-            throw new DomainError('DUPLICATE_TEXT', `"${text}" is already a live item of this task. Give this item a label that tells them apart.`);
+            throw new DomainError('DUPLICATE_TEXT', `"${text}" is already a live item of this task. Give this item a label that tells them apart.`, { text });
           }
           if (aggregate.rules) checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'rename');
           change.text = text;
@@ -235,10 +235,10 @@ export class TaskService {
       if (!item.deleted) return item;
       const live = aggregate.items.filter((other) => !other.deleted);
       if (live.some((other) => sameLabel(other.text, item.text))) {
-        throw new DomainError('DUPLICATE_TEXT', `"${item.text}" is a live item of this task again, so the deleted one cannot come back beside it. Rename or delete the live one first.`);
+        throw new DomainError('DUPLICATE_TEXT', `"${item.text}" is a live item of this task again, so the deleted one cannot come back beside it. Rename or delete the live one first.`, { itemId: String(item.id), text: item.text });
       }
       if (live.length >= ITEMS_PER_TASK_MAX) {
-        throw new DomainError('TOO_LARGE', `the task has ${live.length} live items, the most it may hold; delete or finish one elsewhere before bringing this one back.`);
+        throw new DomainError('TOO_LARGE', `the task has ${live.length} live items, the most it may hold; delete or finish one elsewhere before bringing this one back.`, { live: live.length, limit: ITEMS_PER_TASK_MAX });
       }
       if (aggregate.rules) {
         checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'restore');
@@ -256,7 +256,7 @@ export class TaskService {
       (stored) => this.reload(uow.manager, stored.id, stored.itemIds ?? []),
       async () => {
         const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion);
-        if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.');
+        if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.', { field: 'items', count: 0 });
         const live = aggregate.items.filter((item) => !item.deleted);
         const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
         if (aggregate.rules) checkPlanResize(live.length, live.length + labels.length, aggregate.rules);
@@ -274,7 +274,7 @@ export class TaskService {
       let after: string | null = null;
       if (input.after !== null && input.after !== undefined) {
         after = String(liveItem(aggregate, input.after).id);
-        if (after === String(item.id)) throw new DomainError('BAD_USER_INPUT', 'An item cannot be placed after itself; name another item in after, or null for first.');
+        if (after === String(item.id)) throw new DomainError('BAD_USER_INPUT', 'An item cannot be placed after itself; name another item in after, or null for first.', { itemId: String(item.id), field: 'after' });
       }
       const order = moveAfter(aggregate.items.map((other) => String(other.id)), String(item.id), after);
       // Moving an item where it already stands among the live items is accepted and records nothing.
@@ -300,13 +300,13 @@ export class TaskService {
   private async linkable(manager: import('typeorm').EntityManager, itemId: number, ids: readonly string[]): Promise<MemoryEntity[]> {
     if (ids.length === 0) return [];
     if (ids.length > ITEMS_PER_CALL_MAX) {
-      throw new DomainError('TOO_LARGE', `related names ${ids.length} memories; link at most ${ITEMS_PER_CALL_MAX} in one call.`);
+      throw new DomainError('TOO_LARGE', `related names ${ids.length} memories; link at most ${ITEMS_PER_CALL_MAX} in one call.`, { field: 'related', count: ids.length, limit: ITEMS_PER_CALL_MAX });
     }
     const numeric = ids.map((id) => parseId(id));
     const rows = numeric.includes(null) ? [] : await memoriesWithIds(manager, numeric as number[]);
     const missing = ids.filter((id) => !rows.some((row) => String(row.id) === String(id).trim() && !row.sessionId));
     if (missing.length) {
-      throw refusalWithRemedy('NOT_FOUND', `related names no memory: ${missing.map((id) => `"${id}"`).join(', ')}.`, 'LINK_BY_ID');
+      throw refuse('RELATED_NOT_FOUND', { memoryIds: missing });
     }
     const linked = new Set((await selectRows(manager, `SELECT l."memoryId" FROM "item_links" l WHERE l."itemId" = ?`, [itemId])).map(([memoryId]) => num(memoryId)));
     const fresh = rows.filter((row) => !linked.has(row.id));

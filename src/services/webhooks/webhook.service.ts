@@ -131,9 +131,9 @@ export class WebhookService {
   private async ownWebhook(manager: EntityManager, caller: Caller, id: string, doneTo: string): Promise<WebhookEntity> {
     const webhookId = /^\d{1,9}$/.test(id) ? Number(id) : null;
     const row = webhookId === null ? null : await manager.findOneBy(WebhookEntity, { id: webhookId });
-    if (!row) throw new DomainError('NOT_FOUND', `No webhook has id ${JSON.stringify(id)}. List them with the webhooks query.`);
+    if (!row) throw new DomainError('NOT_FOUND', `No webhook has id ${JSON.stringify(id)}. List them with the webhooks query.`, { webhookId: id });
     if (!mayChangeWebhook(row.owner, caller.principal)) {
-      throw new DomainError('FORBIDDEN', `Webhook ${row.id} was created with another bearer token; a webhook is ${doneTo} only with the token that created it. Create your own with createWebhook.`);
+      throw new DomainError('FORBIDDEN', `Webhook ${row.id} was created with another bearer token; a webhook is ${doneTo} only with the token that created it. Create your own with createWebhook.`, { webhookId: String(row.id) });
     }
     return row;
   }
@@ -146,8 +146,8 @@ export class WebhookService {
   /** The latest `first` deliveries of each webhook, newest first: one statement whatever the number of webhooks. */
   async latestDeliveries(webhookIds: readonly number[], first: number | null | undefined): Promise<Map<number, WebhookDeliveryEntity[]>> {
     const size = first ?? DELIVERIES_DEFAULT;
-    if (!Number.isInteger(size) || size < 1) throw new DomainError('BAD_USER_INPUT', `deliveries(first) must be a whole number from 1 to ${DELIVERIES_MAX}; got ${size}.`);
-    if (size > DELIVERIES_MAX) throw new DomainError('TOO_LARGE', `deliveries(first) is at most ${DELIVERIES_MAX}; got ${size}. Ask for ${DELIVERIES_MAX} or fewer: older deliveries are not listed.`);
+    if (!Number.isInteger(size) || size < 1) throw new DomainError('BAD_USER_INPUT', `deliveries(first) must be a whole number from 1 to ${DELIVERIES_MAX}; got ${size}.`, { field: 'first', count: size, limit: DELIVERIES_MAX });
+    if (size > DELIVERIES_MAX) throw new DomainError('TOO_LARGE', `deliveries(first) is at most ${DELIVERIES_MAX}; got ${size}. Ask for ${DELIVERIES_MAX} or fewer: older deliveries are not listed.`, { field: 'first', count: size, limit: DELIVERIES_MAX });
     const byWebhook = new Map<number, WebhookDeliveryEntity[]>(webhookIds.map((id) => [id, []]));
     if (webhookIds.length === 0) return byWebhook;
     const rows = await this.reader().createQueryBuilder(WebhookDeliveryEntity, 'd')
