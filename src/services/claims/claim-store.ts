@@ -8,7 +8,7 @@ import { scopeCondition } from '../kernel/domain-scope.js';
 import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
+import { HOLD_TASK_HISTORY, insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 import { markClaimedUntil } from '../task-aggregate/ready-rows.js';
 
@@ -59,19 +59,31 @@ export async function takeClaim(
   manager: EntityManager,
   claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'owner'>,
   ttlSeconds: number,
+  { holdHistory = false }: { holdHistory?: boolean } = {},
 ): Promise<Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null> {
   const kind = kindOf(manager);
+  const values = [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner];
   // Parameters are cast: PostgreSQL types a SELECT's parameters on their own, not as the columns they go into.
-  const [row] = await selectRows(manager, `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner")
+  const insert = `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner")
      SELECT CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS VARCHAR(64)), ${dbStampSql(kind, 't."clock"')}, ${dbStampSql(kind, 't."clock"', '?')}, CAST(? AS VARCHAR(64))
-     FROM ${clockRowSql(kind)} WHERE 1 = 1
+     FROM ${kind === 'postgres' ? 't' : clockRowSql(kind)} WHERE 1 = 1
      ON CONFLICT ("itemId") DO UPDATE SET "taskId" = excluded."taskId", "sessionId" = excluded."sessionId",
        "claimedAt" = excluded."claimedAt", "expiresAt" = excluded."expiresAt", "owner" = excluded."owner",
        "takenFrom" = CASE WHEN "claims"."sessionId" = excluded."sessionId" THEN "claims"."takenFrom" ELSE "claims"."sessionId" END
      WHERE NOT (${claimIsLive('"claims"', kind)})
-     RETURNING "claimedAt", "expiresAt"`, [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner]);
+     RETURNING "itemId", "claimedAt", "expiresAt"`;
+  if (kind === 'postgres') {
+    // One round trip: (with holdHistory) the task's history lock (holdTaskHistory), the clock read after it, the
+    // claim, and its ready row's expiry.
+    const clock = holdHistory ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${HOLD_TASK_HISTORY}) h` : `SELECT clock_timestamp() AS "clock"`;
+    const [row] = await selectRows(manager, `WITH t AS (${clock}), c AS (${insert}),
+      r AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
+      SELECT c."claimedAt", c."expiresAt" FROM c`, holdHistory ? [claim.taskId, ...values] : values);
+    return row ? { claimedAt: row[0] as string, expiresAt: row[1] as string } : null;
+  }
+  const [row] = await selectRows(manager, insert, values);
   if (!row) return null;
-  const stamps = { claimedAt: row[0] as string, expiresAt: row[1] as string };
+  const stamps = { claimedAt: row[1] as string, expiresAt: row[2] as string };
   await markClaimedUntil(manager, [claim.itemId], '?', [stamps.expiresAt]);
   return stamps;
 }
@@ -101,12 +113,13 @@ export async function setClaimExpiry(manager: EntityManager, itemId: number, ttl
  * database's clock, so a session whose claim it had taken over is still
  * fenced: its late DONE on finished work is refused, not answered DONE.
  */
-export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[]): Promise<void> {
+export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], { leavingReady = false }: { leavingReady?: boolean } = {}): Promise<void> {
   if (itemIds.length === 0) return;
   const ids = distinct(itemIds);
   const kind = kindOf(manager);
   await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`, ids);
-  await markClaimedUntil(manager, ids, `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
+  // Items being settled or deleted (`leavingReady`) lose their ready rows with the task's write (recordTaskChange).
+  if (!leavingReady) await markClaimedUntil(manager, ids, `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
 }
 
 /** Ends every live claim of a session (it finished), keeping the rows as endClaimsOnItems does. */
@@ -197,14 +210,18 @@ export async function readyItems(manager: EntityManager, domain: string, { limit
  * over until that write ends, as the fence expects (claim-fence.ts). The
  * item's own state is checked again beside its row.
  */
-export async function takeReadyCandidate(manager: EntityManager, domain: string, passed: readonly number[]): Promise<ReadyItem | null> {
+export async function takeReadyCandidate(
+  manager: EntityManager, domain: string, passed: readonly number[], sessionId: string,
+): Promise<(ReadyItem & { sessionClaims: number }) | null> {
   const kind = kindOf(manager);
   const { where, scope } = readyScope(domain);
   const skip = passed.length ? ` AND r."itemId" NOT IN (${placeholders(passed.length)})` : '';
   const locking = kind === 'postgres' ? ' FOR UPDATE OF r, i SKIP LOCKED' : '';
-  const sql = `SELECT ${itemColumns('i')}, r."domain" FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+  // With the candidate, the live claims the session holds (liveClaimCount), for the cap: one round trip, not two.
+  const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)})
+    FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
     WHERE ${where} AND ${readyRowIsFree(kind)} AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')${skip}
     ORDER BY r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
-  const [row] = await selectRows(manager, sql, [...scope, false, ...passed]);
-  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null } : null;
+  const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed]);
+  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) } : null;
 }

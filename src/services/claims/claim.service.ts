@@ -4,7 +4,6 @@ import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
-import { holdTaskHistory } from '../task-aggregate/history-rows.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
 import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim, takeReadyCandidate } from './claim-store.js';
@@ -129,15 +128,15 @@ export class ClaimService {
     uow.touchDomain(domain);
     const passed: number[] = [];
     for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
-      const ready = await takeReadyCandidate(uow.manager, domain, passed);
+      const ready = await takeReadyCandidate(uow.manager, domain, passed, sessionId);
       if (!ready) return null;
       // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
-      if (attempt === 0) await this.checkClaimCaps(uow, sessionId);
+      if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready.sessionClaims);
       const { item } = ready;
-      // The task is not locked here (its item is): wait for any change of its list not yet committed, so the history row records the list as it stands.
-      await holdTaskHistory(uow.manager, item.taskId);
+      // The task is not locked here (its item is): the claim's statement first waits for any change of its list not
+      // yet committed (the task's history lock), so the history row records the list as it stands.
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
-      const stamps = await takeClaim(uow.manager, claim, ttl);
+      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: true });
       if (!stamps) {
         passed.push(item.id);
         continue;
@@ -178,10 +177,11 @@ export class ClaimService {
    * TOO_LARGE when the calling session holds CLAIMS_PER_SESSION_MAX live
    * claims, or (with auth on) its bearer token's sessions hold
    * CLAIMS_PER_TOKEN_MAX between them. Without auth there is no token to
-   * count by: the per-session cap still holds.
+   * count by: the per-session cap still holds. `held`: the session's live
+   * claims when the caller has read them already.
    */
-  private async checkClaimCaps(uow: UnitOfWork, sessionId: string): Promise<void> {
-    if ((await liveClaimCount(uow.manager, sessionId)) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
+  private async checkClaimCaps(uow: UnitOfWork, sessionId: string, held?: number): Promise<void> {
+    if ((held ?? (await liveClaimCount(uow.manager, sessionId))) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
     const owner = uow.caller.principal;
     if (owner && (await liveClaimCountOfOwner(uow.manager, owner)) >= CLAIMS_PER_TOKEN_MAX) throw tooManyClaimsForToken();
   }

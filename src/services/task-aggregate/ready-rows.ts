@@ -33,6 +33,18 @@ export async function refreshReadyItems(manager: EntityManager, taskIds: readonl
   const n = tasks.length;
   const ready = readySelect(`i."taskId" IN (${placeholders(n)})`);
   const readyParameters = [...tasks, ...READY_FLAGS];
+  if (manager.connection.options.type === 'postgres') {
+    // One round trip: the same three writes as one statement over one reading of the task's items. Each touches rows
+    // the others do not (gone: rows not ready; added: ready items without a row; moved: ready items with one).
+    await runStatement(manager, `WITH ready AS (${ready}),
+      gone AS (DELETE FROM "ready_items" o WHERE o."taskId" IN (${placeholders(n)}) AND o."itemId" NOT IN (SELECT "id" FROM ready)),
+      added AS (INSERT INTO "ready_items" ("itemId", "taskId", "domain", "position", "claimedUntil")
+        SELECT r."id", r."taskId", r."domain", r."position", r."claimedUntil" FROM ready r
+        WHERE NOT EXISTS (SELECT 1 FROM "ready_items" o WHERE o."itemId" = r."id") ON CONFLICT ("itemId") DO NOTHING)
+      UPDATE "ready_items" o SET "position" = r."position", "domain" = r."domain" FROM ready r
+        WHERE o."itemId" = r."id" AND (o."position" <> r."position" OR o."domain" IS DISTINCT FROM r."domain")`, [...readyParameters, ...tasks]);
+    return;
+  }
   await runStatement(manager, `DELETE FROM "ready_items" WHERE "taskId" IN (${placeholders(n)})
     AND "itemId" NOT IN (SELECT r."id" FROM (${ready}) r)`, [...tasks, ...readyParameters]);
   await runStatement(manager, `INSERT INTO "ready_items" ("itemId", "taskId", "domain", "position", "claimedUntil")
