@@ -33,6 +33,7 @@ import { buildDatabase } from './load.mjs';
 import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
 import { AGENTS, prepareClaimNext, runClaimNext } from './claim-next.mjs';
+import { runClaimQueue, WORKERS } from './claim-queue.mjs';
 import { openLoop } from './open-loop.mjs';
 import { SERVERS as LAG_SERVERS, WEBHOOKS as LAG_WEBHOOKS, webhookLag } from './webhook-lag.mjs';
 import { REPORT_FILES, table, writeReport } from './report.mjs';
@@ -176,11 +177,48 @@ try {
   const call = async (query, variables) => once({ name: 'setup', kind: 'server', next: () => ({ body: { query, variables } }) });
   const dashboardTaskId = await createDashboardTask(call);
 
-  const all = [...workloads(args.scale, dashboardTaskId), { name: `claimNext (${AGENTS} agents)`, kind: 'agents' }];
+  const all = [
+    ...workloads(args.scale, dashboardTaskId), { name: `claimNext (${AGENTS} agents)`, kind: 'agents' },
+    { name: `claim loop vs queue (${WORKERS} workers)`, kind: 'claimQueue' },
+  ];
   /** The raw references measured so far, by name, for the alternating slices of the server's workload held to each. */
   const rawWorkloads = new Map();
   const chosen = all.filter((w) => !args.only || w.kind === 'raw' || w.name.startsWith('floor') || args.only.split(',').some((o) => w.name.startsWith(o)));
   for (const workload of chosen) {
+    if (workload.kind === 'claimQueue') {
+      // Its own driver (bench/claim-queue.mjs): a hand-written queue and the claim loop, one after the other.
+      let before = null;
+      let profile = null;
+      const { queue, loop, ratio } = await runClaimQueue({
+        kind: args.db, databaseUrl: built.databaseUrl, serverUrl, call, log,
+        // Around the claim loop alone: its statements and its profile leave out the setup of its tasks and briefs.
+        around: async (run) => {
+          before = await server.probe();
+          if (!args.profile) return run();
+          await server.profileStart();
+          try {
+            return await run();
+          } finally {
+            const file = path.join(profilesDir, `${args.scale}-${args.db}-claim-loop.cpuprofile`);
+            await server.profileStop(file);
+            profile = { file: path.relative(root, file), ...summarize(JSON.parse(fs.readFileSync(file, 'utf8')), { functions: 10 }) };
+            log(`    profile ${profile.file}\n${formatSummary(profile, '    ')}`);
+          }
+        },
+      });
+      const peak = await server.probe();
+      const shared = { raw: null, p99: null, non2xx: 0, errors: 0, aloneP50: null, peakRssMb: Math.round(peak.maxRssKb / 1024) };
+      results.push({
+        ...shared, name: `hand-written queue (${args.db === 'postgres' ? 'FOR UPDATE SKIP LOCKED, 40 connections' : 'SQLite, in the bench process, no HTTP'}): ${queue.completed} items, ${queue.twice} handed out twice, ${queue.early} before their dependencies`, kind: 'raw',
+        reqPerSec: queue.itemsPerSec, p50: null, requests: queue.completed, statementsPerRequest: null,
+      });
+      results.push({
+        ...shared, name: `claim loop (claimNext → DONE): ${loop.completed} items, ${loop.twice} handed out twice, ${loop.early} before their dependencies, ${ratio.toFixed(2)} × the queue`,
+        kind: 'server', reqPerSec: loop.itemsPerSec, p50: loop.claimP50, requests: loop.completed,
+        statementsPerRequest: (peak.statements - before.statements) / loop.completed, claimQueueRatio: ratio, ...(profile ? { profile } : {}),
+      });
+      continue;
+    }
     if (workload.kind === 'agents') {
       // Its own driver (bench/claim-next.mjs): every answer is checked for the item it hands out.
       const sessions = await prepareClaimNext(call);

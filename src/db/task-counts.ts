@@ -1,4 +1,5 @@
 import { IsNull, type EntityManager } from 'typeorm';
+import { rebuildReadyItems } from './ready-items.js';
 import { progressOf, taskStateOf, type ItemStateView, type ProgressCounts, type TaskState } from '../domain/states.js';
 import { MemoryEntity } from './entities/index.js';
 
@@ -59,5 +60,7 @@ export async function rederiveTaskStates(manager: EntityManager): Promise<number
       .execute();
     changed += result.affected ?? 0;
   }
+  // Whether a task is open decides whether its items are ready.
+  if (changed > 0) await rebuildReadyItems(manager);
   return changed;
 }

@@ -18,6 +18,7 @@ import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-clai
 import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 import { SteeringSeen1765800000000 } from './1765800000000-steering-seen.js';
+import { ReadyItems1766100000000 } from './1766100000000-ready-items.js';
 import { ActivityIndexes1766400000000 } from './1766400000000-activity-indexes.js';
 
 /** Every migration, oldest first. */
@@ -42,5 +43,6 @@ export const MIGRATIONS = [
   HistoryDeltas1765400000000,
   StuckItems1765600000000,
   SteeringSeen1765800000000,
+  ReadyItems1766100000000,
   ActivityIndexes1766400000000,
 ];

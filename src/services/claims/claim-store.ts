@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { dbNowSql, kindOf } from '../../db/db-clock.js';
+import { clockRowSql, dbNowSql, dbStampSql, kindOf } from '../../db/db-clock.js';
 import type { DatabaseKind } from '../../db/data-source.js';
 import type { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import type { HistoryAction } from '../../domain/history.js';
@@ -8,8 +8,9 @@ import { scopeCondition } from '../kernel/domain-scope.js';
 import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
+import { HOLD_TASK_HISTORY, insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
+import { markClaimedUntil } from '../task-aggregate/ready-rows.js';
 
 /**
  * Claims as rows, and the ready queue. Every "is it claimed" compares the
@@ -47,20 +48,44 @@ export async function liveClaimCountOfOwner(manager: EntityManager, owner: strin
  * is checked on the row as committed, so of two takers only one gets it).
  * An expired row of another session is remembered as taken from it (the
  * fence refuses that session's late changes as taken over); the same
- * session taking its own lapsed row again keeps what the row said.
- * False when another session's live claim holds the item.
+ * session taking its own lapsed row again keeps what the row said. The
+ * claim is stamped with the database's clock as this statement runs, after
+ * every lock the write waited for, and ends `ttlSeconds` later, so no claim
+ * is handed out already expired. Returns its stamps; null when another
+ * session's live claim holds the item. The item's ready row carries the
+ * new expiry.
  */
 export async function takeClaim(
   manager: EntityManager,
-  claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'claimedAt' | 'expiresAt' | 'owner'>,
-): Promise<boolean> {
-  const rows = await selectRows(manager, `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner") VALUES (?, ?, ?, ?, ?, ?)
+  claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'owner'>,
+  ttlSeconds: number,
+  { holdHistory = false }: { holdHistory?: boolean } = {},
+): Promise<Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null> {
+  const kind = kindOf(manager);
+  const values = [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner];
+  // Parameters are cast: PostgreSQL types a SELECT's parameters on their own, not as the columns they go into.
+  const insert = `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner")
+     SELECT CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS VARCHAR(64)), ${dbStampSql(kind, 't."clock"')}, ${dbStampSql(kind, 't."clock"', '?')}, CAST(? AS VARCHAR(64))
+     FROM ${kind === 'postgres' ? 't' : clockRowSql(kind)} WHERE 1 = 1
      ON CONFLICT ("itemId") DO UPDATE SET "taskId" = excluded."taskId", "sessionId" = excluded."sessionId",
        "claimedAt" = excluded."claimedAt", "expiresAt" = excluded."expiresAt", "owner" = excluded."owner",
        "takenFrom" = CASE WHEN "claims"."sessionId" = excluded."sessionId" THEN "claims"."takenFrom" ELSE "claims"."sessionId" END
-     WHERE NOT (${claimIsLive('"claims"', kindOf(manager))})
-     RETURNING "itemId"`, [claim.itemId, claim.taskId, claim.sessionId, claim.claimedAt, claim.expiresAt, claim.owner]);
-  return rows.length > 0;
+     WHERE NOT (${claimIsLive('"claims"', kind)})
+     RETURNING "itemId", "claimedAt", "expiresAt"`;
+  if (kind === 'postgres') {
+    // One round trip: (with holdHistory) the task's history lock (holdTaskHistory), the clock read after it, the
+    // claim, and its ready row's expiry.
+    const clock = holdHistory ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${HOLD_TASK_HISTORY}) h` : `SELECT clock_timestamp() AS "clock"`;
+    const [row] = await selectRows(manager, `WITH t AS (${clock}), c AS (${insert}),
+      r AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
+      SELECT c."claimedAt", c."expiresAt" FROM c`, holdHistory ? [claim.taskId, ...values] : values);
+    return row ? { claimedAt: row[0] as string, expiresAt: row[1] as string } : null;
+  }
+  const [row] = await selectRows(manager, insert, values);
+  if (!row) return null;
+  const stamps = { claimedAt: row[1] as string, expiresAt: row[2] as string };
+  await markClaimedUntil(manager, [claim.itemId], '?', [stamps.expiresAt]);
+  return stamps;
 }
 
 /**
@@ -73,9 +98,13 @@ export async function claimRowForFence(manager: EntityManager, itemId: number): 
   return row ? { claim: claimOf(row), now: row[CLAIM_WIDTH] as string } : { claim: null, now: null };
 }
 
-/** Moves a claim's expiry (its holder renewing it). */
-export async function setClaimExpiry(manager: EntityManager, itemId: number, expiresAt: string): Promise<void> {
-  await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ? WHERE "itemId" = ?`, [expiresAt, itemId]);
+/** Moves a claim's expiry to `ttlSeconds` after the database's clock as the statement runs (its holder renewing it), and its ready row's with it: the new expiry. */
+export async function setClaimExpiry(manager: EntityManager, itemId: number, ttlSeconds: number): Promise<string> {
+  const kind = kindOf(manager);
+  const [[expiresAt]] = await selectRows(manager, `UPDATE "claims" SET "expiresAt" = ${dbStampSql(kind, 'clock_timestamp()', '?')} WHERE "itemId" = ? RETURNING "expiresAt"`,
+    [ttlSeconds, itemId]);
+  await markClaimedUntil(manager, [itemId], '?', [expiresAt]);
+  return expiresAt as string;
 }
 
 /**
@@ -84,17 +113,20 @@ export async function setClaimExpiry(manager: EntityManager, itemId: number, exp
  * database's clock, so a session whose claim it had taken over is still
  * fenced: its late DONE on finished work is refused, not answered DONE.
  */
-export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[]): Promise<void> {
+export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], { leavingReady = false }: { leavingReady?: boolean } = {}): Promise<void> {
   if (itemIds.length === 0) return;
   const ids = distinct(itemIds);
   const kind = kindOf(manager);
   await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`, ids);
+  // Items being settled or deleted (`leavingReady`) lose their ready rows with the task's write (recordTaskChange).
+  if (!leavingReady) await markClaimedUntil(manager, ids, `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
 }
 
 /** Ends every live claim of a session (it finished), keeping the rows as endClaimsOnItems does. */
 export async function endClaimsOfSession(manager: EntityManager, sessionId: string): Promise<void> {
   const kind = kindOf(manager);
-  await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "sessionId" = ? AND ${claimIsLive('"claims"', kind)}`, [sessionId]);
+  const ended = await selectRows(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "sessionId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING "itemId"`, [sessionId]);
+  await markClaimedUntil(manager, ended.map(([itemId]) => num(itemId)), `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
 }
 
 /**
@@ -131,39 +163,65 @@ export interface ReadyItem {
 }
 
 /**
- * The ready queue of a domain (and those under it): live PENDING or
- * IN_PROGRESS items of open knowledge-base tasks (never a plan's, never an
- * archived task's), with no live claim, whose every dependency is settled or
- * deleted; oldest task first, then list order. The first `limit`, leaving
- * out the items `passed`; with `lock` (claimNext on PostgreSQL) the chosen
- * item rows are locked FOR UPDATE, skipping any another transaction holds,
- * so concurrent callers pass over each other's candidates instead of waiting.
+ * SQL saying a ready row (`r`) is free: never claimed, or its claim has
+ * ended by the database's clock (claimIsLive's converse), so a lapsed claim
+ * frees its item the moment it lapses.
  */
-export async function readyItems(
-  manager: EntityManager,
-  domain: string,
-  { limit, passed = [], lock = false }: { limit: number; passed?: readonly number[]; lock?: boolean },
-): Promise<ReadyItem[]> {
-  const kind = kindOf(manager);
+function readyRowIsFree(kind: DatabaseKind): string {
+  return `(r."claimedUntil" IS NULL OR r."claimedUntil" <= ${dbNowSql(kind)})`;
+}
+
+/** The scope condition on a ready row's domain (domain-scope.ts), with its parameters. */
+function readyScope(domain: string): { where: string; scope: string[] } {
   const scope: string[] = [];
-  const where = scopeCondition('m."domain"', domain, (value) => {
+  const where = scopeCondition('r."domain"', domain, (value) => {
     scope.push(value);
     return '?';
   });
-  const skip = passed.length ? ` AND i."id" NOT IN (${placeholders(passed.length)})` : '';
-  const locking = lock && kind === 'postgres' ? ' FOR UPDATE OF i SKIP LOCKED' : '';
-  // The scope's tasks come first, from their own index and in id order (a sorted sub-select, which neither database
-  // folds into the join: PostgreSQL keeps a sub-select with ORDER BY, SQLite one with a LIMIT, and -1 is none), so
-  // the items are walked task by task and the walk stops at the page; the lock, after the order, takes only the rows
-  // handed back.
-  const sql = `SELECT ${itemColumns('i')}, m."domain" FROM (SELECT m."id", m."domain" FROM "memories" m
-      WHERE m."kind" = 'TASK' AND m."taskState" = 'OPEN' AND m."sessionId" IS NULL AND ${where} ORDER BY m."id"${kind === 'sqlite' ? ' LIMIT -1' : ''}) m
-    INNER JOIN "items" i ON i."taskId" = m."id"
-    WHERE i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')
-      AND NOT EXISTS (SELECT 1 FROM "claims" c WHERE c."itemId" = i."id" AND ${claimIsLive('c', kind)})
-      AND NOT EXISTS (SELECT 1 FROM "item_dependencies" d INNER JOIN "items" x ON x."id" = d."dependsOnId"
-        WHERE d."itemId" = i."id" AND x."deleted" = ? AND x."state" NOT IN ('DONE', 'DROPPED'))${skip}
-    ORDER BY m."id" ASC, i."position" ASC LIMIT ?${locking}`;
-  const rows = await selectRows(manager, sql, [...scope, false, false, ...passed, limit]);
+  return { where, scope };
+}
+
+/**
+ * The ready queue of a domain (and those under it), read from the ready
+ * rows (task-aggregate/ready-rows.ts): live PENDING or IN_PROGRESS items of
+ * open knowledge-base tasks (never a plan's, never an archived task's), with
+ * no live claim, whose every dependency is settled or deleted; oldest task
+ * first, then list order. The first `limit`.
+ */
+export async function readyItems(manager: EntityManager, domain: string, { limit }: { limit: number }): Promise<ReadyItem[]> {
+  const kind = kindOf(manager);
+  const { where, scope } = readyScope(domain);
+  const sql = `SELECT ${itemColumns('i')}, r."domain" FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+    WHERE ${where} AND ${readyRowIsFree(kind)}
+    ORDER BY r."taskId" ASC, r."position" ASC, r."itemId" ASC LIMIT ?`;
+  const rows = await selectRows(manager, sql, [...scope, limit]);
   return rows.map((row) => ({ item: itemOf(row), domain: row[ITEM_WIDTH] as string | null }));
+}
+
+/**
+ * claimNext's candidate: one free ready item of the scope, leaving out
+ * `passed`, in one indexed statement. Taken by place in the list before task
+ * (every task's first ready item, then every task's next), so agents taking
+ * items one after another land on different tasks and do not queue on one
+ * task's history; dependency order holds because only ready items have rows.
+ * On PostgreSQL the ready row and the item's row are locked FOR UPDATE SKIP
+ * LOCKED: concurrent callers pass over each other's candidates instead of
+ * waiting, and an item a write holds (a late DONE being fenced) is passed
+ * over until that write ends, as the fence expects (claim-fence.ts). The
+ * item's own state is checked again beside its row.
+ */
+export async function takeReadyCandidate(
+  manager: EntityManager, domain: string, passed: readonly number[], sessionId: string,
+): Promise<(ReadyItem & { sessionClaims: number }) | null> {
+  const kind = kindOf(manager);
+  const { where, scope } = readyScope(domain);
+  const skip = passed.length ? ` AND r."itemId" NOT IN (${placeholders(passed.length)})` : '';
+  const locking = kind === 'postgres' ? ' FOR UPDATE OF r, i SKIP LOCKED' : '';
+  // With the candidate, the live claims the session holds (liveClaimCount), for the cap: one round trip, not two.
+  const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)})
+    FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+    WHERE ${where} AND ${readyRowIsFree(kind)} AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')${skip}
+    ORDER BY r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
+  const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed]);
+  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) } : null;
 }

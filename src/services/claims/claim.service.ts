@@ -1,13 +1,12 @@
-import { claimedBy, claimNeedsSession, claimNextTakenOver, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, expiryAfter, isOpenWork, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
+import { claimedBy, claimNeedsSession, claimNextTakenOver, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, isOpenWork, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
 import { cleanDomain } from '../../domain/domains.js';
 import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
-import { holdTaskHistory } from '../task-aggregate/history-rows.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
-import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, readyItems, recordClaim, setClaimExpiry, takeClaim } from './claim-store.js';
+import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim, takeReadyCandidate } from './claim-store.js';
 
 interface ClaimInput {
   id: string;
@@ -46,16 +45,17 @@ export class ClaimService {
       const now = await readDbNow(uow.manager);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
       if (held && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt, now);
-      if (held) return { item, claim: await this.extend(uow, aggregate.task, held, now, ttl) };
+      if (held) return { item, claim: await this.extend(uow, aggregate.task, held, ttl) };
       await this.checkClaimCaps(uow, sessionId);
-      const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl), owner: uow.caller.principal ?? null };
-      if (!(await takeClaim(uow.manager, claim))) {
+      const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
+      const stamps = await takeClaim(uow.manager, claim, ttl);
+      if (!stamps) {
         // Taken by another session between the read and the claim (PostgreSQL): name that holder.
         const [winner] = await liveClaimsOf(uow.manager, [item.id]);
         throw claimedBy(String(item.id), winner?.sessionId ?? 'another session', winner?.expiresAt ?? now, now);
       }
       await recordClaim(uow, aggregate.task, aggregate.items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, aggregate);
-      return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
+      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
     });
   }
 
@@ -65,10 +65,9 @@ export class ClaimService {
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'renewClaim');
       const { aggregate, item } = await loadItemForChange(uow, input.id);
-      const now = await readDbNow(uow.manager);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
       if (!held || held.sessionId !== sessionId) throw notClaimed(String(item.id), sessionId);
-      return { item, claim: await this.extend(uow, aggregate.task, held, now, ttl) };
+      return { item, claim: await this.extend(uow, aggregate.task, held, ttl) };
     });
   }
 
@@ -120,27 +119,31 @@ export class ClaimService {
     });
   }
 
-  /** claimNext's work: claims the first ready item of `domain` for `sessionId`, or null. */
+  /**
+   * claimNext's work: claims a free ready item of `domain` for `sessionId`
+   * (takeReadyCandidate), or null. The task's history lock is taken before
+   * the claim, so the claim is stamped after every wait of the write.
+   */
   private async claimFirstReady(uow: UnitOfWork, sessionId: string, domain: string, ttl: number): Promise<ClaimResult | null> {
     uow.touchDomain(domain);
-    const now = await readDbNow(uow.manager);
     const passed: number[] = [];
     for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
-      const [ready] = await readyItems(uow.manager, domain, { limit: 1, passed, lock: true });
+      const ready = await takeReadyCandidate(uow.manager, domain, passed, sessionId);
       if (!ready) return null;
       // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
-      if (attempt === 0) await this.checkClaimCaps(uow, sessionId);
+      if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready.sessionClaims);
       const { item } = ready;
-      const claim = { itemId: item.id, taskId: item.taskId, sessionId, claimedAt: now, expiresAt: expiryAfter(now, ttl), owner: uow.caller.principal ?? null };
-      if (!(await takeClaim(uow.manager, claim))) {
+      // The task is not locked here (its item is): the claim's statement first waits for any change of its list not
+      // yet committed (the task's history lock), so the history row records the list as it stands.
+      const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
+      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: true });
+      if (!stamps) {
         passed.push(item.id);
         continue;
       }
-      // The task is not locked here (its item is): wait for any change of its list not yet committed, so the history row records the list as it stands.
-      await holdTaskHistory(uow.manager, item.taskId);
       const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
       await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
-      return { item, claim: Object.assign(new ClaimEntity(), claim, { takenFrom: null }) };
+      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
     }
     return null;
   }
@@ -160,10 +163,9 @@ export class ClaimService {
     return { item, claim: held ?? null };
   }
 
-  /** Moves a held claim (on an item of `task`) to expire `ttl` seconds after now: a change-log event, no history row. */
-  private async extend(uow: UnitOfWork, task: Pick<MemoryEntity, 'id' | 'domain'>, held: ClaimEntity, now: string, ttl: number): Promise<ClaimEntity> {
-    const expiresAt = expiryAfter(now, ttl);
-    await setClaimExpiry(uow.manager, held.itemId, expiresAt);
+  /** Moves a held claim (on an item of `task`) to expire `ttl` seconds after the database's clock as it is written: a change-log event, no history row. */
+  private async extend(uow: UnitOfWork, task: Pick<MemoryEntity, 'id' | 'domain'>, held: ClaimEntity, ttl: number): Promise<ClaimEntity> {
+    const expiresAt = await setClaimExpiry(uow.manager, held.itemId, ttl);
     uow.emit({
       entity: 'TASK', id: String(task.id), action: 'CLAIM_RENEWED', memory: { kind: 'TASK', domain: task.domain },
       about: { itemId: String(held.itemId), sessionId: held.sessionId },
@@ -175,10 +177,11 @@ export class ClaimService {
    * TOO_LARGE when the calling session holds CLAIMS_PER_SESSION_MAX live
    * claims, or (with auth on) its bearer token's sessions hold
    * CLAIMS_PER_TOKEN_MAX between them. Without auth there is no token to
-   * count by: the per-session cap still holds.
+   * count by: the per-session cap still holds. `held`: the session's live
+   * claims when the caller has read them already.
    */
-  private async checkClaimCaps(uow: UnitOfWork, sessionId: string): Promise<void> {
-    if ((await liveClaimCount(uow.manager, sessionId)) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
+  private async checkClaimCaps(uow: UnitOfWork, sessionId: string, held?: number): Promise<void> {
+    if ((held ?? (await liveClaimCount(uow.manager, sessionId))) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
     const owner = uow.caller.principal;
     if (owner && (await liveClaimCountOfOwner(uow.manager, owner)) >= CLAIMS_PER_TOKEN_MAX) throw tooManyClaimsForToken();
   }

@@ -119,6 +119,13 @@ export class UnitOfWork {
     if (this.domains.size === 0) return;
     const sessionId = await this.knownSessionId();
     if (!sessionId) return;
+    if (this.domains.size === 1) {
+      // The common case, one domain, in one statement: recorded unless named already or the session is at the cap.
+      await runStatement(this.manager, `INSERT INTO "session_domains" ("sessionId", "domain", "createdAt") SELECT ?, ?, ?
+        WHERE (SELECT COUNT(*) FROM "session_domains" WHERE "sessionId" = ?) < ? ON CONFLICT DO NOTHING`,
+      [sessionId, [...this.domains][0], this.now, sessionId, DOMAINS_PER_SESSION_MAX]);
+      return;
+    }
     const [[count]] = await selectRows(this.manager, `SELECT COUNT(*) FROM "session_domains" WHERE "sessionId" = ?`, [sessionId]);
     const held = num(count);
     let fresh = [...this.domains];

@@ -90,5 +90,8 @@ const INSERT_LOCKED = `${INSERT}, (SELECT pg_advisory_xact_lock(${HISTORY_LOCK_C
  */
 export async function holdTaskHistory(manager: EntityManager, taskId: number): Promise<void> {
   if (manager.connection.options.type !== 'postgres') return;
-  await selectRows(manager, `SELECT pg_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(? AS INTEGER))`, [taskId]);
+  await selectRows(manager, `SELECT ${HOLD_TASK_HISTORY}`, [taskId]);
 }
+
+/** holdTaskHistory as an expression (PostgreSQL), its one parameter the task's id: for a statement that takes the lock before its own work. */
+export const HOLD_TASK_HISTORY = `pg_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(? AS INTEGER))`;

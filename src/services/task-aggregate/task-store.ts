@@ -15,6 +15,7 @@ import { insertTaskEvent, latestRecorded } from './history-rows.js';
 import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession, readSession, updateSessionRow } from './session-lock.js';
+import { refreshReadyItems } from './ready-rows.js';
 
 /** A task as a mutation changes it: the row and all its items (deleted ones too) in list order. */
 export interface TaskAggregate {
@@ -214,7 +215,7 @@ function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): strin
  * and the list after as a delta from the latest row's: history-rows.ts), keeps the
  * search document current (rewritten only when its title, goal or live
  * labels changed) and queues the change event. Every change of a task's items ends here, so the counts never
- * disagree with the items.
+ * disagree with the items, nor the ready queue (ready-rows.ts) with them.
  */
 export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
   const { task, items } = aggregate;
@@ -227,6 +228,8 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   task.version += 1;
   task.updatedAt = uow.now;
   Object.assign(task, counts);
+  // A plan's items are never ready (no claimNext hands them out): only a knowledge-base task keeps ready rows.
+  if (!task.sessionId) await refreshReadyItems(uow.manager, [task.id]);
   const after = snapshotOf(items);
   const changes = diffSnapshots(aggregate.before, after);
   await insertTaskEvent(uow, task.id, action, latestRecorded(aggregate), after, changes);

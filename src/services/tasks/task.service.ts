@@ -183,7 +183,7 @@ export class TaskService {
       // After the item's row is written (its lock held on PostgreSQL), before its claim ends: see checkClaimFence.
       const fence = fenced ? await checkClaimFence(uow, aggregate, item, !!input.force) : { lapsed: false, overrode: null };
       // Settled work needs no one: its claim ends with the change that settled it.
-      if (change.state && isSettled(change.state)) await endClaimsOnItems(uow.manager, [item.id]);
+      if (change.state && isSettled(change.state)) await endClaimsOnItems(uow.manager, [item.id], { leavingReady: true });
       if (comment) await insertComment(uow, aggregate, comment, item.id);
       if (related.length) {
         // One statement for the call's links (at most 100), not one per link.
@@ -211,7 +211,7 @@ export class TaskService {
       }
       await uow.manager.update(ItemEntity, { id: item.id }, { deleted: true, updatedAt: uow.now });
       Object.assign(item, { deleted: true, updatedAt: uow.now });
-      await endClaimsOnItems(uow.manager, [item.id]);
+      await endClaimsOnItems(uow.manager, [item.id], { leavingReady: true });
       await purgeDeletedSteps(uow, aggregate);
       await this.recorded(uow, aggregate, 'ITEM_DELETED');
       return taskViewOf(aggregate.task, aggregate.items);

@@ -1,0 +1,71 @@
+import type { EntityManager } from 'typeorm';
+import { READY_FLAGS, readySelect } from '../../db/ready-items.js';
+import { distinct, placeholders, runStatement } from '../kernel/statements.js';
+
+/**
+ * The ready queue as rows (table "ready_items"): one per ready item (as
+ * db/ready-items.ts says it), with its task, the task's domain,
+ * its place in the list, and the expiry of the claim on it ("claimedUntil",
+ * null when never claimed). Whether it is free is not stored: readers compare
+ * claimedUntil with the database's clock, so a lapsed claim makes its item
+ * claimable again with no sweeper.
+ *
+ * Everything readiness depends on is one task's: an item's state, the task's
+ * state and domain, and its dependency edges, which only join items of the
+ * same task (domain/briefs.ts). Every change of those is a task write that
+ * holds the task's row lock and ends in recordTaskChange, which refreshes the
+ * task's rows here; so refreshes of one task run one after another, each
+ * seeing the last one's commit. Claims change only claimedUntil
+ * (markClaimedUntil), under the row's own lock.
+ */
+
+/**
+ * Brings these tasks' ready rows in line with their items, in the write's
+ * transaction (the task's row locked): drops the rows of items no longer
+ * ready, adds the newly ready, and moves rows whose place or domain changed.
+ * Rows that stay as they were are not written, so a claimNext on PostgreSQL,
+ * which skips locked rows, never passes over a ready item because another
+ * item of its task was written.
+ */
+export async function refreshReadyItems(manager: EntityManager, taskIds: readonly number[]): Promise<void> {
+  if (taskIds.length === 0) return;
+  const tasks = distinct(taskIds);
+  const n = tasks.length;
+  const ready = readySelect(`i."taskId" IN (${placeholders(n)})`);
+  const readyParameters = [...tasks, ...READY_FLAGS];
+  if (manager.connection.options.type === 'postgres') {
+    // One round trip: the same three writes as one statement over one reading of the task's items. Each touches rows
+    // the others do not (gone: rows not ready; added: ready items without a row; moved: ready items with one).
+    await runStatement(manager, `WITH ready AS (${ready}),
+      gone AS (DELETE FROM "ready_items" o WHERE o."taskId" IN (${placeholders(n)}) AND o."itemId" NOT IN (SELECT "id" FROM ready)),
+      added AS (INSERT INTO "ready_items" ("itemId", "taskId", "domain", "position", "claimedUntil")
+        SELECT r."id", r."taskId", r."domain", r."position", r."claimedUntil" FROM ready r
+        WHERE NOT EXISTS (SELECT 1 FROM "ready_items" o WHERE o."itemId" = r."id") ON CONFLICT ("itemId") DO NOTHING)
+      UPDATE "ready_items" o SET "position" = r."position", "domain" = r."domain" FROM ready r
+        WHERE o."itemId" = r."id" AND (o."position" <> r."position" OR o."domain" IS DISTINCT FROM r."domain")`, [...readyParameters, ...tasks]);
+    return;
+  }
+  await runStatement(manager, `DELETE FROM "ready_items" WHERE "taskId" IN (${placeholders(n)})
+    AND "itemId" NOT IN (SELECT r."id" FROM (${ready}) r)`, [...tasks, ...readyParameters]);
+  await runStatement(manager, `INSERT INTO "ready_items" ("itemId", "taskId", "domain", "position", "claimedUntil")
+    SELECT r."id", r."taskId", r."domain", r."position", r."claimedUntil" FROM (${ready}) r
+    WHERE NOT EXISTS (SELECT 1 FROM "ready_items" o WHERE o."itemId" = r."id")
+    ON CONFLICT ("itemId") DO NOTHING`, readyParameters);
+  await runStatement(manager, `UPDATE "ready_items" SET
+      "position" = (SELECT i."position" FROM "items" i WHERE i."id" = "ready_items"."itemId"),
+      "domain" = (SELECT m."domain" FROM "memories" m WHERE m."id" = "ready_items"."taskId")
+    WHERE "taskId" IN (${placeholders(n)}) AND (
+      "position" <> (SELECT i."position" FROM "items" i WHERE i."id" = "ready_items"."itemId")
+      OR COALESCE("domain", '') <> COALESCE((SELECT m."domain" FROM "memories" m WHERE m."id" = "ready_items"."taskId"), ''))`, tasks);
+}
+
+/**
+ * Sets the claim expiry the ready rows of these items carry (`until`: SQL
+ * for the time, such as the claims row's own expiry or the database's
+ * clock): what every write of a claim row does beside it.
+ */
+export async function markClaimedUntil(manager: EntityManager, itemIds: readonly number[], until: string, parameters: readonly unknown[] = []): Promise<void> {
+  if (itemIds.length === 0) return;
+  const ids = distinct(itemIds);
+  await runStatement(manager, `UPDATE "ready_items" SET "claimedUntil" = ${until} WHERE "itemId" IN (${placeholders(ids.length)})`, [...parameters, ...ids]);
+}
