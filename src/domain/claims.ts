@@ -50,6 +50,11 @@ export function isSettled(state: ItemState): boolean {
   return SETTLED_ITEM_STATES.includes(state);
 }
 
+/** Whether an item waited for still holds the waiting item back: it is there, not deleted, and neither done nor dropped. */
+export function stillBlocks(target: { deleted: boolean; state: ItemState } | undefined): boolean {
+  return target !== undefined && !target.deleted && !isSettled(target.state);
+}
+
 /** How long a claim still holds, as the tools say a lease: "for 840 s (until …)". */
 export function leasePhrase(expiresAt: string, now: string): string {
   return `for ${Math.max(0, Math.ceil((Date.parse(expiresAt) - Date.parse(now)) / 1000))} s (until ${expiresAt})`;
@@ -131,8 +136,28 @@ export function claimNextTakenOver(itemId: string, caller: string, holder: strin
   );
 }
 
-/** NOT_CLAIMED: renewClaim by a session that holds no live claim on the item. */
-export function notClaimed(itemId: string, sessionId: string): DomainError {
+/**
+ * NOT_CLAIMED: renewClaim by a session that holds no live claim on the item.
+ * Another session's live claim (the caller's lapsed and was taken), or an
+ * item already done or dropped (by another agent, or by a person), is said
+ * so: claiming it again would be refused too.
+ */
+export function notClaimed(itemId: string, sessionId: string, state: ItemState, other: { holder: string; expiresAt: string; now: string } | null): DomainError {
+  if (other) {
+    return new DomainError(
+      'NOT_CLAIMED',
+      `Session ${sessionId} holds no live claim on item ${itemId}: session ${other.holder} holds it ${leasePhrase(other.expiresAt, other.now)}, so claiming it again would be refused. Take another item (claimNext claims one), or wait for that claim to end.`,
+      { holder: other.holder, expiresAt: other.expiresAt },
+    );
+  }
+  if (isSettled(state)) {
+    const settled = state === 'DONE' ? 'done' : 'dropped';
+    return new DomainError(
+      'NOT_CLAIMED',
+      `Session ${sessionId} holds no live claim on item ${itemId}, and the item is already ${settled}: there is nothing left to renew or claim. Take other work (claimNext claims the next ready item).`,
+      { state },
+    );
+  }
   return new DomainError(
     'NOT_CLAIMED',
     `Session ${sessionId} holds no live claim on item ${itemId} (it expired, was released, or was never taken). Claim it again with claimItem.`,

@@ -67,7 +67,9 @@ export class ClaimService {
       const { aggregate, item } = await loadItemForChange(uow, input.id);
       const now = await readDbNow(uow.manager);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
-      if (!held || held.sessionId !== sessionId) throw notClaimed(String(item.id), sessionId);
+      if (!held || held.sessionId !== sessionId) {
+        throw notClaimed(String(item.id), sessionId, item.state, held ? { holder: held.sessionId, expiresAt: held.expiresAt, now } : null);
+      }
       return { item, claim: await this.extend(uow, aggregate.task, held, now, ttl) };
     });
   }
