@@ -40,6 +40,8 @@ export const CHANGE_ACTIONS = [
   'CLAIM_RENEWED',
   // A session was told of others' changes to its plan or claimed items (its steeringSeenAt moved): no history row.
   'STEERING_SEEN',
+  // A lease ran out (told by a server's sweep, services/claims/claim-expiry.ts): the item is ready again. No history row.
+  'ITEM_CLAIM_EXPIRED',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

@@ -10,6 +10,7 @@ import { distinct, num, placeholders, runStatement, selectRows } from '../kernel
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
+import { noteClaimsEnded } from './claim-expiry.js';
 
 /**
  * Claims as rows, and the ready queue. Every "is it claimed" compares the
@@ -89,12 +90,15 @@ export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly
   const ids = distinct(itemIds);
   const kind = kindOf(manager);
   await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`, ids);
+  // Ended on purpose, with a change of its own: not to be told as an expiry (claim-expiry.ts).
+  await noteClaimsEnded(manager, 'itemId', ids);
 }
 
 /** Ends every live claim of a session (it finished), keeping the rows as endClaimsOnItems does. */
 export async function endClaimsOfSession(manager: EntityManager, sessionId: string): Promise<void> {
   const kind = kindOf(manager);
   await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "sessionId" = ? AND ${claimIsLive('"claims"', kind)}`, [sessionId]);
+  await noteClaimsEnded(manager, 'sessionId', [sessionId]);
 }
 
 /**
