@@ -34,3 +34,10 @@ export function defaultDatabaseUrl(env: NodeJS.ProcessEnv, clone = runsFromAClon
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME?.trim() || os.homedir(), '.local', 'share');
   return `sqlite:${path.join(base, 'taskbase', 'taskbase.sqlite')}`;
 }
+
+/** What `serve` and `mcp` add on stderr when the database is the user's data folder's, so whoever reads a client's log knows why it is there. */
+export function defaultDatabaseNote(env: NodeJS.ProcessEnv, clone = runsFromAClone()): string {
+  return env.DATABASE_URL === undefined && !clone
+    ? ' (DATABASE_URL is not set: outside a clone the database is in the user\'s data folder, shared by taskbase serve and taskbase mcp)'
+    : '';
+}
