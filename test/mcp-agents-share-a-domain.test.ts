@@ -47,6 +47,10 @@ describe('two agents on one domain', () => {
     const { uid, table, email, handler } = await backlog(domain);
     const [aliceSession, bobSession] = [await alice.sessionId(), await bob.sessionId()];
 
+    // The ready list, read-only: what task_next would hand out, in that order; the handler waits for the table.
+    const ready = await bob.ok('task_ready', { domain });
+    expect(ready.text.split('\n').slice(1, 3)).toEqual([`item ${table} "Add the refunds table" (task ${uid})`, `item ${email} "Write the refund email" (task ${uid})`]);
+
     const first = await alice.ok('task_next', { domain });
     expect(first.data).toMatchObject({ item: { id: table, state: 'todo' }, task: uid, claim: { session: aliceSession } });
     expect(first.text).toContain(`Claimed item ${table} "Add the refunds table"`);
@@ -64,6 +68,8 @@ describe('two agents on one domain', () => {
     expect(none.data).toMatchObject({ answer: none.text, outcome: 'wait', item: null, task: null, claim: null, briefs: [], sessionId: aliceSession });
     expect(none.data.queue).toMatchObject({ claimed: 2, waiting: 1, stuck: 0 });
     expect(none.text).toContain(`Nothing is ready in ${domain}`);
+    const nothingReady = await bob.ok('task_ready', { domain });
+    expect(nothingReady.text).toBe(none.text);
 
     const read = await bob.ok('task_read', { uid, collection: 'items' });
     expect(read.data.entries).toMatchObject([
