@@ -41,14 +41,17 @@ const base = `http://127.0.0.1:${port}`;
 const server = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
   cwd: dir,
   env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'taskbase.sqlite')}`, LOG_LEVEL: 'warn', TASKBASE_TOKENS: '' },
-  stdio: ['ignore', 'ignore', 'inherit'],
+  stdio: ['ignore', 'ignore', 'pipe'],
 });
+// What the server says on stderr is shown only if it does not come up.
+let said = '';
+server.stderr.on('data', (chunk) => { said += chunk; });
 const stop = () => { server.kill('SIGTERM'); };
 process.on('exit', stop);
 for (let tries = 0; ; tries += 1) {
   const up = await fetch(`${base}/healthz`).then((response) => response.ok, () => false);
   if (up) break;
-  if (tries > 600) throw new Error('the server did not answer /healthz within a minute');
+  if (tries > 600) throw new Error(`the server did not answer /healthz within a minute:\n${said}`);
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
@@ -89,12 +92,20 @@ async function agent(tools, preset) {
       totals.calls += 1;
       totals.sent += bytes(JSON.stringify({ name, arguments: argsOf }));
       totals.answered += bytes(text);
-      lines.push('', `> ${name} ${JSON.stringify(argsOf)}`, ...text.split('\n').map((line) => `< ${line}`));
+      // Session ids are random: the transcript names them by their order, as docs/mcp.md shows them.
+      const shown = (line) => line.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => `<session ${sessionNumber(id)}>`);
+      lines.push('', `> ${name} ${JSON.stringify(argsOf)}`, ...text.split('\n').map((line) => `< ${shown(line)}`));
       return text;
     },
     close: () => client.close(),
   };
 }
+
+const sessionNumbers = new Map();
+const sessionNumber = (id) => {
+  if (!sessionNumbers.has(id)) sessionNumbers.set(id, sessionNumbers.size + 1);
+  return sessionNumbers.get(id);
+};
 
 const STEPS = ['Reproduce the crash', 'Read the tokenizer', 'Fix tokenize()', 'Migrate the ledger', 'Add a regression test', 'Run the suite'];
 const VALIDATION = (step) => `checked: ${step.toLowerCase()}; node repro.js exits 0 and the log shows no TypeError at tokenize (line 41)`;
