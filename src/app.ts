@@ -57,6 +57,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     throw error;
   }
   const retention = keepChangeLog(services, config, logger);
+  const expiries = tellClaimExpiries(services, logger);
   const webhooks = deliverWebhooks(services, config, logger);
   webhooks.start(feed);
   const stopHearingCreated = services.webhooks.onCreated(() => webhooks.hooksChanged());
@@ -72,6 +73,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     logger,
     close: async () => {
       await retention.stop();
+      await expiries.stop();
       stopHearingCreated();
       await webhooks.close();
       await server.stop();
@@ -121,6 +123,40 @@ function keepChangeLog(services: Services, config: Config, logger: Logger): { st
   };
   prune();
   const timer = setInterval(() => { if (!stopped) prune(); }, PRUNE_EVERY_MS);
+  timer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** How often a server looks for leases that ran out. */
+const EXPIRY_SWEEP_EVERY_MS = 1_000;
+
+/**
+ * Tells each lease that runs out as an ITEM_CLAIM_EXPIRED change
+ * (services/claims/claim-expiry.ts), about a second after it ends: every
+ * server sweeps, and each expiry is told once whichever does.
+ */
+function tellClaimExpiries(services: Services, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  let failing = false;
+  const sweep = () => {
+    if (running) return;
+    running = services.claimExpiries.sweep().then(
+      () => { failing = false; },
+      (error) => {
+        // Once per run of failures: the database may be away for a while, and the sweep tries every second.
+        if (!stopped && !failing) logger.warn({ err: error }, 'could not tell the claims that expired; trying again every second');
+        failing = true;
+      },
+    ).finally(() => { running = null; });
+  };
+  const timer = setInterval(() => { if (!stopped) sweep(); }, EXPIRY_SWEEP_EVERY_MS);
   timer.unref();
   return {
     stop: async () => {

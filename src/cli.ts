@@ -10,6 +10,7 @@ import type { Database } from './db/database.js';
 import { DomainError, isDomainError, type ErrorCode } from './domain/errors.js';
 import { environmentHelp } from './environment.js';
 import { startupFailure } from './startup-failure.js';
+import { defaultDatabaseNote } from './package-root.js';
 
 // The ORM, the services and the schema load only in the commands that use them: a stop hook's
 // `remind` through a running server starts in a fraction of the time.
@@ -29,7 +30,7 @@ const program = new Command('taskbase')
   .helpCommand('help [command]', 'show the help of a command')
   .showHelpAfterError('(taskbase --help lists the commands; taskbase <command> --help shows one)')
   .addHelpText('after', `
-Every command reads DATABASE_URL (default sqlite:data/taskbase.sqlite); taskbase serve --help lists the whole environment.
+Every command reads DATABASE_URL (default sqlite:data/taskbase.sqlite in a clone; installed, $XDG_DATA_HOME/taskbase/taskbase.sqlite, else ~/.local/share/taskbase/taskbase.sqlite); taskbase serve --help lists the whole environment.
 Documentation: README.md; the MCP tools: docs/mcp.md.`);
 
 program
@@ -377,7 +378,7 @@ program
     const mode = owner
       ? `relaying to the taskbase server at ${owner.url} running on ${shownFile(config.databaseUrl)}; it records these changes (--direct writes the file itself)`
       : relayUrl ? `relaying to the taskbase server at ${relayUrl}; it records these changes` : directWriteNotice(config.databaseUrl);
-    process.stderr.write(`taskbase mcp: ${mode}\n`);
+    process.stderr.write(`taskbase mcp: ${mode}${defaultDatabaseNote(process.env)}\n`);
     if (relayUrl) {
       await relayStdio(relayUrl, token, logger, stdio);
       return;

@@ -7,6 +7,7 @@ import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
 import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';
 import { loadWebhookSettings, type WebhookSettings } from './webhook-settings.js';
 import { wholeNumberSetting } from './domain/whole-number-setting.js';
+import { defaultDatabaseUrl } from './package-root.js';
 
 /** Configuration from the environment; DESIGN.md's table, with defaults. */
 export interface Config {
@@ -64,7 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: wholeNumberSetting('PORT', env.PORT, 4000, { min: 0, max: 65_535, accepts: 'a TCP port from 0 to 65535 (0 picks a free one)' }),
     host,
-    databaseUrl: databaseUrl(env.DATABASE_URL),
+    databaseUrl: databaseUrl(env.DATABASE_URL, env),
     sqliteSynchronous: sqliteSynchronous(env.TASKBASE_SQLITE_SYNCHRONOUS),
     sqliteWalLimitMb: wholeNumberSetting('TASKBASE_SQLITE_WAL_LIMIT_MB', env.TASKBASE_SQLITE_WAL_LIMIT_MB, 64, {
       max: 1_000_000, accepts: 'a whole number of MiB from 1 up (how large the SQLite WAL may grow under writes that never pause; default 64)',
@@ -118,8 +119,8 @@ function bindHost(raw: string | undefined): string {
   return host;
 }
 
-function databaseUrl(raw: string | undefined): string {
-  const url = (raw ?? 'sqlite:data/taskbase.sqlite').trim();
+function databaseUrl(raw: string | undefined, env: NodeJS.ProcessEnv): string {
+  const url = (raw ?? defaultDatabaseUrl(env)).trim();
   if (url.startsWith('postgres://') || url.startsWith('postgresql://') || (url.startsWith('sqlite:') && url.length > 'sqlite:'.length)) return url;
   throw new Error(`DATABASE_URL must be sqlite:<path> (e.g. sqlite:data/taskbase.sqlite) or postgres://user@host:port/db; got "${raw}".`);
 }

@@ -1,14 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Express, Response } from 'express';
 import { hashedAssets } from './dashboard-assets.js';
+import { PACKAGE_ROOT } from './package-root.js';
 
-/** The project root, whether this runs from src/ (tests) or dist/src/ (npm start). */
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
 /** Where `npm run build` puts the dashboard (vite build of web/). */
-const DASHBOARD_DIR = path.join(root, 'dist/web');
+const DASHBOARD_DIR = path.join(PACKAGE_ROOT, 'dist/web');
 
 /** The dashboard's views (web/src/main.tsx routes by hash: #/domains/…, #/task/…, #/sessions/…, #/maintenance/…). */
 const VIEWS = new Set(['domains', 'task', 'sessions', 'maintenance']);

@@ -13,7 +13,7 @@ interface EnvironmentVariable {
 export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'PORT', fallback: '4000', meaning: 'HTTP port (0 picks a free one)' },
   { name: 'HOST', fallback: '127.0.0.1', meaning: 'bind address' },
-  { name: 'DATABASE_URL', fallback: 'sqlite:data/taskbase.sqlite', meaning: 'sqlite:<path>, or postgres://user@host:port/db' },
+  { name: 'DATABASE_URL', fallback: 'sqlite:data/taskbase.sqlite', meaning: 'sqlite:<path>, or postgres://user@host:port/db; the default is for a clone: installed (npm, npx), $XDG_DATA_HOME/taskbase/taskbase.sqlite, else ~/.local/share/taskbase/taskbase.sqlite' },
   { name: 'TASKBASE_KEEP_READS', fallback: 'on', meaning: 'on keeps answers and hot reads until anything commits (one statement checks first); off reads everything again every time' },
   { name: 'TASKBASE_SQLITE_SYNCHRONOUS', fallback: 'normal', meaning: 'SQLite only: normal, or full to sync every commit to disk' },
   { name: 'TASKBASE_SQLITE_WAL_LIMIT_MB', fallback: '64', meaning: 'SQLite only: MiB the WAL may grow to under writes that never pause before they are held for a moment to start it over' },

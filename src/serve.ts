@@ -1,5 +1,6 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
+import path from 'node:path';
 import v8 from 'node:v8';
 import type { App } from './app.js';
 import { loadConfig, type Config } from './config.js';
@@ -7,6 +8,8 @@ import { DatabaseDamagedError } from './db/sqlite-files.js';
 import { DatabaseInUseError } from './db/sqlite-owner.js';
 import { createLogger } from './logger.js';
 import { startupFailure } from './startup-failure.js';
+import { defaultDatabaseNote } from './package-root.js';
+import { databaseKind, sqlitePath } from './db/database-url.js';
 
 /** What `taskbase serve` takes on its command line; each stands for the variable named beside it. */
 interface ServeOptions {
@@ -77,6 +80,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     process.exit(1);
   }
   const base = app.server.url;
+  // On stderr, whatever LOG_LEVEL says, as taskbase mcp says it: where the records are.
+  const where = databaseKind(config.databaseUrl) === 'postgres' ? 'the database is on PostgreSQL' : `the database is ${path.resolve(sqlitePath(config.databaseUrl))}`;
+  process.stderr.write(`taskbase serve: ${where}${defaultDatabaseNote(env)}\n`);
   app.logger.info(
     { dashboard: `${base}/`, graphql: `${base}/graphql`, mcp: `${base}/mcp`, database: app.services.db.kind },
     `taskbase is serving: the dashboard at ${base}/, GraphQL at ${base}/graphql, MCP (Streamable HTTP) at ${base}/mcp`,

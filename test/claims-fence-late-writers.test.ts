@@ -41,10 +41,21 @@ async function historyOf(taskId: string): Promise<HistoryRow[]> {
   return (await server.ok(READ_HISTORY, { id: taskId, first: 200 })).task.history.nodes;
 }
 
-/** Waits until every one of these claims' leases is over by the clock they were stamped with (the database's, on this machine). */
-async function leasesPass(...expiries: string[]): Promise<void> {
+/**
+ * Waits until every one of these claims' leases is over by the clock they were stamped with (the database's, on this
+ * machine), and (with a domain) the server has told each as an ITEM_CLAIM_EXPIRED change in the domain: a later check that a refusal
+ * recorded nothing then compares the database before and after with no expiry told in between.
+ */
+async function leasesPass(domain: string | null, ...expiries: string[]): Promise<void> {
   const last = Math.max(...expiries.map((at) => Date.parse(at)));
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, last - Date.now()) + 250));
+  if (domain === null) return;
+  for (const until = Date.now() + 10_000; Date.now() < until;) {
+    const { changes } = await readToEnd((query, variables) => server.ok(query, variables) as never, null, domain, 200);
+    if (changes.filter((change) => change.action === 'ITEM_CLAIM_EXPIRED').length >= expiries.length) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the server did not tell ${expiries.length} expired leases in ${domain} within 10 s`);
 }
 
 describe('claims fence', () => {
@@ -55,7 +66,7 @@ describe('claims fence', () => {
 
     const mine = (await server.ok(CLAIM_ITEM, { input: { id: taken.id, ttlSeconds: 2 } }, { session: a })).claimItem;
     const lonely = (await server.ok(CLAIM_ITEM, { input: { id: alone.id, ttlSeconds: 2 } }, { session: c })).claimItem;
-    await leasesPass(mine.claim.expiresAt, lonely.claim.expiresAt);
+    await leasesPass(domain, mine.claim.expiresAt, lonely.claim.expiresAt);
 
     // B takes the first ready item: A's, whose lease is over.
     const next = (await server.ok(CLAIM_NEXT, { domain, ttlSeconds: 600 }, { session: b })).claimNext;
@@ -90,7 +101,8 @@ describe('claims fence', () => {
     const late = await startSession(server);
     const expiries: string[] = [];
     for (const { item } of pairs) expiries.push((await server.ok(CLAIM_ITEM, { input: { id: item, ttlSeconds: 1 } }, { session: late })).claimItem.claim.expiresAt);
-    await leasesPass(...expiries);
+    // Each in a domain of its own, raced at once: nothing here compares the database whole.
+    await leasesPass(null, ...expiries);
 
     const outcomes = await Promise.all(pairs.map(async ({ domain, item, taker }) => {
       const [taken, done] = await Promise.all([

@@ -89,6 +89,7 @@ const SETS: Record<string, (call: Call) => Promise<void>> = {
     await call('edit_memory', { uid: /note (\d+)/.exec(note)![1], body: 'Events can arrive three days late, out of order.' });
     await call('search', { query: 'retries', domain });
     await call('list_by_domain', { domain });
+    await call('task_ready', { domain });
     await call('task_next', { domain });
     await call('task_claim', { item: items[1]!.id, action: 'release' });
   },

@@ -229,7 +229,7 @@ describe.each([
     }
     expect(listed.map((tool) => tool.name).sort()).toEqual([
       'add_task', 'edit_memory', 'finish', 'get_memory', 'list_by_domain', 'must_read', 'plan_tasks', 'remember', 'search', 'task',
-      'task_add', 'task_claim', 'task_comment', 'task_item', 'task_next', 'task_note', 'task_read', 'todo', 'todo_write', 'update_task',
+      'task_add', 'task_claim', 'task_comment', 'task_item', 'task_next', 'task_note', 'task_read', 'task_ready', 'todo', 'todo_write', 'update_task',
     ]);
     for (const tool of listed) {
       const hints = tool.annotations ?? {};
@@ -237,7 +237,7 @@ describe.each([
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint'] as const) expect(typeof hints[hint], `${tool.name} ${hint}`).toBe('boolean');
     }
     const byName = new Map(listed.map((tool) => [tool.name, tool.annotations!]));
-    for (const read of ['task_read', 'get_memory', 'list_by_domain', 'must_read', 'search']) expect(byName.get(read)!.readOnlyHint, read).toBe(true);
+    for (const read of ['task_read', 'task_ready', 'get_memory', 'list_by_domain', 'must_read', 'search']) expect(byName.get(read)!.readOnlyHint, read).toBe(true);
     for (const write of ['todo_write', 'todo', 'plan_tasks', 'update_task', 'add_task', 'finish', 'task', 'task_item', 'task_claim', 'task_next']) {
       expect(byName.get(write)!.readOnlyHint, write).toBe(false);
     }

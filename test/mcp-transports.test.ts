@@ -127,7 +127,7 @@ describe('Streamable HTTP at /mcp', () => {
 
   it('lets a read token read but refuses its writes, recording nothing', async () => {
     const reader = await httpAgent('?tools=whole-list,knowledge-base', { authorization: `Bearer ${READ}` });
-    expect((await reader.client.listTools()).tools.length).toBe(15);
+    expect((await reader.client.listTools()).tools.length).toBe(16);
     const before = await databaseState(server);
     for (const [name, args] of [
       ['todo_write', { todos: [{ content: 'A', status: 'pending' }] }],

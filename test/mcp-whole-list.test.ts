@@ -12,7 +12,7 @@ const SETS: Record<string, string[]> = {
   'whole-list': ['todo_write'],
   'step-ops': ['todo'],
   'plan-and-finish': ['plan_tasks', 'update_task', 'add_task', 'finish'],
-  'knowledge-base': ['task', 'task_item', 'task_add', 'task_comment', 'task_note', 'task_read', 'get_memory', 'edit_memory', 'remember', 'list_by_domain', 'must_read', 'search', 'task_claim', 'task_next'],
+  'knowledge-base': ['task', 'task_item', 'task_add', 'task_comment', 'task_note', 'task_read', 'get_memory', 'edit_memory', 'remember', 'list_by_domain', 'must_read', 'search', 'task_claim', 'task_next', 'task_ready'],
 };
 
 describe('listTools', () => {

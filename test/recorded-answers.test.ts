@@ -19,7 +19,8 @@ import {
  * run instead of comparing; commit them only after reading the diff.
  *
  * What is normalized, and why (nothing else is):
- * - timestamps (ISO strings, in JSON and in tool text): the clock below steps
+ * - timestamps (ISO strings, in JSON and in tool text), and a lease's
+ *   seconds left beside its instant ("for 598 s (until …)"): the clock below steps
  *   one second per unit of work so every order is fixed, but claims are timed
  *   by the database's own clock and a retried transaction reads the clock
  *   again, so the values themselves are not the same from run to run;
@@ -42,10 +43,13 @@ const answers = { graphql: {} as Record<string, unknown>, mcp: {} as Record<stri
 
 const sessionIds = new Map<string, string>();
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+/** A lease's seconds left, counted from the server's clock as the answer is written: they move with the clock, as the instant does. */
+const LEASE_LEFT = /for \d+ s \(until /g;
 const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g;
 
 function normalizedText(text: string): string {
   return text
+    .replace(LEASE_LEFT, 'for <seconds> s (until ')
     .replace(ISO_TIME, '<time>')
     .replace(UUID, (id) => {
       if (!sessionIds.has(id)) sessionIds.set(id, `<session-${sessionIds.size + 1}>`);

@@ -48,6 +48,11 @@ export function isSettled(state: ItemState): boolean {
   return SETTLED_ITEM_STATES.includes(state);
 }
 
+/** Whether an item waited for still holds the waiting item back: it is there, not deleted, and neither done nor dropped. */
+export function stillBlocks(target: { deleted: boolean; state: ItemState } | undefined): boolean {
+  return target !== undefined && !target.deleted && !isSettled(target.state);
+}
+
 /** How long a claim still holds, as the tools say a lease: "for 840 s (until …)". */
 export function leasePhrase(expiresAt: string, now: string): string {
   return `for ${secondsLeft(expiresAt, now)} s (until ${expiresAt})`;
@@ -124,8 +129,17 @@ export function claimNextTakenOver(itemId: string, caller: string, holder: strin
   return refuse('CLAIM_NEXT_TAKEN_OVER', { itemId, caller, holder, expiresAt, expiresInSeconds: secondsLeft(expiresAt, now), takenOver: true });
 }
 
-/** NOT_CLAIMED: renewClaim by a session that holds no live claim on the item. */
-export function notClaimed(itemId: string, sessionId: string): DomainError {
+/**
+ * NOT_CLAIMED: renewClaim by a session that holds no live claim on the item.
+ * Another session's live claim (the caller's lapsed and was taken), or an
+ * item already done or dropped (by another agent, or by a person), is said
+ * so: claiming it again would be refused too.
+ */
+export function notClaimed(itemId: string, sessionId: string, state: ItemState, other: { holder: string; expiresAt: string; now: string } | null): DomainError {
+  if (other) {
+    return refuse('NOT_CLAIMED_HELD_BY_OTHER', { itemId, sessionId, holder: other.holder, expiresAt: other.expiresAt, expiresInSeconds: secondsLeft(other.expiresAt, other.now) });
+  }
+  if (isSettled(state)) return refuse('NOT_CLAIMED_SETTLED', { itemId, sessionId, state });
   return refuse('NOT_CLAIMED', { itemId, sessionId });
 }
 

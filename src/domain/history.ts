@@ -42,6 +42,8 @@ export const CHANGE_ACTIONS = [
   'CLAIM_RENEWED',
   // A session was told of others' changes to its plan or claimed items (its steeringSeenAt moved): no history row.
   'STEERING_SEEN',
+  // A lease ran out (told by a server's sweep, services/claims/claim-expiry.ts): the item is ready again. No history row.
+  'ITEM_CLAIM_EXPIRED',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 
@@ -68,7 +70,7 @@ const IN_ACTIVITY: Record<ChangeAction, boolean> = {
   ITEM_STATE: true, ITEMS_ADDED: true, ITEM_RENAMED: true, ITEM_DELETED: true, ITEM_MOVED: true, ITEM_LINKED: true, ITEM_RESTORED: true,
   COMMENT_ADDED: true, NOTE_ADDED: true, NOTE_EDITED: true, NOTE_DELETED: true,
   PLAN_WRITTEN: true, PLAN_CLEARED: true,
-  ITEM_CLAIMED: true, CLAIM_RELEASED: true, CLAIM_OVERRIDDEN: true,
+  ITEM_CLAIMED: true, CLAIM_RELEASED: true, CLAIM_OVERRIDDEN: true, ITEM_CLAIM_EXPIRED: true,
   NOTE_CREATED: true, NOTE_ARCHIVED: true,
   SESSION_STARTED: true, SESSION_FINISHED: true, RULES_CHANGED: true,
   TURN_STARTED: false, REMINDED: false, PLAN_CHANGED: false, SETTINGS_CHANGED: true, CLAIM_RENEWED: false, STEERING_SEEN: false,

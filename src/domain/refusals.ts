@@ -24,6 +24,10 @@ export interface RefusalFacts {
   CLAIM_NEXT_TAKEN_OVER: { itemId: string; caller: string; holder: string; expiresAt: string; expiresInSeconds: number; takenOver: true };
   /** renewClaim by a session that holds no live claim on the item. */
   NOT_CLAIMED: { itemId: string; sessionId: string };
+  /** renewClaim by a session whose claim lapsed while another session's live claim holds the item now. */
+  NOT_CLAIMED_HELD_BY_OTHER: { itemId: string; sessionId: string; holder: string; expiresAt: string; expiresInSeconds: number };
+  /** renewClaim on an item already done or dropped: nothing is left to renew. */
+  NOT_CLAIMED_SETTLED: { itemId: string; sessionId: string; state: ItemState };
   /** A claim call without a session. */
   CLAIM_NEEDS_SESSION: { operation: string };
   /** A claim on a step of a session's plan. */
@@ -114,6 +118,8 @@ export const REFUSAL_CODES: { [R in RefusalReason]: ErrorCode } = {
   CLAIM_TAKEN_OVER_ENDED: 'CLAIMED',
   CLAIM_NEXT_TAKEN_OVER: 'CLAIMED',
   NOT_CLAIMED: 'NOT_CLAIMED',
+  NOT_CLAIMED_HELD_BY_OTHER: 'NOT_CLAIMED',
+  NOT_CLAIMED_SETTLED: 'NOT_CLAIMED',
   CLAIM_NEEDS_SESSION: 'NO_SESSION',
   CLAIM_ON_PLAN_STEP: 'BAD_USER_INPUT',
   CLAIM_ON_SETTLED_ITEM: 'BAD_USER_INPUT',
@@ -211,6 +217,14 @@ function graphqlFact(refusal: Refusal): string {
     }
     case 'NOT_CLAIMED':
       return `Session ${refusal.facts.sessionId} holds no live claim on item ${refusal.facts.itemId} (it expired, was released, or was never taken). Claim it again with claimItem.`;
+    case 'NOT_CLAIMED_HELD_BY_OTHER': {
+      const { itemId, sessionId, holder, expiresAt, expiresInSeconds } = refusal.facts;
+      return `Session ${sessionId} holds no live claim on item ${itemId}: session ${holder} holds it ${leaseWords(expiresAt, expiresInSeconds)}, so claiming it again would be refused. Take another item (claimNext claims one), or wait for that claim to end.`;
+    }
+    case 'NOT_CLAIMED_SETTLED': {
+      const { itemId, sessionId, state } = refusal.facts;
+      return `Session ${sessionId} holds no live claim on item ${itemId}, and the item is already ${state === 'DONE' ? 'done' : 'dropped'}: there is nothing left to renew or claim. Take other work (claimNext claims the next ready item).`;
+    }
     case 'CLAIM_NEEDS_SESSION':
       return `${refusal.facts.operation} needs the calling agent session: send x-session-id with the id startSession returned. A person without a session may only release claims (releaseClaim).`;
     case 'CLAIM_ON_PLAN_STEP':

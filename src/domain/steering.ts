@@ -73,6 +73,8 @@ const PHRASES: Record<ChangeAction, Phrase | null> = {
   SETTINGS_CHANGED: null,
   CLAIM_RENEWED: null,
   STEERING_SEEN: null,
+  // Made by no one: an agent whose lease ran out hears it from task_item's fence, when it writes next.
+  ITEM_CLAIM_EXPIRED: null,
 };
 
 /** True when the action can steer an agent: only such changes are read for it. */

@@ -12,7 +12,7 @@ import { registerPlanAndFinishTools } from './plan-and-finish/plan-and-finish.to
 import { registerStepOpsTools } from './step-ops/step-ops.tools.js';
 import { clientSessionName } from '../domain/session-names.js';
 import { SessionBinding, type SessionOptions, type ToolContext } from './common/tool-context.js';
-import { ToolRegistry, type ToolRegistrar } from './common/tool-registry.js';
+import { SESSION_KEY_INSTRUCTION, ToolRegistry, type ToolRegistrar } from './common/tool-registry.js';
 import { POLLED_WAKEUPS, type WorkWakeups } from './common/work-wakeups.js';
 import type { ToolSelection, ToolSet } from './tool-sets.js';
 import { registerWholeListTools } from './whole-list/whole-list.tools.js';
@@ -29,7 +29,8 @@ interface McpServerOptions {
 
 const INSTRUCTIONS =
   'taskbase keeps your plan for this chat and a knowledge base of tasks that outlive it. ' +
-  'Refusals start with "Error: ", say what to send instead, and record nothing.';
+  'Refusals start with "Error: ", say what to send instead, and record nothing. ' +
+  SESSION_KEY_INSTRUCTION;
 
 const REGISTER: Record<ToolSet, (tools: ToolRegistrar) => void> = {
   'whole-list': registerWholeListTools,

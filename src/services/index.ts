@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { CommitSignal } from './kernel/changes.js';
 import { ClaimReader } from './claims/claim-reader.js';
+import { ClaimExpiries } from './claims/claim-expiry.js';
 import { ClaimService } from './claims/claim.service.js';
 import { CommentService } from './comments/comment.service.js';
 import { MemoryReader } from './memories/memory-reader.js';
@@ -77,6 +78,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     webhooks: new WebhookService(writer, reader, () => options.webhookAllowedHosts ?? new Set()),
     claims: new ClaimService(writer),
     claimReader,
+    claimExpiries: new ClaimExpiries(writer, () => db.tail()),
     taskViews: new TaskViewReader(reader, itemDetails, claimReader, sessionReader),
     stuckItems: new StuckItemsReader(reader),
   };

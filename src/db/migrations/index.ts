@@ -19,6 +19,7 @@ import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 import { SteeringSeen1765800000000 } from './1765800000000-steering-seen.js';
 import { ReadyItems1766100000000 } from './1766100000000-ready-items.js';
+import { ClaimExpiries1766300000000 } from './1766300000000-claim-expiries.js';
 import { ActivityIndexes1766400000000 } from './1766400000000-activity-indexes.js';
 
 /** Every migration, oldest first. */
@@ -44,5 +45,6 @@ export const MIGRATIONS = [
   StuckItems1765600000000,
   SteeringSeen1765800000000,
   ReadyItems1766100000000,
+  ClaimExpiries1766300000000,
   ActivityIndexes1766400000000,
 ];

@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { isSettled, mayBeReady } from '../../domain/claims.js';
+import { mayBeReady, stillBlocks } from '../../domain/claims.js';
 import type { ClaimEntity } from '../../db/entities/index.js';
 import type { Context } from '../context.js';
 import { ClaimItemInput } from '../inputs/claim.inputs.js';
@@ -116,10 +116,7 @@ export class ItemClaimResolver {
     if (!mayBeReady(item)) return false;
     return afterBoth(ctx.loaders.blockers.loadNow(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
       const byId = itemsById(items);
-      return edges.every((edge) => {
-        const target = byId.get(edge.dependsOnId);
-        return !target || target.deleted || isSettled(target.state);
-      });
+      return edges.every((edge) => !stillBlocks(byId.get(edge.dependsOnId)));
     });
   }
 }

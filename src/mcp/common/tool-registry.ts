@@ -12,11 +12,17 @@ import { answer, guarded, refusal } from './tool-result.js';
  * stable key, for a client that can say it only in a tool call (Claude
  * Code's MCP config is static; its hooks learn the chat's id). The registry
  * reads it and hands the tool the rest (SessionBinding.useKey binds it).
+ * It is described once, in the server's instructions (SESSION_KEY_INSTRUCTION):
+ * a description on every tool cost the knowledge-base set 2.6 KB of its
+ * definitions, a fifth of what a model reads before its first call.
  */
 const SESSION_KEY_SHAPE = {
-  session_key: z.string().optional()
-    .describe("This chat's stable key (for Claude Code, the session key its SessionStart hook gave you): the list continues across reconnects."),
+  session_key: z.string().optional(),
 };
+
+/** What session_key is, said once for every tool (mcp-server.ts puts it in the instructions). */
+export const SESSION_KEY_INSTRUCTION =
+  "Every tool also takes session_key: this chat's stable key (for Claude Code, the session key its SessionStart hook gave you), so the list continues across reconnects.";
 
 /**
  * What a client may assume about a tool (MCP tool annotations), so it can

@@ -1,5 +1,5 @@
 import type { ClaimEntity, ItemEntity } from '../../db/entities/index.js';
-import type { FenceVerdict } from '../../domain/claims.js';
+import { leasePhrase, type FenceVerdict } from '../../domain/claims.js';
 import type { ToolContext } from '../common/tool-context.js';
 
 /** Claims and blockers as the knowledge-base tools show them. */
@@ -14,9 +14,13 @@ export function claimView(claim: ClaimEntity | null): ClaimView | null {
   return claim && { session: claim.sessionId, claimed_at: claim.claimedAt, expires_at: claim.expiresAt };
 }
 
-/** "claimed by you until …" or "claimed by session … until …". */
-export function claimPhrase(claim: ClaimView, self: string | null): string {
-  return `claimed by ${claim.session === self ? 'you' : `session ${claim.session}`} until ${claim.expires_at}`;
+/**
+ * "claimed by you for 900 s (until …)" or "claimed by session … for 840 s (until …)": an agent has no clock to
+ * compare an instant with, so the seconds left come first. They are counted from this server's clock as the answer
+ * is written; the instant is the database's, which expiry goes by.
+ */
+export function claimPhrase(claim: ClaimView, self: string | null, now: string = new Date().toISOString()): string {
+  return `claimed by ${claim.session === self ? 'you' : `session ${claim.session}`} ${leasePhrase(claim.expires_at, now)}`;
 }
 
 /** What the claims fence let through, as a line of task_item's answer; null when there is nothing to say. */

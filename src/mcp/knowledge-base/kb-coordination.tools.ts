@@ -104,6 +104,40 @@ Example: {"domain": "acme/checkout/billing", "wait_seconds": 30}`,
         }
       }),
   );
+  registerTaskReady(tools);
+}
+
+/** Items task_ready lists at most: the first of the queue, as task_next would hand them out. */
+const READY_SHOWN = 20;
+
+/** knowledge-base's read-only view of the ready queue: what task_next would hand out next, claiming nothing. */
+function registerTaskReady(tools: ToolRegistrar): void {
+  tools.registerTool(
+    'task_ready',
+    {
+      title: 'See what is ready',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+      description: `List the items ready to start in a domain (and those under it), in the order task_next hands them out (at most ${READY_SHOWN}), claiming none; when none is, why (as task_next says it).
+Example: {"domain": "acme/checkout"}`,
+      inputSchema: { domain: z.string() },
+      outputSchema: {
+        items: z.array(z.object({ id: z.string(), text: z.string(), task: z.string() })).describe('The ready items, first to be handed out first.'),
+        queue: QUEUE.nullable().describe('Why nothing is ready: null when an item is.'),
+      },
+    },
+    async ({ domain }, ctx) =>
+      guarded(ctx.logger, async () => {
+        const scope = cleanDomain(domain);
+        const ready = await ctx.services.claimReader.ready(scope, READY_SHOWN);
+        if (ready.length === 0) {
+          const { text, data } = whyNothingIsReady(domain, await ctx.services.claimReader.queueState(scope), null);
+          return answer(text, { items: [], queue: data });
+        }
+        const items = ready.map((item) => ({ id: String(item.id), text: item.text, task: String(item.taskId) }));
+        const lines = items.map((item) => `item ${item.id} "${item.text}" (task ${item.task})`);
+        return answer(`Ready in ${domain}, first to be handed out first (task_next claims the first):\n${lines.join('\n')}`, { items, queue: null });
+      }, kbRefusal),
+  );
 }
 
 /** The longest task_next holds a call: a client's request timeout is often 60 s. */
@@ -141,18 +175,24 @@ async function claimedAnswer(ctx: ToolContext, result: ClaimResult, self: string
  * long to wait instead of polling.
  */
 function emptyAnswer(domain: string, queue: QueueState, waited: number | null) {
+  const { outcome, text, data } = whyNothingIsReady(domain, queue, waited);
+  return answer(text, { outcome, queue: data, item: null, task: null, claim: null, briefs: [] });
+}
+
+/** The outcome, words and counts of an empty queue (task_next's and task_ready's). */
+function whyNothingIsReady(domain: string, queue: QueueState, waited: number | null) {
   const nextIn = queue.nextExpiry ? Math.max(0, Math.ceil((Date.parse(queue.nextExpiry) - Date.parse(queue.now)) / 1000)) : null;
-  const data = { queue: { claimed: queue.claimed, waiting: queue.waiting, stuck: queue.stuck, next_lease_ends_in: nextIn }, item: null, task: null, claim: null, briefs: [] };
+  const data = { claimed: queue.claimed, waiting: queue.waiting, stuck: queue.stuck, next_lease_ends_in: nextIn };
   const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
   const stuck = queue.stuck ? `${items(queue.stuck)} ${queue.stuck === 1 ? 'is' : 'are'} blocked or failed` : '';
   if (queue.open === 0 && queue.stuck === 0) {
-    return answer(`All done in ${domain}: every item there is settled (done or dropped); nothing is left to take. Stop here, or look in another domain.`, { outcome: 'all_done', ...data });
+    return { outcome: 'all_done', data, text: `All done in ${domain}: every item there is settled (done or dropped); nothing is left to take. Stop here, or look in another domain.` };
   }
   if (queue.open === 0) {
-    return answer(
-      `Nothing to take in ${domain}, and not all done: ${stuck}, and no item is open. Waiting will not help: someone must settle those (task_item: done, dropped, or back to todo).`,
-      { outcome: 'stuck', ...data },
-    );
+    return {
+      outcome: 'stuck', data,
+      text: `Nothing to take in ${domain}, and not all done: ${stuck}, and no item is open. Waiting will not help: someone must settle those (task_item: done, dropped, or back to todo).`,
+    };
   }
   const reasons = [
     queue.claimed ? `${items(queue.claimed)} ${queue.claimed === 1 ? 'is' : 'are'} claimed${nextIn === null ? '' : ` (the next claim ends in ${nextIn} s)`}` : '',
@@ -162,8 +202,8 @@ function emptyAnswer(domain: string, queue: QueueState, waited: number | null) {
   const free = queue.open - queue.claimed - queue.waiting;
   if (free > 0) reasons.push(`${items(free)} became ready as this answered`);
   const waitedFor = waited === null ? '' : ` (waited ${waited} s)`;
-  return answer(
-    `Nothing is ready in ${domain} yet${waitedFor}; wait: ${reasons.join('; ')}. Call task_next again with wait_seconds (up to ${WAIT_MAX}): it answers as soon as an item is ready.`,
-    { outcome: 'wait', ...data },
-  );
+  return {
+    outcome: 'wait', data,
+    text: `Nothing is ready in ${domain} yet${waitedFor}; wait: ${reasons.join('; ')}. Call task_next again with wait_seconds (up to ${WAIT_MAX}): it answers as soon as an item is ready.`,
+  };
 }

@@ -65,6 +65,12 @@ function kbFact(refusal: Refusal): string {
     }
     case 'NOT_CLAIMED':
       return `Your session holds no live claim on item ${refusal.facts.itemId} (it expired, was released, or was never taken). Claim it again with task_claim.`;
+    case 'NOT_CLAIMED_HELD_BY_OTHER': {
+      const { itemId, holder, expiresAt, expiresInSeconds } = refusal.facts;
+      return `Your session holds no live claim on item ${itemId}: session ${holder} holds it ${lease(expiresAt, expiresInSeconds)}, so claiming it again would be refused. Take another item (task_next), or wait for that claim to end.`;
+    }
+    case 'NOT_CLAIMED_SETTLED':
+      return `Your session holds no live claim on item ${refusal.facts.itemId}, and the item is already ${kbState(refusal.facts.state)}: there is nothing left to renew or claim. Take other work (task_next).`;
     case 'CLAIM_NEEDS_SESSION':
       return 'Claims belong to an agent session, and this call has none: send session_key so the server knows which agent you are.';
     case 'CLAIM_ON_PLAN_STEP':

@@ -6,7 +6,7 @@ import { taskNoteTexts } from '../../domain/briefs.js';
 import { detailedItemLine, detailedItemViews, itemLine, itemOf, itemView, loadTask, pageAtOffset, summaryText, taskSummary, type LoadedTask } from './kb-read.js';
 import { dependsOnText, kbRefusal, parseDependsOn, parseIds, parseKbState, rendered, targetsOf } from './kb-text.js';
 import { claimPhrase, fenceLine, heldByAnotherLine } from './kb-claims.js';
-import type { FenceVerdict } from '../../domain/claims.js';
+import { stillBlocks, type FenceVerdict } from '../../domain/claims.js';
 import { callerOf, requireWrite, type ToolContext } from '../common/tool-context.js';
 import type { ToolRegistrar } from '../common/tool-registry.js';
 import { answer, guarded, ToolRefusal } from '../common/tool-result.js';
@@ -193,7 +193,7 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
     {
       title: 'Read a task in pages',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state, note, its counts of notes, comments and links, the memories linked to it, its claim - who works on it, until when - and blocked_by, the ids of the items it waits for), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
+      description: `Read one collection of a task, a page at a time: "items" (each with id, number, state, note, its counts of notes, comments and links, the memories linked to it, its claim - who works on it, until when - and blocked_by, the ids of the items it still waits for), "notes" (briefs and whole-task notes) or "comments" (the task's own; with item, that item's). item narrows notes and comments to one item. Follow next_offset until it is absent; refs names each [[#id]] on the page.
 Example: {"uid": "12", "collection": "notes", "item": "59"}`,
       inputSchema: {
         uid: z.string(), collection: z.string().describe('items, notes or comments.'),
@@ -216,11 +216,15 @@ Example: {"uid": "12", "collection": "notes", "item": "59"}`,
           const live = loaded.live.filter((candidate) => itemId === null || candidate.id === itemId);
           total = live.length;
           const page = live.slice(offset, offset + PAGE);
-          // With who holds each item and what it waits for, so an agent sees what is taken and what cannot start yet.
+          // With who holds each item and what it still waits for, so an agent sees what is taken and what cannot start
+          // yet: only the items that still hold it back (a settled or deleted one no longer does), each by place and label.
           const views = await detailedItemViews(ctx, loaded, page, true);
           const self = await ctx.session.id();
-          entries = views.map((view) => {
-            const marks = [view.claim ? claimPhrase(view.claim, self) : null, view.blocked_by.length ? `waits for ${view.blocked_by.join(', ')}` : null].filter(Boolean);
+          const byId = new Map(loaded.all.map((candidate) => [String(candidate.id), candidate]));
+          entries = views.map((all) => {
+            const view = { ...all, blocked_by: all.blocked_by.filter((id) => stillBlocks(byId.get(id))) };
+            const waits = view.blocked_by.map((id) => itemView(loaded, byId.get(id)!)).map((target) => `#${target.number} ${target.text}`);
+            const marks = [view.claim ? claimPhrase(view.claim, self) : null, waits.length ? `waits for ${waits.join(', ')}` : null].filter(Boolean);
             const [first, ...rest] = detailedItemLine(view).split('\n');
             const line = [`${first}${marks.length ? ` [${marks.join('; ')}]` : ''}`, ...rest].join('\n');
             return { line, data: view, texts: [] };

@@ -11,6 +11,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { HOLD_TASK_HISTORY, insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 import { markClaimedUntil } from '../task-aggregate/ready-rows.js';
+import { noteClaimsEnded } from './claim-expiry.js';
 
 /**
  * Claims as rows, and the ready queue. Every "is it claimed" compares the
@@ -120,6 +121,8 @@ export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly
   await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`, ids);
   // Items being settled or deleted (`leavingReady`) lose their ready rows with the task's write (recordTaskChange).
   if (!leavingReady) await markClaimedUntil(manager, ids, `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
+  // Ended on purpose, with a change of its own: not to be told as an expiry (claim-expiry.ts).
+  await noteClaimsEnded(manager, 'itemId', ids);
 }
 
 /** Ends every live claim of a session (it finished), keeping the rows as endClaimsOnItems does. */
@@ -127,6 +130,7 @@ export async function endClaimsOfSession(manager: EntityManager, sessionId: stri
   const kind = kindOf(manager);
   const ended = await selectRows(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "sessionId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING "itemId"`, [sessionId]);
   await markClaimedUntil(manager, ended.map(([itemId]) => num(itemId)), `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
+  await noteClaimsEnded(manager, 'sessionId', [sessionId]);
 }
 
 /**

@@ -66,7 +66,11 @@ export class ClaimService {
       const sessionId = await this.callingSession(uow, 'renewClaim');
       const { aggregate, item } = await loadItemForChange(uow, input.id);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
-      if (!held || held.sessionId !== sessionId) throw notClaimed(String(item.id), sessionId);
+      if (!held || held.sessionId !== sessionId) {
+        // Who holds it now, or that it is settled, says whether claiming it again could work: read the clock only to say so.
+        const other = held ? { holder: held.sessionId, expiresAt: held.expiresAt, now: await readDbNow(uow.manager) } : null;
+        throw notClaimed(String(item.id), sessionId, item.state, other);
+      }
       return { item, claim: await this.extend(uow, aggregate.task, held, ttl) };
     });
   }
