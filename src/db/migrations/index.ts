@@ -18,6 +18,7 @@ import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-clai
 import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 import { SteeringSeen1765800000000 } from './1765800000000-steering-seen.js';
+import { ChangeQueue1766000000000 } from './1766000000000-change-queue.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   HistoryDeltas1765400000000,
   StuckItems1765600000000,
   SteeringSeen1765800000000,
+  ChangeQueue1766000000000,
 ];
