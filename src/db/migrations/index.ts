@@ -19,6 +19,7 @@ import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 import { SteeringSeen1765800000000 } from './1765800000000-steering-seen.js';
 import { ChangeQueue1766000000000 } from './1766000000000-change-queue.js';
+import { DomainCountShards1766000001000 } from './1766000001000-domain-count-shards.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   StuckItems1765600000000,
   SteeringSeen1765800000000,
   ChangeQueue1766000000000,
+  DomainCountShards1766000001000,
 ];
