@@ -74,12 +74,13 @@ const QUEUE_LOCK_KEY = '74626368616e6765';
  */
 export async function sequenceChanges(manager: EntityManager): Promise<void> {
   if (!isPostgres(manager) || manager.queryRunner?.isTransactionActive) return;
-  await runStatement(manager, SEQUENCE, []);
+  await runStatement(manager, `${SEQUENCE}) SELECT 1`, []);
 }
 
+/** The move as common table expressions; "given" (left open for its RETURNING) is the insert into the log. */
 const SEQUENCE = `WITH "turn" AS MATERIALIZED (SELECT pg_advisory_xact_lock(x'${QUEUE_LOCK_KEY}'::bigint) FROM (SELECT 1 FROM "change_queue" LIMIT 1) "queued"),
-  "moved" AS (DELETE FROM "change_queue" q USING "turn" RETURNING q.*)
-  INSERT INTO "changes" (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM "moved" ORDER BY "xid", "id"`;
+  "moved" AS (DELETE FROM "change_queue" q USING "turn" RETURNING q.*),
+  "given" AS (INSERT INTO "changes" (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM "moved" ORDER BY "xid", "id"`;
 
 const isPostgres = (manager: EntityManager): boolean => manager.connection.options.type === 'postgres';
 
@@ -133,10 +134,16 @@ export async function loggedChangesAfter(manager: EntityManager, after: number, 
   return rows.map((row) => loggedChangeRowOf(row));
 }
 
-/** The newest log id (0 for an empty log), once the queue is moved into the log: where a feed that starts now begins. */
+/**
+ * The newest log id (0 for an empty log), once the queue is moved into the
+ * log: where a feed that starts now begins. On PostgreSQL the move and the
+ * read are one statement (a feed reads this on every commit while no
+ * subscription wants rows): the newest id it gave, or else the log's.
+ */
 export async function newestChangeId(manager: EntityManager): Promise<number> {
-  await sequenceChanges(manager);
-  const [[id]] = await selectRows(manager, `SELECT MAX("id") FROM "changes"`, []);
+  const [[id]] = isPostgres(manager) && !manager.queryRunner?.isTransactionActive
+    ? await selectRows(manager, `${SEQUENCE} RETURNING "id") SELECT GREATEST((SELECT MAX("id") FROM "given"), (SELECT MAX("id") FROM "changes"))`, [])
+    : await selectRows(manager, `SELECT MAX("id") FROM "changes"`, []);
   return id === null || id === undefined ? 0 : num(id);
 }
 
