@@ -67,7 +67,7 @@ async function commitChange(how: { ownId?: boolean } = {}): Promise<string> {
 /** Lets the feed's pass run (nothing to wait for when it sends no statement). */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-const readsRows = (sql: string) => /WHERE c\."id" >/.test(sql);
+const readsRows = (sql: string) => /FROM "changes" (c )?WHERE (c\.)?"id" >/.test(sql);
 const readsEnd = (sql: string) => /SELECT MAX\("id"\) FROM "changes"/.test(sql);
 
 describe('the change feed reads for its listeners', () => {

@@ -129,8 +129,10 @@ export async function readChanges(manager: EntityManager, after: number, limit: 
 
 /** Up to `limit` logged rows after log id `after`, oldest first (the change feed's poll, a webhook's fill): one index range on the key, once the queue is moved into the log. */
 export async function loggedChangesAfter(manager: EntityManager, after: number, limit: number): Promise<LoggedChangeEntity[]> {
-  await sequenceChanges(manager);
-  const rows = await selectRows(manager, `SELECT ${loggedChangeColumns('c')} FROM "changes" c WHERE c."id" > ? ORDER BY c."id" ASC LIMIT ?`, [after, limit]);
+  // On PostgreSQL the move and the read are one statement: the rows it moved are not yet in the statement's view of the log, so they are added from its RETURNING.
+  const rows = isPostgres(manager) && !manager.queryRunner?.isTransactionActive
+    ? await selectRows(manager, `${SEQUENCE} RETURNING *) SELECT ${loggedChangeColumns('c')} FROM (SELECT * FROM "changes" WHERE "id" > ? UNION ALL SELECT * FROM "given" WHERE "id" > ?) c ORDER BY c."id" ASC LIMIT ?`, [after, after, limit])
+    : await selectRows(manager, `SELECT ${loggedChangeColumns('c')} FROM "changes" c WHERE c."id" > ? ORDER BY c."id" ASC LIMIT ?`, [after, limit]);
   return rows.map((row) => loggedChangeRowOf(row));
 }
 
