@@ -20,6 +20,12 @@
  * --profile records a CPU profile of the server over each workload's measured
  * run (bench/profiles/, one file each) and prints and keeps what it spent its
  * time on (bench/profile-summary.mjs).
+ *
+ * --db postgres adds the workload "servers" (bench/servers.mjs), run last: a
+ * mixed agent workload against 1, 2 and 3 server processes of their own on
+ * the same database (the bench's server and raw reference are stopped first),
+ * with CPU per operation of the servers and of PostgreSQL.
+ * `--only servers` runs it alone.
  */
 import { fork, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,6 +39,7 @@ import { buildDatabase } from './load.mjs';
 import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
 import { AGENTS, prepareClaimNext, runClaimNext } from './claim-next.mjs';
+import { prepareServers, runServers } from './servers.mjs';
 import { openLoop } from './open-loop.mjs';
 import { SERVERS as LAG_SERVERS, WEBHOOKS as LAG_WEBHOOKS, webhookLag } from './webhook-lag.mjs';
 import { REPORT_FILES, table, writeReport } from './report.mjs';
@@ -176,11 +183,27 @@ try {
   const call = async (query, variables) => once({ name: 'setup', kind: 'server', next: () => ({ body: { query, variables } }) });
   const dashboardTaskId = await createDashboardTask(call);
 
-  const all = [...workloads(args.scale, dashboardTaskId), { name: `claimNext (${AGENTS} agents)`, kind: 'agents' }];
+  const listed = workloads(args.scale, dashboardTaskId);
+  const all = [...listed, { name: `claimNext (${AGENTS} agents)`, kind: 'agents' }, ...(args.db === 'postgres' ? [{ name: 'servers', kind: 'servers' }] : [])];
   /** The raw references measured so far, by name, for the alternating slices of the server's workload held to each. */
   const rawWorkloads = new Map();
-  const chosen = all.filter((w) => !args.only || w.kind === 'raw' || w.name.startsWith('floor') || args.only.split(',').some((o) => w.name.startsWith(o)));
+  const only = args.only?.split(',');
+  // The references (raw handlers, floor) go with any server workload chosen, not with "servers" alone (it has none).
+  const referencesWanted = !only || only.some((o) => !'servers'.startsWith(o));
+  const chosen = all.filter((w) => !only || ((w.kind === 'raw' || w.name.startsWith('floor')) && referencesWanted) || only.some((o) => w.name.startsWith(o)));
   for (const workload of chosen) {
+    if (workload.kind === 'servers') {
+      // Its own servers on the same database: the bench's own two stop first, so they add no feed reads or CPU to the cluster.
+      const sessions = await prepareServers(call);
+      await server.stop();
+      await raw.stop();
+      const reads = ['dashboard read', 'mustRead', 'memories page 1', 'search "', 'domains()'].map((prefix) => listed.find((w) => w.name.startsWith(prefix)));
+      results.push(...await runServers({
+        root, databaseUrl: built.databaseUrl, sessions, reads, update: listed.find((w) => w.name === 'updateItem'), start, waitFor, freePort,
+        warmup: Math.max(0, Number(args.warmup)), duration, profile: args.profile, profilesDir, scale: args.scale, log,
+      }));
+      continue;
+    }
     if (workload.kind === 'agents') {
       // Its own driver (bench/claim-next.mjs): every answer is checked for the item it hands out.
       const sessions = await prepareClaimNext(call);
