@@ -157,10 +157,12 @@ async function drive(servers, { sessions, reads, update, warmup, duration, postm
   let before = null;
   const measuring = new Promise((resolve) => setTimeout(resolve, warmup * 1000)).then(async () => {
     if (profile) await Promise.all(servers.map(({ proc }) => proc.profileStart()));
-    before = { at: performance.now(), servers: pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0), cluster: clusterCpuMs(postmaster) };
+    before = { statements: (await Promise.all(servers.map(({ proc }) => proc.probe()))).map((p) => p.statements),  at: performance.now(), servers: pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0), cluster: clusterCpuMs(postmaster) };
   });
   const measured = [];
   const kinds = { read: 0, update: 0, claim: 0, done: 0 };
+  /** Each kind's latencies, to say which one the slow answers are. */
+  const tookBy = { read: [], update: [], claim: [], done: [] };
   const failures = new Map();
   let handedOut = 0;
   await Promise.all(sessions.map(async (session, c) => {
@@ -193,6 +195,7 @@ async function drive(servers, { sessions, reads, update, warmup, duration, postm
         if (performance.now() - answer.took < measuredFrom) continue;
         measured.push(answer.took);
         kinds[kind] += 1;
+        tookBy[kind].push(answer.took);
         if (!answer.ok) failures.set(`${kind} ${answer.error}`, (failures.get(`${kind} ${answer.error}`) ?? 0) + 1);
       }
     } finally {
@@ -200,7 +203,7 @@ async function drive(servers, { sessions, reads, update, warmup, duration, postm
     }
   }));
   await measuring;
-  const after = { at: performance.now(), servers: pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0), cluster: clusterCpuMs(postmaster) };
+  const after = { statements: (await Promise.all(servers.map(({ proc }) => proc.probe()))).map((p) => p.statements), at: performance.now(), servers: pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0), cluster: clusterCpuMs(postmaster) };
   let profileSummary = null;
   if (profile) {
     const files = [];
@@ -216,7 +219,13 @@ async function drive(servers, { sessions, reads, update, warmup, duration, postm
   const ok = measured.length - failed;
   const seconds = (after.at - before.at) / 1000;
   const latencies = measured.sort((a, b) => a - b);
-  const percentile = (q) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]) : null);
+  const percentileOf = (sorted, q) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]) : null);
+  const percentile = (q) => percentileOf(latencies, q);
+  const byKind = Object.fromEntries(Object.entries(tookBy).map(([kind, took]) => {
+    const sorted = took.sort((a, b) => a - b);
+    return [kind, { p50: percentileOf(sorted, 0.5), p99: percentileOf(sorted, 0.99) }];
+  }));
+  const statements = after.statements.reduce((a, b) => a + b, 0) - before.statements.reduce((a, b) => a + b, 0);
   const serverCpuMsPerOp = (after.servers - before.servers) / Math.max(1, ok);
   const pgCpuMsPerOp = before.cluster === null ? null : (after.cluster - before.cluster) / Math.max(1, ok);
   const stats = {
@@ -224,13 +233,14 @@ async function drive(servers, { sessions, reads, update, warmup, duration, postm
       `${pgCpuMsPerOp === null ? '' : `, PostgreSQL ${pgCpuMsPerOp.toFixed(2)} ms`}`,
     kind: 'server', raw: null, servers: count, clients: CLIENTS,
     reqPerSec: ok / duration, p50: percentile(0.5), p99: percentile(0.99), requests: measured.length, non2xx: failed, errors: 0,
-    aloneP50: null, statementsPerRequest: null,
+    aloneP50: null, statementsPerRequest: statements / Math.max(1, measured.length), byKind,
     serverCpuMsPerOp, pgCpuMsPerOp, cpuMsPerOp: serverCpuMsPerOp + (pgCpuMsPerOp ?? 0), measuredSeconds: seconds,
     mix: kinds, handedOut, failures: Object.fromEntries(failures),
     ...(profileSummary ? { profile: { ...profileSummary, file: path.basename(profileSummary.file) } } : {}),
   };
   log(`  servers ×${count}: ${stats.reqPerSec.toFixed(0)} ops/s, p50 ${stats.p50} ms, p99 ${stats.p99} ms; CPU per op: servers ${serverCpuMsPerOp.toFixed(2)} ms` +
-    `${pgCpuMsPerOp === null ? '' : `, PostgreSQL ${pgCpuMsPerOp.toFixed(2)} ms`}; mix ${JSON.stringify(kinds)}, ${handedOut} claims handed out` +
+    `${pgCpuMsPerOp === null ? '' : `, PostgreSQL ${pgCpuMsPerOp.toFixed(2)} ms`}; ${stats.statementsPerRequest.toFixed(1)} statements per op` +
+    `; mix ${JSON.stringify(kinds)}, p50/p99 ms by kind ${Object.entries(byKind).map(([kind, { p50, p99 }]) => `${kind} ${p50}/${p99}`).join(', ')}, ${handedOut} claims handed out` +
     `${failed ? `; failed: ${JSON.stringify(Object.fromEntries(failures))}` : ''}`);
   if (profileSummary) log(`    profile ${profileSummary.file}\n${formatSummary(profileSummary, '    ')}`);
   return stats;
