@@ -21,11 +21,12 @@
  * run (bench/profiles/, one file each) and prints and keeps what it spent its
  * time on (bench/profile-summary.mjs).
  *
- * --db postgres adds the workload "servers" (bench/servers.mjs), run last: a
- * mixed agent workload against 1, 2 and 3 server processes of their own on
- * the same database (the bench's server and raw reference are stopped first),
- * with CPU per operation of the servers and of PostgreSQL.
- * `--only servers` runs it alone.
+ * --db postgres adds the workload "servers" (bench/servers.mjs), after the
+ * bench's own server workloads (before the webhook lag): a mixed agent
+ * workload against 1, 2 and 3 server processes of their own on the same
+ * database (the bench's server and raw reference are stopped first), with
+ * CPU per operation of the servers and of PostgreSQL. `--only servers` runs
+ * it alone.
  */
 import { fork, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
