@@ -201,7 +201,9 @@ try {
       const reads = ['dashboard read', 'mustRead', 'memories page 1', 'search "', 'domains()'].map((prefix) => listed.find((w) => w.name.startsWith(prefix)));
       results.push(...await runServers({
         root, databaseUrl: built.databaseUrl, sessions, reads, update: listed.find((w) => w.name === 'updateItem'), start, waitFor, freePort,
-        warmup: Math.max(0, Number(args.warmup)), duration, profile: args.profile, profilesDir, scale: args.scale, log,
+        // At least 5 s of warm-up and 10 s measured per set: each fresh process compiles its own queries (graphql-jit, V8)
+        // on a third of the traffic at 3 servers, and with the defaults (1 s, 5 s) that warm-up was most of the CPU measured.
+        warmup: Math.max(5, Number(args.warmup)), duration: Math.max(10, duration), profile: args.profile, profilesDir, scale: args.scale, log,
       }));
       continue;
     }
