@@ -20,6 +20,13 @@
  * --profile records a CPU profile of the server over each workload's measured
  * run (bench/profiles/, one file each) and prints and keeps what it spent its
  * time on (bench/profile-summary.mjs).
+ *
+ * --db postgres adds the workload "servers" (bench/servers.mjs), after the
+ * bench's own server workloads (before the webhook lag): a mixed agent
+ * workload against 1, 2 and 3 server processes of their own on the same
+ * database (the bench's server and raw reference are stopped first), with
+ * CPU per operation of the servers and of PostgreSQL. `--only servers` runs
+ * it alone.
  */
 import { fork, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,6 +41,7 @@ import { SCALES } from './scales.mjs';
 import { createDashboardTask, workloads } from './workloads.mjs';
 import { AGENTS, prepareClaimNext, runClaimNext } from './claim-next.mjs';
 import { runClaimQueue, WORKERS } from './claim-queue.mjs';
+import { prepareServers, runServers } from './servers.mjs';
 import { openLoop } from './open-loop.mjs';
 import { SERVERS as LAG_SERVERS, WEBHOOKS as LAG_WEBHOOKS, webhookLag } from './webhook-lag.mjs';
 import { REPORT_FILES, table, writeReport } from './report.mjs';
@@ -177,13 +185,19 @@ try {
   const call = async (query, variables) => once({ name: 'setup', kind: 'server', next: () => ({ body: { query, variables } }) });
   const dashboardTaskId = await createDashboardTask(call);
 
+  const listed = workloads(args.scale, dashboardTaskId);
+  // The servers workload stops the bench's own server, so it runs last.
   const all = [
-    ...workloads(args.scale, dashboardTaskId), { name: `claimNext (${AGENTS} agents)`, kind: 'agents' },
+    ...listed, { name: `claimNext (${AGENTS} agents)`, kind: 'agents' },
     { name: `claim loop vs queue (${WORKERS} workers)`, kind: 'claimQueue' },
+    ...(args.db === 'postgres' ? [{ name: 'servers', kind: 'servers' }] : []),
   ];
   /** The raw references measured so far, by name, for the alternating slices of the server's workload held to each. */
   const rawWorkloads = new Map();
-  const chosen = all.filter((w) => !args.only || w.kind === 'raw' || w.name.startsWith('floor') || args.only.split(',').some((o) => w.name.startsWith(o)));
+  const only = args.only?.split(',');
+  // The references (raw handlers, floor) go with any server workload chosen, not with "servers" alone (it has none).
+  const referencesWanted = !only || only.some((o) => !'servers'.startsWith(o));
+  const chosen = all.filter((w) => !only || ((w.kind === 'raw' || w.name.startsWith('floor')) && referencesWanted) || only.some((o) => w.name.startsWith(o)));
   for (const workload of chosen) {
     if (workload.kind === 'claimQueue') {
       // Its own driver (bench/claim-queue.mjs): a hand-written queue and the claim loop, one after the other.
@@ -217,6 +231,20 @@ try {
         kind: 'server', reqPerSec: loop.itemsPerSec, p50: loop.claimP50, requests: loop.completed,
         statementsPerRequest: (peak.statements - before.statements) / loop.completed, claimQueueRatio: ratio, ...(profile ? { profile } : {}),
       });
+      continue;
+    }
+    if (workload.kind === 'servers') {
+      // Its own servers on the same database: the bench's own two stop first, so they add no feed reads or CPU to the cluster.
+      const sessions = await prepareServers(call);
+      await server.stop();
+      await raw.stop();
+      const reads = ['dashboard read', 'mustRead', 'memories page 1', 'search "', 'domains()'].map((prefix) => listed.find((w) => w.name.startsWith(prefix)));
+      results.push(...await runServers({
+        root, databaseUrl: built.databaseUrl, sessions, reads, update: listed.find((w) => w.name === 'updateItem'), start, waitFor, freePort,
+        // At least 5 s of warm-up and 10 s measured per set: each fresh process compiles its own queries (graphql-jit, V8)
+        // on a third of the traffic at 3 servers, and with the defaults (1 s, 5 s) that warm-up was most of the CPU measured.
+        warmup: Math.max(5, Number(args.warmup)), duration: Math.max(10, duration), profile: args.profile, profilesDir, scale: args.scale, log,
+      }));
       continue;
     }
     if (workload.kind === 'agents') {

@@ -43,6 +43,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
   // Subscriptions hear every writer through the change log: on PostgreSQL NOTIFY wakes the feed, on SQLite it polls.
   const feed = new LogChangeFeed(() => db.tail(), services.commits, {
     pollMs: POLL_MS[db.kind],
+    idsKnownAtCommit: db.kind === 'sqlite',
     wakeups: db.kind === 'postgres' ? new PostgresWakeups(config.databaseUrl, logger) : null,
     onError: (error) => logger.warn({ err: error }, 'could not read the change log; trying again from the same change'),
   });

@@ -35,7 +35,7 @@ beforeAll(async () => {
     onTailStatement(sql);
   });
   // No poll during the test: only a commit's wake-up reads the log.
-  feed = new LogChangeFeed(() => db.tail(), commits, { pollMs: 3_600_000, wakeups, onError: (error) => { throw error; } });
+  feed = new LogChangeFeed(() => db.tail(), commits, { pollMs: 3_600_000, wakeups, onError: (error) => { throw error; }, idsKnownAtCommit: db.kind === 'sqlite' });
   await feed.ready();
 });
 afterAll(async () => {
@@ -67,7 +67,7 @@ async function commitChange(how: { ownId?: boolean } = {}): Promise<string> {
 /** Lets the feed's pass run (nothing to wait for when it sends no statement). */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-const readsRows = (sql: string) => /FROM "changes" c WHERE/.test(sql);
+const readsRows = (sql: string) => /FROM "changes" (c )?WHERE (c\.)?"id" >/.test(sql);
 const readsEnd = (sql: string) => /SELECT MAX\("id"\) FROM "changes"/.test(sql);
 
 describe('the change feed reads for its listeners', () => {
@@ -114,18 +114,20 @@ describe('the change feed reads for its listeners', () => {
 });
 
 describe('the change feed knows where its own commits ended the log', () => {
-  it('sends no statement for a commit of its own that says its newest id, and still says the log grew', async () => {
+  it('sends no statement for a commit of its own that says its newest id on SQLite (one writer: ids commit in order), one read of the end on PostgreSQL (its log ids are given after its commit, as the change queue is moved into the log), and still says the log grew', async () => {
     const heard: string[] = [];
     const off = feed.subscribe((event) => heard.push(event.id), () => false);
     await commitChange({ ownId: true });
     await commitChange({ ownId: true });
     off();
     expect(heard).toEqual([]);
-    expect(tailStatements).toEqual([]);
+    if (db.kind === 'sqlite') expect(tailStatements).toEqual([]);
+    else expect(tailStatements.filter(readsEnd)).toHaveLength(1);
   });
 
   it('ignores its own commits\' notification, and reads the log\'s end on another process\'s', async () => {
     await commitChange({ ownId: true });
+    tailStatements = [];
     notification(commits.tag);
     await settle();
     expect(tailStatements).toEqual([]);

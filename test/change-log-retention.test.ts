@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { sequenceChanges } from '../src/services/kernel/change-log.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { CREATE_NOTE } from './fixtures/documents.js';
 
@@ -19,7 +20,9 @@ afterEach(async () => {
 const note = async (title: string): Promise<string> =>
   (await server!.ok(CREATE_NOTE, { input: { title, body: 'b', domain: 'retention/notes' } })).createNote.id;
 
+/** The log, once what committed is moved into it (PostgreSQL's change queue). */
 async function logged(): Promise<{ id: number; entityId: string }[]> {
+  await sequenceChanges(server!.app.services.db.reader);
   const rows: { id: number | string; entityId: string }[] = await server!.app.services.db.reader.query(`SELECT "id", "entityId" FROM "changes" ORDER BY "id"`);
   return rows.map((row) => ({ id: Number(row.id), entityId: row.entityId }));
 }

@@ -35,7 +35,9 @@ type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
 /** The kept counts of every domain that holds memories, straight from the table. */
 async function kept(query: Query): Promise<Record<string, Counts>> {
-  const rows = await query(`SELECT "domain", "tasks", "openTasks", "notes", "activeNotes" FROM "domain_counts" WHERE "tasks" > 0 OR "notes" > 0`);
+  // On PostgreSQL a domain's counts are kept over shard rows, summed on read.
+  const rows = await query(`SELECT "domain", SUM("tasks") AS "tasks", SUM("openTasks") AS "openTasks", SUM("notes") AS "notes", SUM("activeNotes") AS "activeNotes"
+    FROM "domain_counts" GROUP BY "domain" HAVING SUM("tasks") > 0 OR SUM("notes") > 0`);
   return Object.fromEntries(rows.map((row) => [String(row.domain), {
     tasks: Number(row.tasks), openTasks: Number(row.openTasks), notes: Number(row.notes), activeNotes: Number(row.activeNotes),
   }]));

@@ -18,6 +18,8 @@ import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-clai
 import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
 import { SteeringSeen1765800000000 } from './1765800000000-steering-seen.js';
+import { ChangeQueue1766000000000 } from './1766000000000-change-queue.js';
+import { DomainCountShards1766000001000 } from './1766000001000-domain-count-shards.js';
 import { ReadyItems1766100000000 } from './1766100000000-ready-items.js';
 import { ClaimExpiries1766300000000 } from './1766300000000-claim-expiries.js';
 import { ActivityIndexes1766400000000 } from './1766400000000-activity-indexes.js';
@@ -44,6 +46,8 @@ export const MIGRATIONS = [
   HistoryDeltas1765400000000,
   StuckItems1765600000000,
   SteeringSeen1765800000000,
+  ChangeQueue1766000000000,
+  DomainCountShards1766000001000,
   ReadyItems1766100000000,
   ClaimExpiries1766300000000,
   ActivityIndexes1766400000000,

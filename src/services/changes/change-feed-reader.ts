@@ -7,6 +7,7 @@ import { pageSize } from '../../domain/paging.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
 import { loggedChangeColumns, loggedChangeRowOf } from '../kernel/entity-rows.js';
 import { num, selectRows } from '../kernel/statements.js';
+import { sequenceChanges } from '../kernel/change-log.js';
 import { loggedChangeOf, type LoggedChange } from './logged-change.js';
 
 interface ChangePage {
@@ -17,9 +18,11 @@ interface ChangePage {
 }
 
 /**
- * The public change feed: the change log paged in commit order, by log id
- * (PostgreSQL's writers append under one lock, so ids become visible in the
- * order they were given and a page never moves past one still to appear).
+ * The public change feed: the change log paged in commit order, by log id.
+ * Ids become visible in the order they were given (on PostgreSQL they are
+ * given as committed changes are moved from the queue into the log, one
+ * move at a time: kernel/change-log.ts), so a page never moves past one
+ * still to appear.
  */
 export class ChangeFeedReader {
   constructor(
@@ -35,6 +38,8 @@ export class ChangeFeedReader {
     const values: unknown[] = [from ?? 0];
     const inScope = scope ? ` AND ${scopeCondition('c."domain"', scope, (value) => (values.push(value), '?'))}` : '';
     values.push(size + 1);
+    // What committed is moved into the log first (PostgreSQL's queue), so a caller finds the changes it was answered for.
+    await sequenceChanges(manager);
     const rows = (await selectRows(manager, `SELECT ${loggedChangeColumns('c')} FROM "changes" c WHERE c."id" > ?${inScope} ORDER BY c."id" ASC LIMIT ?`, values))
       .map((row) => loggedChangeRowOf(row));
     // Checked after the page is read: a prune that took a change after the cursor, before or during the read, shows here.
@@ -93,3 +98,4 @@ export class ChangeFeedReader {
     return rows[0] ? Number(rows[0].id) : 0;
   }
 }
+

@@ -50,6 +50,13 @@ interface LogFeedOptions {
   wakeups?: Wakeups | null;
   /** A read failed (the database is away); the next wake-up or poll tries again from the same id. */
   onError(error: unknown): void;
+  /**
+   * Whether a commit knows its log ids (SQLite: one writer at a time appends
+   * to the log). Then this process's own commit tells where the log ends;
+   * otherwise (PostgreSQL: ids are given as the change queue is moved into
+   * the log, change-log.ts) the end is read.
+   */
+  idsKnownAtCommit: boolean;
 }
 
 /**
@@ -106,7 +113,7 @@ export class LogChangeFeed implements ChangeFeed {
 
   /** This process committed, and its log ended at `newestId` (null: not known, read it). */
   private ownCommit(newestId: number | null): void {
-    if (newestId === null) return this.wake();
+    if (newestId === null || !this.options.idsKnownAtCommit) return this.wake();
     this.ownEnd = Math.max(this.ownEnd, newestId);
     this.reads.request();
   }

@@ -206,6 +206,7 @@ export class Writer {
   async run<T>(caller: Caller, work: (uow: UnitOfWork) => Promise<T>, options: RunOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       let newestId: number | null = null;
+      let appended = false;
       try {
         const result = await this.db.transaction(async (manager) => {
           const uow = new UnitOfWork(manager, caller, this.clock);
@@ -214,9 +215,12 @@ export class Writer {
           await uow.flushDomains();
           const events = uow.takeEvents();
           newestId = await appendChanges(manager, this.db.kind, events, this.commits.tag);
+          appended = events.length > 0;
           return value;
         });
-        if (newestId !== null) this.commits.notify(newestId);
+        // PostgreSQL's append gives no log id (ids are given as its change queue is moved: change-log.ts), and the feed
+        // ignores this process's own NOTIFY: without this wake-up its own writes would wait for the feed's 5 s poll.
+        if (appended) this.commits.notify(newestId);
         return result;
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRaceLost(error)) throw error;

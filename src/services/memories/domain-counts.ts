@@ -39,8 +39,8 @@ export interface ScopeCounts {
 
 /**
  * The kept counts of every domain in `scope` and below (all when null) that
- * holds memories: one row per domain, read through the table's key, never
- * a count of the memories themselves. In path order. Each row also carries
+ * holds memories: its rows (one per domain, or a few shards) summed, read
+ * through the table's key, never a count of the memories themselves. In path order. Each row also carries
  * the largest memory id (one step down the primary key), which a memories
  * page weighs its plans by (domain/memories-page-plan.ts); empty when no
  * domain holds memories. Prepared once (a memories page and domains() start
@@ -48,11 +48,13 @@ export interface ScopeCounts {
  */
 export async function ownCountsIn(manager: EntityManager, scope: string | null): Promise<ScopeCounts> {
   const values: string[] = [];
-  const inRange = scope === null ? '' : ` AND ${scopeCondition('"domain"', scope, (value) => (values.push(value), '?'))}`;
+  const inRange = scope === null ? '' : ` WHERE ${scopeCondition('"domain"', scope, (value) => (values.push(value), '?'))}`;
+  // A domain's counts may be kept over several rows (PostgreSQL's shards: db/migrations/1766000001000-domain-count-shards.ts): summed here.
   const rows = await selectRows(
     manager,
-    `SELECT "domain", "tasks", "openTasks", "notes", "activeNotes", "lastActivityAt", "createdAt", (SELECT MAX(s."id") FROM "memories" s) ` +
-      `FROM "domain_counts" WHERE ("tasks" > 0 OR "notes" > 0)${inRange} ORDER BY "domain"`,
+    `SELECT "domain", SUM("tasks"), SUM("openTasks"), SUM("notes"), SUM("activeNotes"), MAX("lastActivityAt"), COALESCE(MIN(NULLIF("createdAt", '')), ''), ` +
+      `(SELECT MAX(s."id") FROM "memories" s) FROM "domain_counts"${inRange} ` +
+      `GROUP BY "domain" HAVING SUM("tasks") > 0 OR SUM("notes") > 0 ORDER BY "domain"`,
     values,
   );
   const domains = rows.map(([domain, tasks, openTasks, notes, activeNotes, lastActivityAt, createdAt]) => ({
