@@ -17,6 +17,7 @@ import { WebhookCursor1765200000000 } from './1765200000000-webhook-cursor.js';
 import { ClaimFencingAndDependencyCaps1765300000000 } from './1765300000000-claim-fencing-and-dependency-caps.js';
 import { HistoryDeltas1765400000000 } from './1765400000000-history-deltas.js';
 import { StuckItems1765600000000 } from './1765600000000-stuck-items.js';
+import { MemoriesByUpdate1766500000000 } from './1766500000000-memories-by-update.js';
 import { SteeringSeen1765800000000 } from './1765800000000-steering-seen.js';
 
 /** Every migration, oldest first. */
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   HistoryDeltas1765400000000,
   StuckItems1765600000000,
   SteeringSeen1765800000000,
+  MemoriesByUpdate1766500000000,
 ];
