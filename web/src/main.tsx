@@ -122,7 +122,7 @@ function App() {
           route.view === 'attention' ? <AttentionView /> :
           route.view === 'search' ? <SearchView query={route.params.get('q') ?? ''} /> :
           route.view === 'new-task' ? <NewTaskView domain={route.params.get('domain') ?? ''} /> :
-          <DomainsView path={route.id} archived={route.params.get('archived') === '1'} note={route.params.get('note')} ready={route.params.get('tab') === 'ready'} />}
+          <DomainsView path={route.id} archived={route.params.get('archived') === '1'} note={route.params.get('note')} ready={route.params.get('tab') === 'ready'} params={route.params} />}
       </main>
       <UndoToast />
       {asking && <TokenForm />}

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
+import { ago } from './agent-status';
 
 export function Progress({ done, total, label }: { done: number; total: number; label: string }) {
   return (
@@ -18,6 +19,11 @@ export function when(iso: string | null | undefined): string {
   if (!iso) return '';
   dates ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
   return dates.format(new Date(iso));
+}
+
+/** A time as people scan a list: relative ("5 min ago"), with the date and time on hover and to assistive technology. */
+export function Ago({ iso }: { iso: string }) {
+  return <time dateTime={iso} title={when(iso)}>{ago(Date.now() - Date.parse(iso))}</time>;
 }
 
 /** A refusal shown beside the control that caused it. */
