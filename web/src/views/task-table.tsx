@@ -90,11 +90,11 @@ export function TaskTable({ path, archived, params, live }: { path: string; arch
   return (
     <>
       <form class="table-tools" aria-label="Sort, filter and group the tasks" onSubmit={(event) => { event.preventDefault(); go({ q }); }}>
-        <label><span>Sort</span>
+        <label><span>Order by</span>
           <select value={view.sort} onChange={(event) => go({ sort: event.currentTarget.value as TableSort })}>
             {Object.entries(SORTS).map(([value, label]) => <option value={value}>{label}</option>)}
           </select></label>
-        <label><span>Show</span>
+        <label><span>Only</span>
           <select value={view.show} onChange={(event) => go({ show: event.currentTarget.value as TableView['show'] })}>
             <option value="ALL">Every state</option>
             {LANES.map((lane) => <option value={lane}>{LANE_LABEL[lane]}</option>)}

@@ -6,8 +6,8 @@ import { HashField } from '../hash-field';
 import { memo, sameProps } from '../memo';
 import { RefText } from '../refs';
 import { useSignal } from '../signal';
-import { StateSelect } from '../state-select';
-import { isStuck, noteKind, stuckCount } from '../states';
+import { SAYS_WHY, StateMenu } from '../state-menu';
+import { STATES, isStuck, noteKind, stuckCount } from '../states';
 import { StateWords, presetOf, useStateWords, wordsFor } from '../state-words';
 import { useTaskData, type Item } from '../task-data';
 import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
@@ -258,8 +258,9 @@ function ItemRowView(props: RowProps) {
   const [renaming, setRenaming] = useState<{ version: number; value: string } | null>(null);
   const [text, setText] = useState(item.text);
   const [open, setOpen] = useState(props.focused);
-  // A state the rules want a note for: asked inline, in the rule's words, before anything is sent.
-  const [asking, setAsking] = useState<{ state: string; version: number; from: string } | null>(null);
+  // A state with its reason, asked inline before anything is sent: in the rule's words when the plan's rules need one, else optional
+  // (Blocked, Failed and Dropped ask, so their row can say why; "With a reason…" asks for any state, picked in the form).
+  const [asking, setAsking] = useState<{ state: string; version: number; from: string; pick?: boolean } | null>(null);
   const [note, setNote] = useState('');
   const [conflict, setConflict] = useState<{ what: 'state' | 'text'; mine: string; theirs: string; version: number } | null>(null);
   const [run, error, busy] = useAction();
@@ -279,9 +280,16 @@ function ItemRowView(props: RowProps) {
   const setState = (state: string) => {
     setConflict(null);
     const base = { version: props.version.current, from: item.state };
-    if (props.rules?.noteRequiredFor.includes(state)) setAsking({ state, ...base });
+    if (props.rules?.noteRequiredFor.includes(state) || SAYS_WHY.has(state)) setAsking({ state, ...base });
     else sendState(state, base);
   };
+  const withReason = () => { setConflict(null); setAsking({ state: item.state, version: props.version.current, from: item.state, pick: true }); };
+  // Focus goes to the form once, when it opens: to its state when one is picked there, else to the reason.
+  const askingOpen = asking !== null;
+  useEffect(() => {
+    if (askingOpen) document.getElementById(`${asking?.pick ? 'reason-state' : 'reason'}-${item.id}`)?.focus();
+  }, [askingOpen]);
+  const required = asking ? Boolean(props.rules?.noteRequiredFor.includes(asking.state)) : false;
   const rename = (base: { version: number; value: string }) => void run(async () => {
     const outcome = await saveAtVersion({
       base,
@@ -310,7 +318,7 @@ function ItemRowView(props: RowProps) {
         {writable && !item.deleted && <span class="handle" aria-hidden="true" title="Drag to reorder">⠿</span>}
         <span class="num">{item.number ?? '–'}.</span>
         {writable && !item.deleted ? (
-          <StateSelect id={`state-${item.id}`} label={item.text} value={asking?.state ?? item.state} words={STATE_LABEL} choose={setState} />
+          <StateMenu id={`state-${item.id}`} label={item.text} value={asking?.state ?? item.state} words={STATE_LABEL} choose={setState} withReason={withReason} />
         ) : (
           <span class={`state ${item.state}`} aria-label={`${item.text}: ${STATE_LABEL[item.state]}`}>{STATE_LABEL[item.state]}</span>
         )}
@@ -325,7 +333,8 @@ function ItemRowView(props: RowProps) {
           <span class="text">{item.deleted ? <s>{item.text}</s> : item.text}{item.deleted && <span class="muted"> (deleted)</span>}</span>
         )}
         {stuck && <span class="stuck-label">Stuck — {STATE_LABEL[item.state].toLowerCase()}{item.note ? `: ${item.note}` : ' (no reason given)'}</span>}
-        {item.note && !stuck && <span class="note-line muted">— {item.note}</span>}
+        {item.state === 'DROPPED' && !item.deleted && <span class="note-line muted">Dropped — {item.note || '(no reason given)'}</span>}
+        {item.note && !stuck && item.state !== 'DROPPED' && <span class="note-line muted">— {item.note}</span>}
         <ItemCoordination item={item} />
         <span class="actions">
           <button type="button" class="small" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`Details${commentCount ? ` · ${commentCount}` : ''} of “${item.text}”`}
@@ -344,13 +353,22 @@ function ItemRowView(props: RowProps) {
         </span>
       </div>
       {asking && (
-        <form class="rule-note" onSubmit={(event) => { event.preventDefault(); if (note.trim()) sendState(asking.state, asking, note.trim()); }}>
-          <label><span>{noteKind(asking.state) === 'validation'
+        <form class="rule-note" onSubmit={(event) => { event.preventDefault(); if (!required || note.trim()) sendState(asking.state, asking, note.trim() || undefined); }}
+          onKeyDown={(event) => { if (event.key === 'Escape') { event.stopPropagation(); setAsking(null); setNote(''); document.getElementById(`state-${item.id}`)?.focus(); } }}>
+          {asking.pick && (
+            <label><span>New state of “{item.text}”</span>
+              <select id={`reason-state-${item.id}`} value={asking.state} onChange={(event) => setAsking({ ...asking, state: event.currentTarget.value })}>
+                {STATES.map((state) => <option value={state}>{STATE_LABEL[state]}</option>)}
+              </select></label>
+          )}
+          <label><span>{!required
+            ? `Why is “${item.text}” ${STATE_LABEL[asking.state]}? (optional; the row shows it)`
+            : noteKind(asking.state) === 'validation'
             ? `This plan’s rules need a validation to set “${item.text}” ${STATE_LABEL[asking.state]}: what was checked?`
             : `This plan’s rules need a reason to set “${item.text}” ${STATE_LABEL[asking.state]}: why?`}</span>
-            <textarea rows={2} value={note} onInput={(event) => setNote(event.currentTarget.value)} ref={(el) => el?.focus()} />
+            <textarea rows={2} value={note} onInput={(event) => setNote(event.currentTarget.value)} id={`reason-${item.id}`} />
           </label>
-          <button type="submit" disabled={busy || !note.trim()}>Set {STATE_LABEL[asking.state]}</button>{' '}
+          <button type="submit" disabled={busy || (required && !note.trim()) || (asking.state === item.state && !note.trim())}>Set {STATE_LABEL[asking.state]}</button>{' '}
           <button type="button" onClick={() => { setAsking(null); setNote(''); }}>Cancel</button>
         </form>
       )}
