@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { canWrite, checkAccess, needToken, saveToken, token } from './api';
+import { canWrite, changingToken, checkAccess, forgetToken, needToken, saveToken, token } from './api';
 import { useFocusTrap } from './focus-trap';
 import { liveStatus } from './live';
 import { Shortcuts } from './shortcuts';
@@ -47,19 +47,22 @@ function useRoute(): Route {
   return route;
 }
 
-function TokenForm() {
+function TokenForm({ changing }: { changing: boolean }) {
   const [value, setValue] = useState('');
   const had = Boolean(token.get());
   // No Escape: the page cannot be used without a token the server takes.
   const ref = useRef<HTMLDivElement>(null);
   useFocusTrap(ref);
   return (
-    <div class="token-overlay" role="dialog" aria-modal="true" aria-labelledby="token-heading" ref={ref}>
+    <div class="token-overlay" role="dialog" aria-modal="true" aria-labelledby="token-heading" ref={ref}
+      onKeyDown={(event) => { if (changing && event.key === 'Escape') changingToken.set(false); }}>
       <form onSubmit={(event) => { event.preventDefault(); if (value.trim()) { saveToken(value.trim()); void checkAccess(); } }}>
         <h2 id="token-heading">Sign in</h2>
-        <p>{had ? 'The server did not accept the saved token.' : 'This server needs a bearer token.'} It is kept in this browser.</p>
+        <p>{changing ? 'Another token for this server (a writer’s, say, in place of a read-only one).' : had ? 'The server did not accept the saved token.' : 'This server needs a bearer token.'} It is kept in this browser.</p>
         <label><span>Bearer token</span><input type="password" autoComplete="current-password" value={value} onInput={(event) => setValue(event.currentTarget.value)} ref={(el) => el?.focus()} /></label>
         <button type="submit">Use this token</button>
+        {/* No cancel when the page has no working token: it cannot be used without one. */}
+        {changing && <> <button type="button" onClick={() => changingToken.set(false)}>Cancel</button></>}
       </form>
     </div>
   );
@@ -85,6 +88,8 @@ function App() {
   const asking = useSignal(needToken);
   const live = useSignal(liveStatus);
   const writable = useSignal(canWrite);
+  const changing = useSignal(changingToken);
+  const signedIn = Boolean(useSignal(token));
   useEffect(() => void checkAccess(), []);
   // A move to another view puts focus on its heading, so a keyboard or screen-reader user hears where they are (the skip link's target too).
   const first = useRef(true);
@@ -112,6 +117,8 @@ function App() {
         <HeaderSearch current={route.view === 'search' ? route.params.get('q') ?? '' : ''} />
         <span class="live-badge" role="status" aria-live="polite" data-live={live}>{LIVE_TEXT[live]}</span>
         {!writable && <span class="badge" title="This token may only read">read-only</span>}
+        {signedIn && <span class="token-controls"><button type="button" class="link small" onClick={() => changingToken.set(true)}>Change token</button>{' '}
+          <button type="button" class="link small" onClick={forgetToken}>Sign out</button></span>}
       </header>
       <main id="main" tabIndex={-1}>
         {route.view === 'agents' ? <AgentsView /> :
@@ -125,7 +132,7 @@ function App() {
           <DomainsView path={route.id} archived={route.params.get('archived') === '1'} note={route.params.get('note')} ready={route.params.get('tab') === 'ready'} params={route.params} />}
       </main>
       <UndoToast />
-      {asking && <TokenForm />}
+      {(asking || changing) && <TokenForm changing={changing && !asking} />}
       <Shortcuts />
     </>
   );

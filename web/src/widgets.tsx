@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { ago } from './agent-status';
+import { onReconnect } from './live';
 
 export function Progress({ done, total, label }: { done: number; total: number; label: string }) {
   return (
@@ -35,6 +36,8 @@ export function Refusal({ error }: { error: string | null }) {
 export function useAction(): [(work: () => Promise<unknown>) => Promise<boolean>, string | null, boolean] {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // A refusal from before a reconnect ("cannot be reached", or one the server may no longer make) is not left standing.
+  useEffect(() => onReconnect(() => setError(null)), []);
   const run = async (work: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);
