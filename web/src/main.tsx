@@ -6,7 +6,7 @@ import { liveStatus } from './live';
 import { Shortcuts } from './shortcuts';
 import { useSignal } from './signal';
 import './styles.css';
-import { AgentsView } from './views/agents';
+import { HomeView } from './views/first-run';
 import { AttentionView } from './views/attention';
 import { DomainsView } from './views/domains';
 import { RemindersView } from './views/reminders';
@@ -121,7 +121,7 @@ function App() {
           <button type="button" class="link small" onClick={forgetToken}>Sign out</button></span>}
       </header>
       <main id="main" tabIndex={-1}>
-        {route.view === 'agents' ? <AgentsView /> :
+        {route.view === 'agents' ? <HomeView /> :
           route.view === 'task' && route.id ? <TaskView id={route.id} focusItem={route.params.get('item')} /> :
           route.view === 'sessions' ? <SessionsView id={route.id} params={route.params} /> :
           route.view === 'reminders' ? <RemindersView /> :
