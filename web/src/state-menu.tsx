@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { STATES } from './states';
 
 interface Props {
@@ -28,14 +28,24 @@ export const SAYS_WHY = new Set(['BLOCKED', 'FAILED', 'DROPPED']);
  */
 export function StateMenu(props: Props) {
   const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(0);
+  const [active, setActiveState] = useState(0);
+  // Keys can come faster than renders: each move starts from the last one, not from the render's.
+  const at = useRef(0);
+  const setActive = (index: number) => {
+    at.current = index;
+    setActiveState(index);
+    // Focus moves with the key, not a frame later: a screen reader announces the item the key reached.
+    (menu.current?.children[index] as HTMLElement | undefined)?.focus({ preventScroll: true });
+  };
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLUListElement>(null);
   const entries = [...STATES, 'REASON'] as const;
-  useEffect(() => {
-    if (open) (menu.current?.children[active] as HTMLElement | undefined)?.focus();
+  useLayoutEffect(() => {
+    if (open) (menu.current?.children[active] as HTMLElement | undefined)?.focus({ preventScroll: true });
   }, [open, active]);
-  const show = (at: number) => { setActive(at); setOpen(true); };
+  const show = (index: number) => { setActive(index); setOpen(true); };
+  // The whole menu in view when it opens (a pointer over it must not scroll it away, so items never scroll on focus).
+  useLayoutEffect(() => { if (open) menu.current?.scrollIntoView({ block: 'nearest' }); }, [open]);
   const close = (refocus: boolean) => { setOpen(false); if (refocus) button.current?.focus(); };
   const pick = (index: number) => {
     close(true);
@@ -45,6 +55,7 @@ export function StateMenu(props: Props) {
   };
   const current = Math.max(0, STATES.indexOf(props.value as (typeof STATES)[number]));
   const onMenuKey = (event: KeyboardEvent) => {
+    const active = at.current;
     const last = entries.length - 1;
     const moves: Record<string, number> = { ArrowDown: (active + 1) % entries.length, ArrowUp: (active + last) % entries.length, Home: 0, End: last };
     if (event.key in moves) { event.preventDefault(); setActive(moves[event.key]); return; }
@@ -60,7 +71,7 @@ export function StateMenu(props: Props) {
   };
   return (
     <span class="state-menu">
-      <button type="button" id={props.id} ref={button} class={`state-button state ${props.value}`} aria-haspopup="menu" aria-expanded={open}
+      <button type="button" id={props.id} ref={button} data-state={props.value} class={`state-button state ${props.value}`} aria-haspopup="menu" aria-expanded={open}
         aria-controls={open ? `${props.id}-menu` : undefined} aria-label={`${props.label}: ${props.words[props.value]}`}
         onClick={() => (open ? close(true) : show(current))}
         onKeyDown={(event) => {
@@ -75,7 +86,7 @@ export function StateMenu(props: Props) {
           {entries.map((entry, index) => entry === 'REASON' ? (
             <li role="menuitem" tabIndex={-1} class="menu-reason" onClick={() => pick(index)} onMouseEnter={() => setActive(index)}>With a reason…</li>
           ) : (
-            <li role="menuitemradio" aria-checked={entry === props.value} tabIndex={-1} class={`state-choice ${entry}`} onClick={() => pick(index)} onMouseEnter={() => setActive(index)}>
+            <li role="menuitemradio" aria-checked={entry === props.value} tabIndex={-1} class={`state-choice ${entry}`} data-state={entry} onClick={() => pick(index)} onMouseEnter={() => setActive(index)}>
               {props.words[entry]}{SAYS_WHY.has(entry) ? '…' : ''}
             </li>
           ))}
