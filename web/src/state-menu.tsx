@@ -14,6 +14,9 @@ interface Props {
   withReason(): void;
 }
 
+/** Dispatched on a state menu's button with a state as detail: that state is chosen, as if picked from the menu. */
+export const CHOOSE_EVENT = 'choose-state';
+
 /** States whose row says why: choosing them asks for a reason (which may be left empty). */
 export const SAYS_WHY = new Set(['BLOCKED', 'FAILED', 'DROPPED']);
 
@@ -53,6 +56,14 @@ export function StateMenu(props: Props) {
     if (entry === 'REASON') props.withReason();
     else if (entry !== props.value) props.choose(entry);
   };
+  // The x shortcut (shortcuts.tsx) marks the current row done through its menu: one choice, as a click on Done is.
+  const choose = useRef(props.choose);
+  choose.current = props.choose;
+  useLayoutEffect(() => {
+    const onChoose = (event: Event) => choose.current((event as CustomEvent<string>).detail);
+    button.current?.addEventListener(CHOOSE_EVENT, onChoose);
+    return () => button.current?.removeEventListener(CHOOSE_EVENT, onChoose);
+  }, []);
   const current = Math.max(0, STATES.indexOf(props.value as (typeof STATES)[number]));
   const onMenuKey = (event: KeyboardEvent) => {
     const active = at.current;
@@ -71,14 +82,14 @@ export function StateMenu(props: Props) {
   };
   return (
     <span class="state-menu">
-      <button type="button" id={props.id} ref={button} data-state={props.value} class={`state-button state ${props.value}`} aria-haspopup="menu" aria-expanded={open}
+      <button type="button" id={props.id} ref={button} data-state={props.value} data-done-word={props.words.DONE} class={`state-button state ${props.value}`} aria-haspopup="menu" aria-expanded={open}
         aria-controls={open ? `${props.id}-menu` : undefined} aria-label={`${props.label}: ${props.words[props.value]}`}
         onClick={() => (open ? close(true) : show(current))}
         onKeyDown={(event) => {
           if (event.altKey) return;
           if (event.key === 'ArrowDown' || event.key === 'ArrowUp') { event.preventDefault(); show(event.key === 'ArrowDown' ? current : entries.length - 1); }
         }}>
-        {props.words[props.value]} <span aria-hidden="true">▾</span>
+        <span class="state-word">{props.words[props.value]}</span> <span aria-hidden="true">▾</span>
       </button>
       {open && (
         <ul role="menu" id={`${props.id}-menu`} ref={menu} aria-label={`State of “${props.label}”`} class="menu" onKeyDown={onMenuKey}
