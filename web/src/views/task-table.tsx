@@ -106,7 +106,7 @@ export function TaskTable({ path, archived, params, live }: { path: string; arch
           <a href={addressOf(path, params, { ...view, board: true })} aria-current={view.board ? 'page' : undefined}>Board</a>
         </span>
       </form>
-      {tasks.nodes && <p class="muted small" aria-live="polite">{tasks.complete ? `${shown.length} of ${tasks.nodes.length} tasks` : `${tasks.nodes.length} of ${tasks.total} tasks loaded; the rest are loading`}</p>}
+      {tasks.nodes && <p class="muted small" aria-live="polite">{tasks.complete ? (shown.length === tasks.nodes.length ? `${shown.length} tasks` : `${shown.length} of ${tasks.nodes.length} tasks`) : `${tasks.nodes.length} of ${tasks.total} tasks loaded; the rest are loading`}</p>}
       {!tasks.nodes ? <Loading error={tasks.error} /> : tasks.nodes.length === 0 ? <p class="muted">No {archived ? 'archived' : 'open'} tasks here.</p> :
         shown.length === 0 ? <p class="muted">No task matches this view.</p> :
         view.board ? <Board path={path} lanes={lanes} tasks={shown} /> : (
