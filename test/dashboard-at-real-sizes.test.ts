@@ -316,7 +316,7 @@ describe('live on an open 300-item task', () => {
     // And the page shows every change: each row on screen says what the server says of its item.
     const onScreen = await rows(page);
     const told = await Promise.all(items.slice(0, onScreen).map(async (item) => (await server.ok(`query($id: ID!) { item(id: $id) { state note } }`, { id: item.id })).item));
-    await expect.poll(() => page.locator('.checklist > li select').evaluateAll((selects) => selects.map((select) => (select as unknown as { value: string }).value)), { timeout: 15_000 })
+    await expect.poll(() => page.locator('.checklist > li .state-button').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-state'))), { timeout: 15_000 })
       .toEqual(told.map((item) => item.state));
     const blocked = page.locator('.item.stuck').first();
     await blocked.locator('.stuck-label').waitFor();
@@ -330,7 +330,7 @@ describe('stuck work', () => {
     await server.ok(UPDATE_ITEM, { input: { id: made.createTask.items[0].id, state: 'BLOCKED', comment: 'waiting for DB access' } });
     await server.ok(UPDATE_ITEM, { input: { id: made.createTask.items[1].id, state: 'FAILED', comment: 'sums differ by 3' } });
     const page = await openPage(browser, `${base()}/#/domains/size/stuck`);
-    await page.getByRole('row', { name: /Stuck migration/ }).getByText('stuck', { exact: true }).waitFor();
+    await page.getByRole('row', { name: /Stuck migration/ }).getByText('Stuck', { exact: true }).waitFor();
     await page.getByRole('link', { name: 'Stuck migration' }).click();
     await page.getByText('Stuck — blocked: waiting for DB access').waitFor();
     await page.getByText('Stuck — failed: sums differ by 3').waitFor();

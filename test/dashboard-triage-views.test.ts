@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { READ_HISTORY, UPDATE_ITEM } from './fixtures/documents.js';
+import { CLAIM_ITEM, READ_HISTORY, UPDATE_ITEM } from './fixtures/documents.js';
 import { freshDomain } from './fixtures/knowledge.js';
 import { startSession } from './fixtures/sessions.js';
 import { createTask, readTask } from './fixtures/tasks.js';
@@ -86,6 +86,28 @@ describe('triage views', () => {
     expect(await page.locator('.lane-DOING .card a').innerText()).toBe('Rotate the keys');
     await expectAxeClean(page);
     await page.screenshot({ path: path.join(shots, 'dashboard-board.png'), fullPage: true });
+    expect(page.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('lists the ready items of every domain in one queue, oldest task first, from the navigation', async () => {
+    const first = await createTask(server, ['Pick the region', 'Order the hardware'], { domain: freshDomain('alpha'), title: 'Open the office' });
+    const second = await createTask(server, ['Draft the survey'], { domain: freshDomain('beta'), title: 'Ask the customers' });
+    await server.ok(UPDATE_ITEM, { input: { id: first.items[1].id, state: 'BLOCKED', comment: 'no budget yet' } });
+    const page = await openPage(browser, `${base()}/#/domains`, { width: 1280, height: 800 });
+    await page.getByRole('link', { name: 'Ready queue' }).click();
+    await page.getByRole('heading', { name: /^Ready/ }).waitFor();
+    const rows = () => page.locator('table.ready tbody tr td:first-child').allInnerTexts();
+    await expect.poll(rows).toEqual(expect.arrayContaining(['#1 Pick the region', '#1 Draft the survey']));
+    const texts = await rows();
+    expect(texts.indexOf('#1 Pick the region')).toBeLessThan(texts.indexOf('#1 Draft the survey'));
+    expect(texts).not.toContain('#2 Order the hardware');
+    expect(await page.locator('table.ready tbody tr', { hasText: 'Draft the survey' }).locator('td').nth(2).innerText()).toBe(second.task.domain);
+    // An agent's claim takes an item off, live.
+    const agent = await startSession(server, { name: 'Survey agent' });
+    await server.ok(CLAIM_ITEM, { input: { id: second.items[0].id, ttlSeconds: 600 } }, { session: agent });
+    await expect.poll(rows, { timeout: 5000 }).not.toContain('#1 Draft the survey');
+    await expectAxeClean(page);
     expect(page.errors).toEqual([]);
     await page.close();
   }, 60_000);

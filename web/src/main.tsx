@@ -7,6 +7,7 @@ import { Shortcuts } from './shortcuts';
 import { useSignal } from './signal';
 import './styles.css';
 import { HomeView } from './views/first-run';
+import { ReadyAllView } from './views/ready-all';
 import { AttentionView } from './views/attention';
 import { DomainsView } from './views/domains';
 import { RemindersView } from './views/reminders';
@@ -18,7 +19,7 @@ import { WebhooksView } from './views/webhooks';
 import { NewTaskView } from './views/new-task';
 import { UndoToast } from './undo';
 
-interface Route { view: 'agents' | 'domains' | 'task' | 'sessions' | 'reminders' | 'webhooks' | 'search' | 'attention' | 'new-task'; id: string | null; params: URLSearchParams }
+interface Route { view: 'agents' | 'ready' | 'domains' | 'task' | 'sessions' | 'reminders' | 'webhooks' | 'search' | 'attention' | 'new-task'; id: string | null; params: URLSearchParams }
 
 /** Hash routes, so the server serves one page and every view survives a reload: #/ and #/agents (the home page), #/domains/<path>, #/task/<id>, #/sessions/<id>, #/search?q=, #/maintenance/reminders, #/maintenance/webhooks. */
 function parse(hash: string): Route {
@@ -28,6 +29,7 @@ function parse(hash: string): Route {
   const id = rest.length ? decodeURIComponent(rest.join('/')) : null;
   // The home page of a person steering agents: who is doing what now.
   if (head === '' || head === 'agents') return { view: 'agents', id: null, params };
+  if (head === 'ready') return { view: 'ready', id: null, params };
   if (head === 'task') return { view: 'task', id, params };
   if (head === 'sessions') return { view: 'sessions', id, params };
   if (head === 'maintenance') return { view: rest[0] === 'webhooks' ? 'webhooks' : 'reminders', id: null, params };
@@ -109,6 +111,7 @@ function App() {
         <nav aria-label="Views">
           {tab('agents', '#/agents', 'Agents')}
           {tab('domains', '#/domains', 'Domains')}
+          {tab('ready', '#/ready', 'Ready queue')}
           {tab('attention', '#/attention', 'Needs attention')}
           {tab('sessions', '#/sessions', 'Sessions')}
           {tab('reminders', '#/maintenance/reminders', 'Maintenance')}
@@ -122,6 +125,7 @@ function App() {
       </header>
       <main id="main" tabIndex={-1}>
         {route.view === 'agents' ? <HomeView /> :
+          route.view === 'ready' ? <ReadyAllView /> :
           route.view === 'task' && route.id ? <TaskView id={route.id} focusItem={route.params.get('item')} /> :
           route.view === 'sessions' ? <SessionsView id={route.id} params={route.params} /> :
           route.view === 'reminders' ? <RemindersView /> :
