@@ -154,6 +154,27 @@ describe('triage views', () => {
     // Dropped without a reason says so in its row.
     await chooseState(page, 'Write the notes', 'DROPPED');
     await expect.poll(() => page.locator(`#item-${items[1].id} .note-line`).innerText()).toMatch(/^Dropped — /);
+    // A reorder is said to a screen reader, not only seen.
+    await stateButton(page, 'Ship the fix').focus();
+    await page.keyboard.press('Alt+ArrowDown');
+    await expect.poll(() => page.locator('#announcer').innerText()).toBe('Moved “Ship the fix” down to place 2 of 2');
+    expect(page.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('keeps an unsaved Reminders edit when the settings change elsewhere, and follows the fields not edited', async () => {
+    const page = await openPage(browser, `${base()}/#/maintenance/reminders`, { width: 1280, height: 800 });
+    await whenLive(page);
+    const interval = page.getByLabel('Interval (minutes, 1–1440)');
+    const enabled = page.getByLabel('Send reminders');
+    await interval.fill('45');
+    const before = await enabled.isChecked();
+    await server.ok('mutation($enabled: Boolean) { updateReminderSettings(enabled: $enabled) { enabled } }', { enabled: !before });
+    await expect.poll(() => enabled.isChecked(), { timeout: 5000 }).toBe(!before);
+    expect(await interval.inputValue()).toBe('45');
+    await page.getByRole('button', { name: 'Save reminder settings' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await server.ok('{ reminderSettings { enabled intervalMinutes } }')).reminderSettings).toEqual({ enabled: !before, intervalMinutes: 45 });
     expect(page.errors).toEqual([]);
     await page.close();
   }, 60_000);

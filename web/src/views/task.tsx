@@ -17,6 +17,7 @@ import { TaskEdit } from '../task-edit';
 import { sessionLabel } from '../session-name';
 import { MoreComments } from './more-comments';
 import { MoreOnScroll } from './more-rows';
+import { announce } from '../shortcuts';
 import { AgentView } from './plan-view';
 
 const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state text } }';
@@ -212,8 +213,10 @@ function ChecklistView(props: ListProps) {
       if (target < 0 || target >= liveItems.length) return;
       // After the item that will precede it: the one above the target place, or first.
       const after = offset === -1 ? (target === 0 ? null : liveItems[target - 1].id) : liveItems[target].id;
-      void run(() => gql(MOVE_ITEM, { input: { id: item.id, after } })).then(() => {
+      void run(() => gql(MOVE_ITEM, { input: { id: item.id, after } })).then((moved) => {
         requestAnimationFrame(() => document.getElementById(`state-${item.id}`)?.focus());
+        // A sighted person sees the row move; a screen reader hears where it went.
+        if (moved) announce(`Moved “${item.text}” ${offset === -1 ? 'up' : 'down'} to place ${target + 1} of ${liveItems.length}`);
       });
     },
     dragStart: (item) => { latest.current.dragging = item.id; },
@@ -225,7 +228,8 @@ function ChecklistView(props: ListProps) {
       const from = liveItems.findIndex((item) => item.id === dragging);
       const to = liveItems.findIndex((item) => item.id === target.id);
       const after = from < to ? target.id : to === 0 ? null : liveItems[to - 1].id;
-      void run(() => gql(MOVE_ITEM, { input: { id: dragging, after } }));
+      const text = liveItems[from]?.text ?? 'the item';
+      void run(() => gql(MOVE_ITEM, { input: { id: dragging, after } })).then((moved) => moved && announce(`Moved “${text}” to place ${to + 1} of ${liveItems.length}`));
     },
   }).current;
   // A row's details show the task's briefs on it: rows re-render when the notes do, not on every change of the task.
