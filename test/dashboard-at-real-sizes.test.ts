@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from './harness.js';
 import { CREATE_TASK, START_SESSION, WRITE_TODOS, SET_PLAN, UPDATE_ITEM, EDIT_TASK, CREATE_NOTE, FINISH_SESSION } from './fixtures/documents.js';
-import { axeFindings, countDownloads, dashboardSuite, openPage, whenLive } from './fixtures/browser.js';
+import { axeFindings, chooseState, countDownloads, dashboardSuite, openPage, stateButton, whenLive } from './fixtures/browser.js';
 import { TASK_HEAD, TASK_ITEMS } from '../web/src/dashboard-documents.mjs';
 
 // Evaluated in the page, not in Node.
@@ -196,7 +196,7 @@ describe('rule-bound plans', () => {
     await page.getByRole('link', { name: 'Open the plan as a checklist' }).click();
     // A session that gave no name is called by its plan's first step.
     await page.getByRole('link', { name: 'Run the tests', exact: true }).waitFor();
-    await page.getByRole('combobox', { name: 'Run the tests' }).selectOption('DONE');
+    await chooseState(page, 'Run the tests', 'DONE');
     const ask = page.getByLabel('This plan’s rules need a validation to set “Run the tests” done: what was checked?');
     await ask.waitFor();
     expect((await server.ok(`query($id: ID!) { task(id: $id) { items { nodes { state } } } }`, { id: plan.id })).task.items.nodes[0].state).toBe('PENDING');
@@ -217,7 +217,7 @@ describe('rule-bound plans', () => {
     await page.getByRole('button', { name: 'Rename “Write the fix”' }).click();
     await page.getByLabel('New text for “Write the fix”').fill('Write the smallest fix');
     await page.keyboard.press('Enter');
-    await page.getByRole('combobox', { name: 'Write the smallest fix' }).waitFor();
+    await stateButton(page, 'Write the smallest fix').waitFor();
     await page.locator('.history summary h3').click();
     await page.locator('.history ol.events > li').first().getByText('a person (dashboard)').waitFor();
     // The agent's rows name its session (its first step, with no name given), never its id.
@@ -238,7 +238,7 @@ describe('an agent and a person editing one item at once', () => {
     await page.getByLabel('New text for “Draft the plan”').fill('Draft the rollout plan');
     // The agent renames the same item while the person types.
     await server.ok(UPDATE_ITEM, { input: { id: first.id, text: 'Draft the migration plan' } });
-    await page.getByRole('combobox', { name: 'Draft the migration plan' }).waitFor();
+    await stateButton(page, 'Draft the migration plan').waitFor();
     expect(await page.getByLabel('New text for “Draft the migration plan”').inputValue(), 'a live change never erases what is typed').toBe('Draft the rollout plan');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const conflict = page.locator('.conflict');
@@ -247,7 +247,7 @@ describe('an agent and a person editing one item at once', () => {
     expect(await conflict.textContent()).toContain('Draft the migration plan');
     expect((await server.ok(`query($id: ID!) { item(id: $id) { text } }`, { id: first.id })).item.text).toBe('Draft the migration plan');
     await page.getByRole('button', { name: 'Apply mine again' }).click();
-    await page.getByRole('combobox', { name: 'Draft the rollout plan' }).waitFor();
+    await stateButton(page, 'Draft the rollout plan').waitFor();
     expect((await server.ok(`query($id: ID!) { item(id: $id) { text } }`, { id: first.id })).item.text).toBe('Draft the rollout plan');
 
     // The goal: the agent's edit wins when the person keeps it.
@@ -271,7 +271,7 @@ describe('an agent and a person editing one item at once', () => {
 
     // An agent changing another item is no conflict: the person's state change lands at the new version.
     await server.ok(UPDATE_ITEM, { input: { id: made.createTask.items[1].id, state: 'IN_PROGRESS' } });
-    await page.getByRole('combobox', { name: 'Draft the rollout plan' }).selectOption('DONE');
+    await chooseState(page, 'Draft the rollout plan', 'DONE');
     await page.waitForFunction(() => document.querySelectorAll('.conflict').length === 0);
     await expect.poll(async () => (await server.ok(`query($id: ID!) { item(id: $id) { state } }`, { id: first.id })).item.state).toBe('DONE');
   }, 60_000);
@@ -315,7 +315,7 @@ describe('live on an open 300-item task', () => {
     // And the page shows every change: each row on screen says what the server says of its item.
     const onScreen = await rows(page);
     const told = await Promise.all(items.slice(0, onScreen).map(async (item) => (await server.ok(`query($id: ID!) { item(id: $id) { state note } }`, { id: item.id })).item));
-    await expect.poll(() => page.locator('.checklist > li select').evaluateAll((selects) => selects.map((select) => (select as unknown as { value: string }).value)), { timeout: 15_000 })
+    await expect.poll(() => page.locator('.checklist > li .state-button').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-state'))), { timeout: 15_000 })
       .toEqual(told.map((item) => item.state));
     const blocked = page.locator('.item.stuck').first();
     await blocked.locator('.stuck-label').waitFor();
@@ -329,7 +329,7 @@ describe('stuck work', () => {
     await server.ok(UPDATE_ITEM, { input: { id: made.createTask.items[0].id, state: 'BLOCKED', comment: 'waiting for DB access' } });
     await server.ok(UPDATE_ITEM, { input: { id: made.createTask.items[1].id, state: 'FAILED', comment: 'sums differ by 3' } });
     const page = await openPage(browser, `${base()}/#/domains/size/stuck`);
-    await page.getByRole('row', { name: /Stuck migration/ }).getByText('stuck', { exact: true }).waitFor();
+    await page.getByRole('row', { name: /Stuck migration/ }).getByText('Stuck', { exact: true }).waitFor();
     await page.getByRole('link', { name: 'Stuck migration' }).click();
     await page.getByText('Stuck — blocked: waiting for DB access').waitFor();
     await page.getByText('Stuck — failed: sums differ by 3').waitFor();

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CREATE_TASK, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from './fixtures/documents.js';
-import { axeFindings, dashboardSuite, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
+import { axeFindings, chooseState, dashboardSuite, openPage, stateButton, type WatchedPage, whenLive } from './fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
 declare const document: { activeElement: { id?: string } | null; title: string; documentElement: { scrollWidth: number } };
@@ -81,7 +81,7 @@ describe('creating a task', () => {
     const made = (await server.ok(TASKS_IN, { domain: 'people/fresh' })).memories;
     expect(made.totalCount).toBe(1);
     expect(page.url()).toBe(`${base()}/#/task/${made.nodes[0].id}`);
-    await page.getByRole('combobox', { name: 'Cover partial refunds' }).waitFor();
+    await stateButton(page, 'Cover partial refunds').waitFor();
     expect(page.errors).toEqual([]);
   });
 });
@@ -116,7 +116,7 @@ describe("a task's own controls", () => {
     const page = await openTask(task.id);
     await page.getByRole('button', { name: 'Archive…' }).click();
     await page.getByText('A task is archived once every item is Done or Dropped').waitFor();
-    await page.getByRole('combobox', { name: 'Only step' }).selectOption('DONE');
+    await chooseState(page, 'Only step', 'DONE');
     await page.locator('.state.archived').waitFor();
     expect((await server.ok(TASK, { id: task.id })).task.status).toBe('ARCHIVED');
     // Archived tasks are reached by the domain's filter.
@@ -126,7 +126,7 @@ describe("a task's own controls", () => {
     await page.getByRole('button', { name: 'Bring back…' }).click();
     await page.getByLabel(/What is left to do/).fill('Tell support');
     await page.getByRole('button', { name: 'Bring it back' }).click();
-    await page.getByRole('combobox', { name: 'Tell support' }).waitFor();
+    await stateButton(page, 'Tell support').waitFor();
     expect((await server.ok(TASK, { id: task.id })).task.status).toBe('ACTIVE');
     await page.getByRole('button', { name: 'Archive…' }).waitFor();
   });
@@ -141,7 +141,7 @@ describe('deleting an item', () => {
     await toast.waitFor();
     // The pointer on the toast holds it, as a person reaching for Undo does.
     await toast.hover();
-    await page.getByRole('combobox', { name: 'Second' }).waitFor({ state: 'detached' });
+    await stateButton(page, 'Second').waitFor({ state: 'detached' });
     // Focus moves in the frame after the server's answer, which may come just after the row has gone.
     const focused = () => page.evaluate(() => document.activeElement?.id);
     await expect.poll(focused).toBe(`state-${task.items[2].id}`);
@@ -149,18 +149,18 @@ describe('deleting an item', () => {
     await noSeriousAxe(page);
 
     await toast.getByRole('button', { name: 'Undo' }).click();
-    await page.getByRole('combobox', { name: 'Second' }).waitFor();
+    await stateButton(page, 'Second').waitFor();
     expect((await itemsOf(task.id)).map((item) => [item.text, item.deleted])).toEqual([['First', false], ['Second', false], ['Third', false]]);
     await toast.waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: 'Delete “Third”' }).click();
-    await page.getByRole('combobox', { name: 'Third' }).waitFor({ state: 'detached' });
+    await stateButton(page, 'Third').waitFor({ state: 'detached' });
     // The last row gone: focus goes to the row above it.
     await expect.poll(focused).toBe(`state-${task.items[1].id}`);
     await page.getByRole('button', { name: 'Dismiss' }).click();
     await page.getByLabel('Show deleted items').check();
     await page.getByRole('button', { name: 'Restore “Third”' }).click();
-    await page.getByRole('combobox', { name: 'Third' }).waitFor();
+    await stateButton(page, 'Third').waitFor();
     expect((await itemsOf(task.id))[2].deleted).toBe(false);
     expect(page.errors).toEqual([]);
   });

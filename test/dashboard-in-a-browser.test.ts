@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from './harness.js';
 import { startBuiltServer, type BuiltServer } from './built-server.js';
 import { CREATE_TASK, ADD_TASK_NOTE, START_SESSION, WRITE_TODOS, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from './fixtures/documents.js';
 import { brief } from './fixtures/knowledge.js';
-import { dashboardSuite, openPage, whenLive, type WatchedPage } from './fixtures/browser.js';
+import { chooseState, dashboardSuite, openPage, stateButton, stateOf, type WatchedPage, whenLive } from './fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
 declare const document: {
@@ -54,13 +54,13 @@ describe('the checklist', () => {
     await row.getByText('0/3').waitFor();
     await row.getByRole('link').click();
     await page.getByRole('heading', { name: `Move billing webhooks ${seq}` }).waitFor();
-    expect(await page.getByRole('combobox', { name: 'Cover refunds and disputes' }).inputValue()).toBe('PENDING');
+    expect(await stateOf(page, 'Cover refunds and disputes')).toBe('PENDING');
   });
 
   it("marks an item done with its state control, named by the item's text", async () => {
     const task = await newTask();
     const page = await openTask(task.id);
-    await page.getByRole('combobox', { name: 'Key charge.succeeded by event id' }).selectOption('DONE');
+    await chooseState(page, 'Key charge.succeeded by event id', 'DONE');
     const items = await eventually(() => itemsOf(task.id), (list) => list[0].state === 'DONE');
     expect(items[0].state).toBe('DONE');
     await page.getByText('1/3').waitFor();
@@ -71,15 +71,15 @@ describe('the checklist', () => {
     const page = await openTask(task.id);
     await page.getByLabel('Add items (one per line)').fill('Document the replay queue');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
-    await page.getByRole('combobox', { name: 'Document the replay queue' }).waitFor();
+    await stateButton(page, 'Document the replay queue').waitFor();
 
     await page.getByRole('button', { name: 'Rename “Remove the charge-id lookup”' }).click();
     await page.getByLabel('New text for “Remove the charge-id lookup”').fill('Drop the charge-id lookup');
     await page.keyboard.press('Enter');
-    await page.getByRole('combobox', { name: 'Drop the charge-id lookup' }).waitFor();
+    await stateButton(page, 'Drop the charge-id lookup').waitFor();
 
     // Keyboard: Alt+↑ on the last item's state control moves it up one place, and keeps focus on it.
-    await page.getByRole('combobox', { name: 'Document the replay queue' }).focus();
+    await stateButton(page, 'Document the replay queue').focus();
     await page.keyboard.press('Alt+ArrowUp');
     let items = await eventually(() => itemsOf(task.id), (list) => list[2].text === 'Document the replay queue');
     expect(items.map((item) => item.text)).toEqual(['Key charge.succeeded by event id', 'Cover refunds and disputes', 'Document the replay queue', 'Drop the charge-id lookup']);
@@ -91,7 +91,7 @@ describe('the checklist', () => {
     expect(items.map((item) => item.text)).toEqual(['Cover refunds and disputes', 'Document the replay queue', 'Key charge.succeeded by event id', 'Drop the charge-id lookup']);
 
     await page.getByRole('button', { name: 'Delete “Drop the charge-id lookup”' }).click();
-    await page.getByRole('combobox', { name: 'Drop the charge-id lookup' }).waitFor({ state: 'detached' });
+    await stateButton(page, 'Drop the charge-id lookup').waitFor({ state: 'detached' });
     items = await itemsOf(task.id);
     expect(items.find((item) => item.text === 'Drop the charge-id lookup')?.deleted).toBe(true);
     await page.getByLabel('Show deleted items').check();
@@ -184,7 +184,7 @@ describe('live', () => {
       }
       await send(UPDATE_ITEM, { input: { id: task.items[2].id, state: 'IN_PROGRESS', comment: 'on it' } });
       await page.locator(`#item-${task.items[2].id} .note-line`, { hasText: 'on it' }).waitFor({ timeout: 5000 });
-      expect(await page.getByRole('combobox', { name: 'Remove the charge-id lookup' }).inputValue()).toBe('IN_PROGRESS');
+      expect(await stateOf(page, 'Remove the charge-id lookup')).toBe('IN_PROGRESS');
     } finally {
       other?.process.kill('SIGTERM');
       await other?.exited();
@@ -197,7 +197,7 @@ describe('under its Content-Security-Policy', () => {
     const task = await newTask();
     const page = await openTask(task.id);
     await whenLive(page);
-    await page.getByRole('combobox', { name: 'Cover refunds and disputes' }).waitFor();
+    await stateButton(page, 'Cover refunds and disputes').waitFor();
     await page.getByRole('link', { name: 'Sessions' }).click();
     await page.getByRole('heading', { level: 2 }).waitFor();
     expect(page.cspViolations).toEqual([]);
@@ -225,7 +225,7 @@ describe('a dropped connection', () => {
     await server.ok(UPDATE_ITEM, { input: { id: task.items[0].id, state: 'DONE', comment: 'while offline' } });
     await whenLive(page);
     await page.locator(`#item-${task.items[0].id} .note-line`, { hasText: 'while offline' }).waitFor({ timeout: 5000 });
-    expect(await page.getByRole('combobox', { name: 'Key charge.succeeded by event id' }).inputValue()).toBe('DONE');
+    expect(await stateOf(page, 'Key charge.succeeded by event id')).toBe('DONE');
   });
 });
 
@@ -269,7 +269,7 @@ describe('with TASKBASE_TOKENS set', () => {
     await page.getByRole('heading', { name: 'Guarded task' }).waitFor();
     await page.getByText('read-only').waitFor();
     await page.locator('.checklist .text', { hasText: 'Read me' }).waitFor();
-    expect(await page.getByRole('combobox', { name: 'Read me' }).count()).toBe(0);
+    expect(await stateButton(page, 'Read me').count()).toBe(0);
     expect(await page.getByRole('button', { name: /Rename|Delete|Add|Edit goal/ }).count()).toBe(0);
     expect(await page.getByLabel('Add items (one per line)').count()).toBe(0);
 
@@ -279,7 +279,7 @@ describe('with TASKBASE_TOKENS set', () => {
     expect(await page.getByLabel('Bearer token').count()).toBe(0);
 
     const writer = await openPage(browser, `${guardedBase}/#/task/${taskId}`, { token: 'writer-secret' });
-    await writer.getByRole('combobox', { name: 'Read me' }).waitFor();
+    await stateButton(writer, 'Read me').waitFor();
   });
 
   it('renders and asks for the token when the browser blocks storage, and works with it for the page', async () => {
@@ -289,7 +289,7 @@ describe('with TASKBASE_TOKENS set', () => {
     await page.getByLabel('Bearer token').fill('writer-secret');
     await page.getByRole('button', { name: 'Use this token' }).click();
     await page.getByRole('heading', { name: 'Storage blocked' }).waitFor();
-    await page.getByRole('combobox', { name: 'Still here' }).waitFor();
+    await stateButton(page, 'Still here').waitFor();
     expect(page.errors).toEqual([]);
   });
 });

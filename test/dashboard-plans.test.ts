@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { axeFindings, dashboardSuite, openPage } from './fixtures/browser.js';
+import { axeFindings, chooseState, dashboardSuite, openPage, stateButton, stateWords } from './fixtures/browser.js';
 import { textOf } from './fixtures/mcp.js';
 
 const { server, browser, base } = dashboardSuite({ timeout: 180_000 });
@@ -66,11 +66,10 @@ describe('a plan-and-finish session', () => {
       const page = await openPage(browser, `${base()}/#/task/${plan.id}`);
       await agentText(page, table);
       expect(await page.locator('.agent-view h3').textContent()).toContain('plan-and-finish');
-      const select = page.getByRole('combobox', { name: 'Run the tests' });
-      expect(await select.locator('option').allTextContents()).toEqual(['pending', 'in_progress', 'done', 'dropped', 'blocked', 'failed']);
+      expect(await stateWords(page, 'Run the tests')).toEqual(['pending', 'in_progress', 'done', 'dropped', 'blocked', 'failed']);
 
       // A person drops a task: the rule asks the reason inline, in the set's words.
-      await select.selectOption('DROPPED');
+      await chooseState(page, 'Run the tests', 'DROPPED');
       const ask = page.getByLabel('This plan’s rules need a reason to set “Run the tests” dropped: why?');
       await ask.fill('no CI on this branch');
       await page.getByRole('button', { name: 'Set dropped' }).click();
@@ -119,7 +118,7 @@ describe('a step-ops session', () => {
       const plan = await planOf(sessionId);
       const page = await openPage(browser, `${base()}/#/task/${plan.id}`);
       await agentText(page, `${counts}\n\n${list}`);
-      await page.getByRole('combobox', { name: 'Fix the bug' }).selectOption('DONE');
+      await chooseState(page, 'Fix the bug', 'DONE');
       await page.getByLabel('This plan’s rules need a validation to set “Fix the bug” done: what was checked?').fill('diffed the tokens: fixed');
       await page.getByRole('button', { name: 'Set done' }).click();
       const now = (await (async () => {
@@ -147,8 +146,7 @@ describe('a whole-list session', () => {
       const plan = await planOf(sessionId);
       const page = await openPage(browser, `${base()}/#/task/${plan.id}`);
       await agentText(page, second.text);
-      const select = page.getByRole('combobox', { name: 'Fix the parser' });
-      expect(await select.locator('option').allTextContents()).toEqual(['Pending', 'In progress', 'Completed', 'Dropped', 'Blocked', 'Failed']);
+      expect(await stateWords(page, 'Fix the parser')).toEqual(['Pending', 'In progress', 'Completed', 'Dropped', 'Blocked', 'Failed']);
 
       // The session's update rows say what changed in the chat's words.
       await page.goto(`${base()}/#/sessions/${sessionId}`);
@@ -179,10 +177,9 @@ describe('a session whose rules moved after it started', () => {
       expect(await page.locator('details.todos').count(), "never whole-list's To-dos panel").toBe(0);
 
       await page.getByRole('link', { name: 'Open the plan as a checklist' }).click();
-      const select = page.getByRole('combobox', { name: 'Fix the bug' });
-      await select.waitFor();
+      await stateButton(page, 'Fix the bug').waitFor();
       expect(await page.locator('.agent-view h3').textContent()).toContain('step-ops');
-      expect(await select.locator('option').allTextContents()).toEqual(['pending', 'in_progress', 'done', 'dropped', 'blocked', 'failed']);
+      expect(await stateWords(page, 'Fix the bug')).toEqual(['pending', 'in_progress', 'done', 'dropped', 'blocked', 'failed']);
     } finally {
       await mcp.close();
     }

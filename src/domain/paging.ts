@@ -55,6 +55,10 @@ export const LIST_CURSOR: readonly CursorKeyType[] = ['string'];
 export const SEARCH_CURSOR: readonly CursorKeyType[] = ['rank', 'id'];
 /** The key of sessions listed newest first: the last session's start time, then its id. */
 export const SESSION_CURSOR: readonly CursorKeyType[] = ['stamp', 'token'];
+/** Memories most recently changed first: the last one's updatedAt, then its id. */
+export const UPDATED_CURSOR: readonly CursorKeyType[] = ['stamp', 'id'];
+/** How a memories page is ordered: by id (newest first), or by when each was last changed. */
+export type MemoryOrder = 'NEWEST' | 'RECENTLY_UPDATED';
 /** The inbox of stuck items: newest change first, then id. */
 export const STUCK_CURSOR: readonly CursorKeyType[] = ['stamp', 'id'];
 

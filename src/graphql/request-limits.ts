@@ -6,7 +6,7 @@ import {
 import { decodeChangeCursor } from '../domain/change-cursor.js';
 import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
 import { linksAsked } from '../domain/task-rules.js';
-import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, STUCK_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
+import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, STUCK_CURSOR, UPDATED_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
 import type { Context } from './context.js';
 import { NESTED_TOO_DEEP } from './errors.js';
 import { MAX_COST, MAX_PLANNED_CHARS, plannedChars, queryCost } from './query-cost.js';
@@ -135,6 +135,8 @@ function walk(w: Walk, sets: readonly SelectionSetNode[], parent: GraphQLComposi
         );
       }
       if (CHANGE_LOG_CURSOR.has(`${type.name}.${name}`)) decodeChangeCursor(after);
+      // A memories page read most recently changed first keys on (updatedAt, id); by id otherwise.
+      else if (`${type.name}.${name}` === 'Query.memories' && args.order === 'RECENTLY_UPDATED') decodeCursor(after, UPDATED_CURSOR);
       else decodeCursor(after, CURSOR_OF[`${type.name}.${name}`] ?? ROW_CURSOR);
     }
     const children = fields.flatMap((each) => (each.selectionSet ? [each.selectionSet] : []));

@@ -16,9 +16,10 @@ const tokenStore = {
       return null;
     }
   },
-  write(value: string): void {
+  write(value: string | null): void {
     try {
-      localStorage.setItem(TOKEN_KEY, value);
+      if (value === null) localStorage.removeItem(TOKEN_KEY);
+      else localStorage.setItem(TOKEN_KEY, value);
     } catch {
       // Memory only: the signal below holds it for this page.
     }
@@ -29,10 +30,22 @@ export const token = signal<string | null>(tokenStore.read());
 export const needToken = signal(false);
 export const canWrite = signal(true);
 
+/** The person asked to use another token: the sign-in form shows, and can be cancelled while the current token works. */
+export const changingToken = signal(false);
+
 export function saveToken(value: string): void {
   tokenStore.write(value);
   token.set(value);
   needToken.set(false);
+  changingToken.set(false);
+}
+
+/** Sign out: the token leaves this browser, and the page asks for one again. */
+export function forgetToken(): void {
+  tokenStore.write(null);
+  token.set(null);
+  changingToken.set(false);
+  needToken.set(true);
 }
 
 /** A refusal from the server: its code and its message, shown beside the control that caused it. */

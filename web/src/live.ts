@@ -10,36 +10,60 @@ const reconnects = signal(0);
 
 let client: Client | null = null;
 
+/**
+ * A ping goes out this often, and a socket whose pong has not come back this
+ * long after is taken for dead. A half-open socket (the network gone, no FIN
+ * or RST ever arriving) otherwise stays "open" for minutes: the page said
+ * "● Live" 45 s into being offline. Together they bound the time to notice at
+ * about 10 s.
+ */
+const PING_EVERY_MS = 5_000;
+const PONG_WITHIN_MS = 5_000;
+
 function liveClient(): Client {
   if (client) return client;
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
   let first = true;
-  client = createClient({
+  let socket: WebSocket | null = null;
+  let pongDue: ReturnType<typeof setTimeout> | undefined;
+  const made = createClient({
     url,
     connectionParams: () => {
       const auth = authorization();
       return auth ? { authorization: auth } : {};
     },
     lazy: false,
-    keepAlive: 10_000,
+    keepAlive: PING_EVERY_MS,
     retryAttempts: Infinity,
     retryWait: async (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** retries, 5000))),
     shouldRetry: (event) => (event as CloseEvent)?.code !== 4401,
     on: {
       connecting: () => liveStatus.set('connecting'),
-      connected: () => {
+      connected: (opened) => {
+        socket = opened as WebSocket;
         liveStatus.set('live');
         if (!first) reconnects.set(reconnects.get() + 1);
         first = false;
       },
+      ping: (received) => {
+        if (received) return;
+        clearTimeout(pongDue);
+        pongDue = setTimeout(() => {
+          // terminate() reports the close at once and retries (a half-open socket's close may take the browser minutes to report).
+          if (socket?.readyState === WebSocket.OPEN) made.terminate();
+        }, PONG_WITHIN_MS);
+      },
+      pong: (received) => { if (received) clearTimeout(pongDue); },
       closed: (event) => {
+        clearTimeout(pongDue);
         const refused = (event as CloseEvent)?.code === 4401;
         liveStatus.set(refused ? 'refused' : 'offline');
         if (refused) needToken.set(true);
       },
     },
   });
-  return client;
+  client = made;
+  return made;
 }
 
 /** A new token: reconnect with it. */

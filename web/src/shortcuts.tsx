@@ -1,3 +1,4 @@
+import { CHOOSE_EVENT } from './state-menu';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useFocusTrap } from './focus-trap';
 
@@ -47,7 +48,7 @@ function rows(): HTMLElement[] {
 
 function rowName(row: HTMLElement): string {
   const text = row.querySelector('.text')?.textContent ?? row.querySelector('a')?.textContent ?? row.textContent ?? '';
-  const state = (row.querySelector('select') as HTMLSelectElement | null)?.selectedOptions[0]?.textContent ?? row.querySelector('.state')?.textContent ?? '';
+  const state = (row.querySelector('select') as HTMLSelectElement | null)?.selectedOptions[0]?.textContent ?? row.querySelector('.state-word')?.textContent ?? row.querySelector('.state')?.textContent ?? '';
   return `${text.trim()}${state ? ` — ${state.trim()}` : ''}`;
 }
 
@@ -75,12 +76,19 @@ export function Shortcuts() {
     const openRow = () => {
       const row = currentRow();
       if (!row) return;
-      const details = row.querySelector<HTMLButtonElement>('button[aria-expanded]');
+      const details = row.querySelector<HTMLButtonElement>('button[aria-expanded]:not([aria-haspopup])');
       if (details) { details.click(); announce(`${details.getAttribute('aria-expanded') === 'true' ? 'Closed' : 'Opened'} the details of ${rowName(row)}`); return; }
       row.querySelector<HTMLAnchorElement>('a[href]')?.click();
     };
     const markDone = () => {
       const row = currentRow();
+      const menu = row?.querySelector<HTMLButtonElement>('.state-button');
+      if (row && menu) {
+        if (menu.dataset.state === 'DONE') return;
+        menu.dispatchEvent(new CustomEvent(CHOOSE_EVENT, { detail: 'DONE' }));
+        announce(`Marked ${row.querySelector('.text')?.textContent?.trim() ?? 'the item'} ${menu.dataset.doneWord ?? 'done'}`);
+        return;
+      }
       const select = row?.querySelector<HTMLSelectElement>('select');
       if (!row || !select || select.value === 'DONE') return;
       select.value = 'DONE';

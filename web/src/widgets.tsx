@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
+import { ago } from './agent-status';
+import { onReconnect } from './live';
 
 export function Progress({ done, total, label }: { done: number; total: number; label: string }) {
   return (
@@ -20,6 +22,11 @@ export function when(iso: string | null | undefined): string {
   return dates.format(new Date(iso));
 }
 
+/** A time as people scan a list: relative ("5 min ago"), with the date and time on hover and to assistive technology. */
+export function Ago({ iso }: { iso: string }) {
+  return <time dateTime={iso} title={when(iso)}>{ago(Date.now() - Date.parse(iso))}</time>;
+}
+
 /** A refusal shown beside the control that caused it. */
 export function Refusal({ error }: { error: string | null }) {
   return error ? <span class="refusal" role="alert">{error}</span> : null;
@@ -29,6 +36,8 @@ export function Refusal({ error }: { error: string | null }) {
 export function useAction(): [(work: () => Promise<unknown>) => Promise<boolean>, string | null, boolean] {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // A refusal from before a reconnect ("cannot be reached", or one the server may no longer make) is not left standing.
+  useEffect(() => onReconnect(() => setError(null)), []);
   const run = async (work: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);

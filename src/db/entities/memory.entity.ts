@@ -11,6 +11,7 @@ import type { TaskState } from '../../domain/states.js';
 @Entity('memories')
 @Index('idx_memories_domain_id', ['domain', 'id'])
 @Index('idx_memories_open_tasks', ['taskState', 'domain', 'updatedAt', 'id'])
+@Index('idx_memories_domain_updated', ['domain', 'updatedAt', 'id'])
 @Index('idx_memories_domain_counts', ['domain', 'kind', 'taskState'])
 @Index('idx_memories_ready_tasks', ['domain', 'id'], { where: `"kind" = 'TASK' AND "taskState" = 'OPEN' AND "sessionId" IS NULL` })
 export class MemoryEntity {

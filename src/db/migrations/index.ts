@@ -23,6 +23,7 @@ import { DomainCountShards1766000001000 } from './1766000001000-domain-count-sha
 import { ReadyItems1766100000000 } from './1766100000000-ready-items.js';
 import { ClaimExpiries1766300000000 } from './1766300000000-claim-expiries.js';
 import { ActivityIndexes1766400000000 } from './1766400000000-activity-indexes.js';
+import { MemoriesByUpdate1766500000000 } from './1766500000000-memories-by-update.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   ReadyItems1766100000000,
   ClaimExpiries1766300000000,
   ActivityIndexes1766400000000,
+  MemoriesByUpdate1766500000000,
 ];

@@ -5,7 +5,7 @@ import { CreateNoteInput, EditNoteInput } from '../inputs/knowledge.inputs.js';
 import { toMemory, toNote, toTask } from '../mappers.js';
 import { toConnection } from '../types/connection.type.js';
 import { MemoryConnection } from '../types/connections.type.js';
-import { MemoryKindEnum, MemoryStatusEnum } from '../types/enums.js';
+import { MemoryKindEnum, MemoryOrderEnum, MemoryStatusEnum } from '../types/enums.js';
 import { Memory, Note, Task } from '../types/memory.type.js';
 import { Domain } from '../types/domain.type.js';
 
@@ -20,15 +20,16 @@ async function namedDomain(ctx: Context, domain: string | null | undefined): Pro
 /** Notes, and finding memories by domain or by words. */
 @Resolver()
 export class MemoryResolver {
-  @Query(() => MemoryConnection, { description: 'Memories in a domain and its sub-domains, newest first. Sessions\' plans are not memories and are never listed.' })
+  @Query(() => MemoryConnection, { description: 'Memories in a domain and its sub-domains, newest first (or most recently changed first: order). Sessions\' plans are not memories and are never listed.' })
   async memories(
     @Ctx() ctx: Context,
     @Args(() => PageArgs) { first, after }: PageArgs,
     @Arg('domain', { description: 'Scope, e.g. "acme/checkout" (covers "acme/checkout/billing", not "acme/checkoutx").' }) domain: string,
     @Arg('kind', () => MemoryKindEnum, { nullable: true, description: 'Only notes or only tasks.' }) kind?: MemoryKindEnum | null,
     @Arg('status', () => MemoryStatusEnum, { nullable: true, description: 'Only ACTIVE or only ARCHIVED.' }) status?: MemoryStatusEnum | null,
+    @Arg('order', () => MemoryOrderEnum, { nullable: true, defaultValue: MemoryOrderEnum.NEWEST, description: 'NEWEST (by creation) or RECENTLY_UPDATED; a cursor belongs to the order it was read in.' }) order?: MemoryOrderEnum | null,
   ): Promise<MemoryConnection> {
-    const page = await ctx.services.memoryReader.memories({ domain, kind, status, first, after }, ctx.committedVersion);
+    const page = await ctx.services.memoryReader.memories({ domain, kind, status, first, after, order }, ctx.committedVersion);
     await namedDomain(ctx, domain);
     return toConnection(page, toMemory);
   }

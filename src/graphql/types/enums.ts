@@ -26,6 +26,12 @@ export enum MemoryStatusEnum {
   ARCHIVED = 'ARCHIVED',
 }
 
+/** Mirrors MemoryOrder in src/domain/paging.ts. */
+export enum MemoryOrderEnum {
+  NEWEST = 'NEWEST',
+  RECENTLY_UPDATED = 'RECENTLY_UPDATED',
+}
+
 registerEnumType(ItemStateEnum, {
   name: 'ItemState',
   description: 'The state of one checklist item. DONE and DROPPED are settled; BLOCKED and FAILED are stuck (not finished, the work needs someone: they keep a knowledge-base task OPEN); PENDING and IN_PROGRESS are active. A session plan can be finished once no step is active.',
@@ -53,6 +59,15 @@ registerEnumType(MemoryKindEnum, {
   name: 'MemoryKind',
   description: 'What a memory is.',
   valuesConfig: { NOTE: { description: 'A plain note.' }, TASK: { description: 'A task: a goal and a checklist.' } },
+});
+
+registerEnumType(MemoryOrderEnum, {
+  name: 'MemoryOrder',
+  description: 'The order of a memories page.',
+  valuesConfig: {
+    NEWEST: { description: 'Newest first (the order they were created in, reversed).' },
+    RECENTLY_UPDATED: { description: 'Most recently changed first: a task an agent changed a moment ago leads the page.' },
+  },
 });
 
 registerEnumType(MemoryStatusEnum, {

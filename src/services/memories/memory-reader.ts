@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { cleanDomain } from '../../domain/domains.js';
 import { searchWords } from '../../domain/search-words.js';
-import { ROW_CURSOR, SEARCH_CURSOR, decodeCursor, pageFrom, pageSize, type Page } from '../../domain/paging.js';
+import { ROW_CURSOR, SEARCH_CURSOR, UPDATED_CURSOR, decodeCursor, pageFrom, pageSize, type MemoryOrder, type Page } from '../../domain/paging.js';
 import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { distinct, placeholders, selectRows } from '../kernel/statements.js';
 import type { MemoryStatus } from '../../domain/states.js';
@@ -167,6 +167,45 @@ function newestInIdOrder(postgres: boolean, page: PageRead & { newestId: number 
   return { sql: `SELECT ${memoryColumns('m')} FROM "memories" m WHERE ${below} AND ${inDomains}${narrow('m')} ORDER BY m."id" DESC LIMIT ${page.limit}`, values };
 }
 
+/**
+ * A page of the scope's memories most recently changed first, below the
+ * cursor's (updatedAt, id). The (domain, updatedAt, id) index walks one
+ * domain in this order and stops at the page; a scope of several domains is
+ * each domain's walk merged, so what a page reads grows with the page and
+ * the scope's domains, not with their memories. The scope is `domains`,
+ * the ones that hold a match, as in newestOfEachDomain.
+ */
+const SQLITE_WALKS_MAX = 64;
+
+function recentlyUpdated(postgres: boolean, page: Omit<PageRead, 'after'> & { after: readonly [string, number] | null }): { sql: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const bind = (value: unknown) => (values.push(value), '?');
+  const narrow = (alias: string) => {
+    let condition = pageFilter({ ...page, after: null }, bind)(alias);
+    if (page.after) {
+      const [stamp, id] = page.after;
+      condition += ` AND (${alias}."updatedAt" < ${bind(stamp)} OR (${alias}."updatedAt" = ${bind(stamp)} AND ${alias}."id" < ${bind(id)}))`;
+    }
+    return condition;
+  };
+  const order = (alias: string) => `ORDER BY ${alias}."updatedAt" DESC, ${alias}."id" DESC LIMIT ${page.limit}`;
+  let ids: string;
+  if (page.domains.length === 1) {
+    ids = `SELECT d."id" FROM "memories" d WHERE d."domain" = ${bind(page.domains[0])}${narrow('d')} ${order('d')}`;
+  } else if (postgres) {
+    ids = `SELECT n."id" FROM unnest(CAST(${bind([...page.domains])} AS text[])) j("domain") CROSS JOIN LATERAL (SELECT d."id", d."updatedAt" FROM "memories" d ` +
+      `WHERE d."domain" = j."domain"${narrow('d')} ${order('d')}) n ${order('n')}`;
+  } else if (page.domains.length > SQLITE_WALKS_MAX) {
+    // One statement text per scope size would not be prepared once: past this many domains, one sort of the scope's matches.
+    ids = `SELECT d."id" FROM "memories" d WHERE d."domain" IN (SELECT j."value" FROM json_each(${bind(JSON.stringify(page.domains))}) j)${narrow('d')} ${order('d')}`;
+  } else {
+    // SQLite has no LATERAL: a UNION of one bounded walk per domain, each its own index range.
+    ids = page.domains.map((domain, index) =>
+      `SELECT "id" FROM (SELECT d."id" FROM "memories" d WHERE d."domain" = ${bind(domain)}${narrow('d')} ${order('d')}) "walk${index}"`).join(' UNION ALL ');
+  }
+  return { sql: `SELECT ${memoryColumns('o')} FROM "memories" o WHERE o."id" IN (${ids}) ${order('o')}`, values };
+}
+
 /** Reads over memories (notes and tasks): by domain, open tasks, domain counts, search; keyset-paged. */
 export class MemoryReader {
   /** domains() answers by scope ('' for all), kept while nothing commits. */
@@ -201,17 +240,18 @@ export class MemoryReader {
    * committed version) for a page read again meanwhile, three otherwise.
    */
   async memories(
-    args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null },
+    args: { domain: string; kind?: MemoryKind | null; status?: MemoryStatus | null; first?: number | null; after?: string | null; order?: MemoryOrder | null },
     committed: string | null = null,
   ): Promise<Page<MemoryEntity>> {
     const scope = cleanDomain(args.domain);
     const size = pageSize(args.first);
-    const key = decodeCursor(args.after, ROW_CURSOR);
+    const order = args.order ?? 'NEWEST';
+    const key = decodeCursor(args.after, order === 'NEWEST' ? ROW_CURSOR : UPDATED_CURSOR);
     const kind = args.kind ?? null;
     const status = args.status ?? null;
     const reader = this.reader();
-    const kept = JSON.stringify([scope, size, key, kind, status]);
-    return this.memoriesPages.get(reader, kept, async () => frozen(await this.readMemoriesPage(reader, scope, size, key, kind, status)), { known: committed });
+    const kept = JSON.stringify([scope, size, key, kind, status, order]);
+    return this.memoriesPages.get(reader, kept, async () => frozen(await this.readMemoriesPage(reader, scope, size, key, kind, status, order)), { known: committed });
   }
 
   private async readMemoriesPage(
@@ -221,12 +261,19 @@ export class MemoryReader {
     key: readonly (string | number)[] | null,
     kind: MemoryKind | null,
     status: MemoryStatus | null,
+    order: MemoryOrder = 'NEWEST',
   ): Promise<Page<MemoryEntity>> {
     const counts = await ownCountsIn(reader, scope);
     const holding = counts.domains.map((own) => ({ own, matching: matchingCount(own, kind, status) })).filter((domain) => domain.matching > 0);
     const total = holding.reduce((sum, domain) => sum + domain.matching, 0);
     if (holding.length === 0) return pageFrom([], size, (row: MemoryEntity) => [row.id], total);
     const postgres = reader.connection.driver.options.type === 'postgres';
+    if (order === 'RECENTLY_UPDATED') {
+      const after = key ? ([String(key[0]), Number(key[1])] as const) : null;
+      const { sql, values } = recentlyUpdated(postgres, { domains: holding.map(({ own }) => own.domain), after, kind, status, limit: size + 1 });
+      const rows = (await selectRows(reader, sql, values)).map((row) => memoryOf(row));
+      return pageFrom(rows, size, (row) => [row.updatedAt, row.id], total);
+    }
     const page: PageRead = { domains: holding.map(({ own }) => own.domain), after: key ? Number(key[0]) : null, kind, status, limit: size + 1 };
     const plan = memoriesPagePlan(page.limit, counts.idSpan, holding.map(({ own, matching }) => ({ memories: own.tasks + own.notes, matching })));
     const { sql, values } = plan === 'ID_ORDER' ? newestInIdOrder(postgres, { ...page, newestId: counts.idSpan }) : newestOfEachDomain(postgres, page);

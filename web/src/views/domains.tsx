@@ -2,18 +2,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
 import { useQuery } from '../live';
 import { useSignal } from '../signal';
-import { stuckCount } from '../states';
-import { Loading, MoreText, Progress, Refusal, useAction, useTitle, when } from '../widgets';
+import { Loading, MoreText, Refusal, useAction, useTitle, when } from '../widgets';
 import { DomainTabs, ReadyView } from './ready';
 import { NewNote } from '../note-new';
+import { TaskTable } from './task-table';
 
 const DOMAINS = '{ domains { path tasks openTasks notes lastActivityAt createdAt } }';
 const DOMAINS_LIVE = 'subscription { domainChanged { memoryId action } }';
-const TASKS = `query($domain: String!, $status: MemoryStatus, $first: Int!, $after: String) {
-  memories(domain: $domain, kind: TASK, status: $status, first: $first, after: $after) {
-    totalCount pageInfo { hasNextPage endCursor }
-    nodes { id title domain status updatedAt ... on Task { state progress { done total blocked failed } } }
-  } }`;
 const NOTES = `query($domain: String!) { memories(domain: $domain, kind: NOTE, first: 100) { totalCount nodes { id title domain updatedAt ... on Note { body } } } }`;
 const DOMAIN_LIVE = 'subscription($under: String) { domainChanged(under: $under) { memoryId action } }';
 const EDIT_NOTE = 'mutation($input: EditNoteInput!) { editNote(input: $input) { id title body } }';
@@ -33,7 +28,7 @@ const ORDER: Record<Exclude<DomainSort, 'path'>, (a: Domain, b: Domain) => numbe
 const STATE_FILTER = { all: () => true, open: (d: Domain) => d.openTasks > 0, done: (d: Domain) => d.tasks > 0 && d.openTasks === 0, notes: (d: Domain) => d.tasks === 0 } as const;
 
 /** The domains, most recently active first (or by name as a tree, or newest), with open/total task counts; the selected domain's tasks and notes beside it. */
-export function DomainsView({ path, archived, note, ready }: { path: string | null; archived: boolean; note: string | null; ready?: boolean }) {
+export function DomainsView({ path, archived, note, ready, params }: { path: string | null; archived: boolean; note: string | null; ready?: boolean; params?: URLSearchParams }) {
   const domains = useQuery<{ domains: Domain[] }>(DOMAINS, {}, { query: DOMAINS_LIVE, variables: {} });
   const [filter, setFilter] = useState('');
   const [sort, setSort] = useState<DomainSort>('activity');
@@ -72,23 +67,15 @@ export function DomainsView({ path, archived, note, ready }: { path: string | nu
           </ul>
         )}
       </nav>
-      <section class="main">{path ? <><DomainTabs path={path} ready={Boolean(ready)} />{ready ? <ReadyView path={path} /> : <DomainTasks path={path} archived={archived} note={note} />}</> : <p class="muted">Choose a domain, or search from the header.</p>}</section>
+      <section class="main">{path ? <><DomainTabs path={path} ready={Boolean(ready)} />{ready ? <ReadyView path={path} /> : <DomainTasks path={path} archived={archived} note={note} params={params ?? new URLSearchParams()} />}</> : <p class="muted">Choose a domain, or search from the header.</p>}</section>
     </div>
   );
 }
 
-function DomainTasks({ path, archived, note }: { path: string; archived: boolean; note: string | null }) {
+function DomainTasks({ path, archived, note, params }: { path: string; archived: boolean; note: string | null; params: URLSearchParams }) {
   const writable = useSignal(canWrite);
   const live = { query: DOMAIN_LIVE, variables: { under: path } };
-  const tasks = useAllTasks(path, archived ? 'ARCHIVED' : 'ACTIVE', live);
   const notes = useQuery(NOTES, { domain: path }, live);
-  const shown = tasks.nodes?.length ?? 0;
-  // Marks for the browser test's timing: when the first rows, and all of them, are on screen.
-  useEffect(() => {
-    if (!tasks.nodes) return;
-    if (!performance.getEntriesByName('tasks-first-rows').length) performance.mark('tasks-first-rows');
-    if (tasks.complete && !performance.getEntriesByName('tasks-all-rows').length) requestAnimationFrame(() => performance.mark('tasks-all-rows'));
-  }, [shown, tasks.complete]);
   return (
     <>
       <h2 tabIndex={-1}>{path}</h2>
@@ -100,22 +87,7 @@ function DomainTasks({ path, archived, note }: { path: string; archived: boolean
         {writable && <a href={`#/new-task?domain=${encodeURIComponent(path)}`} role="button">New task in {path}</a>}
       </div>
       <h3>{archived ? 'Archived tasks' : 'Tasks'}</h3>
-      {tasks.nodes && <p class="muted small">{tasks.complete ? `${tasks.nodes.length} tasks` : `${tasks.nodes.length} of ${tasks.total} tasks shown; the rest are loading`}</p>}
-      {!tasks.nodes ? <Loading error={tasks.error} /> : tasks.nodes.length === 0 ? <p class="muted">No {archived ? 'archived' : 'open'} tasks here.</p> : (
-        <table class="tasks">
-          <thead><tr><th scope="col">Task</th><th scope="col">Progress</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead>
-          <tbody>
-            {tasks.nodes.map((task) => (
-              <tr>
-                <td><a href={`#/task/${task.id}`}>{task.title}</a>{task.domain !== path && <span class="muted"> · {task.domain}</span>}</td>
-                <td><Progress done={task.progress.done} total={task.progress.total} label={`${task.title}: ${task.progress.done} of ${task.progress.total} done`} /></td>
-                <td><span class={`state ${task.state}`}>{task.state.toLowerCase()}</span>{stuckCount(task.progress) > 0 && <> <span class="state stuck" title={`${stuckCount(task.progress)} items blocked or failed`}>stuck</span></>}</td>
-                <td class="nowrap"><time dateTime={task.updatedAt}>{when(task.updatedAt)}</time></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <TaskTable path={path} archived={archived} params={params} live={live} />
       <h3>Notes</h3>
       <NewNote domain={path} />
       {!notes.data ? <Loading error={notes.error} /> : notes.data.memories.nodes.length === 0 ? <p class="muted">No notes here.</p> : (
@@ -123,35 +95,6 @@ function DomainTasks({ path, archived, note }: { path: string; archived: boolean
       )}
     </>
   );
-}
-
-/** Every task of the domain: a small first page paints at once, the rest follow 200 at a time. */
-function useAllTasks(domain: string, status: string, live: { query: string; variables: Record<string, unknown> }) {
-  const first = useQuery(TASKS, { domain, status, first: 50 }, live);
-  const [rest, setRest] = useState<{ key: string; nodes: any[] }>({ key: '', nodes: [] });
-  const page = first.data?.memories;
-  const key = page ? `${domain}|${status}|${page.pageInfo.endCursor}|${page.totalCount}|${page.nodes[0]?.updatedAt}` : '';
-  if (page?.pageInfo.hasNextPage && rest.key !== key) {
-    rest.key = key;
-    void (async () => {
-      const nodes: any[] = [];
-      let after = page.pageInfo.endCursor;
-      for (let i = 0; after && i < 25; i += 1) {
-        const next = (await gql(TASKS, { domain, status, first: 200, after })).memories;
-        nodes.push(...next.nodes);
-        after = next.pageInfo.hasNextPage ? next.pageInfo.endCursor : null;
-      }
-      setRest({ key, nodes });
-    })();
-  }
-  const more = page?.pageInfo.hasNextPage ?? false;
-  const loadedRest = more && rest.key === key && rest.nodes.length > 0;
-  return {
-    nodes: page ? ([...page.nodes, ...(loadedRest ? rest.nodes : [])] as any[]) : null,
-    complete: Boolean(page) && (!more || loadedRest),
-    total: page?.totalCount ?? 0,
-    error: first.error,
-  };
 }
 
 /** The note a link (a search hit, a linked note) named, open at the top, wherever it falls in the domain's list. */

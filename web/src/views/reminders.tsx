@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
 import { useQuery } from '../live';
 import { useSignal } from '../signal';
@@ -14,13 +14,13 @@ export function RemindersView() {
   const settings = useQuery(SETTINGS, {}, { query: SETTINGS_LIVE, variables: {} });
   useTitle('Reminders · maintenance');
   const writable = useSignal(canWrite);
-  // What the person changed, null until they do: the form shows the stored settings from its first frame (a default
-  // shown until an effect caught up was read, and could be saved, as if it were stored) and follows them whenever
-  // they change, here or elsewhere.
+  // What the person changed, empty until they do: the form shows the stored settings from its first frame (a default
+  // shown until an effect caught up was read, and could be saved, as if it were stored) and follows a change made
+  // elsewhere in every field the person has not edited. An unsaved edit is theirs until they save it: a remote change
+  // (or a reread after a reconnect) never overwrites it.
   const [edited, setEdited] = useState<{ enabled?: boolean; interval?: string }>({});
   const [saved, setSaved] = useState(false);
   const [run, error, busy] = useAction();
-  useEffect(() => setEdited({}), [settings.data]);
   if (!settings.data) return <Loading error={settings.error} />;
   const enabled = edited.enabled ?? settings.data.reminderSettings.enabled;
   const interval = edited.interval ?? String(settings.data.reminderSettings.intervalMinutes);
@@ -29,7 +29,7 @@ export function RemindersView() {
   const save = async (event: Event) => {
     event.preventDefault();
     setSaved(false);
-    if (await run(() => gql(UPDATE, { enabled, intervalMinutes: Number(interval) }))) setSaved(true);
+    if (await run(() => gql(UPDATE, { enabled, intervalMinutes: Number(interval) }))) { setSaved(true); setEdited({}); }
   };
   return (
     <section class="main narrow" aria-labelledby="reminders-heading">

@@ -1,0 +1,4 @@
+import type { Item } from '../../task-data';
+
+/** A row of the checklist: the item, its comments, and the item it was made from (kept while unchanged, so the row is not re-rendered). */
+export type ItemWithComments = Item & { comments: any[]; source: Item };
