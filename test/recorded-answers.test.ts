@@ -256,7 +256,7 @@ describe('recorded answers', () => {
             await read('touched rows', `{ ${[b[1], b[3]].map((id, index) => `i${index}: item(id: "${id}") { ${ITEM} comments(first: 200) { nodes { ${COMMENT} } } }`).join(' ')} }`);
     await read('task comments again', `query($id: ID!) { task(id: $id) { comments(first: 200, includeItems: true) { totalCount nodes { ${COMMENT} } } } }`, { id: billing });
 
-    const task = 'web/src/views/task.tsx';
+    const task = 'web/src/views/task/documents.ts';
     await read('current goal', documentOf(task, 'CURRENT_GOAL'), { id: billing });
     await read('current item', documentOf(task, 'CURRENT_ITEM'), { id: b[1] });
     await read('search notes', documentOf(task, 'SEARCH_NOTES'), { query: 'refunds' });
@@ -269,12 +269,14 @@ describe('recorded answers', () => {
 
     const domains = 'web/src/views/domains.tsx';
     await read('domains', documentOf(domains, 'DOMAINS'));
+    // A domain's task table reads most recently updated first (its default order).
+    const table = 'web/src/views/task-table.tsx';
     for (const domain of ['acme', 'acme/checkout', 'acme/checkout/billing', 'acme/shipping']) {
-      await read(`domain tasks ${domain}`, documentOf(domains, 'TASKS'), { domain, first: 200 });
+      await read(`domain tasks ${domain}`, documentOf(table, 'TASKS'), { domain, order: 'RECENTLY_UPDATED', first: 200 });
       await read(`domain notes ${domain}`, documentOf(domains, 'NOTES'), { domain });
     }
-    await read('domain archived tasks acme', documentOf(domains, 'TASKS'), { domain: 'acme', status: 'ARCHIVED', first: 200 });
-    await read('domain tasks acme, page of 2', documentOf(domains, 'TASKS'), { domain: 'acme', first: 2 });
+    await read('domain archived tasks acme', documentOf(table, 'TASKS'), { domain: 'acme', status: 'ARCHIVED', order: 'RECENTLY_UPDATED', first: 200 });
+    await read('domain tasks acme, page of 2', documentOf(table, 'TASKS'), { domain: 'acme', order: 'RECENTLY_UPDATED', first: 2 });
     await read('note', documentOf(domains, 'NOTE'), { id: seeded.notes[1] });
 
     const attention = 'web/src/views/attention.tsx';
