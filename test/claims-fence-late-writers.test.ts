@@ -212,7 +212,7 @@ if (onPostgres) {
       servers[0]!.process.kill('SIGSTOP');
       let lateDone: Promise<Answer> | null = null;
       try {
-        await leasesPass(mine.claim.expiresAt);
+        await leasesPass(null, mine.claim.expiresAt);
         const taken = (await ok(1, CLAIM_NEXT, { domain, ttlSeconds: 600 }, b)).claimNext;
         expect(taken).toMatchObject({ id: item.id, claim: { session: { id: b } } });
         expect((await ok(1, UPDATE, { input: { id: item.id, state: 'DONE', comment: 'Report built.' } }, b)).updateItem.state).toBe('DONE');
