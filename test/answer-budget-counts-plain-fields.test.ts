@@ -10,7 +10,7 @@ import {
   GraphQLID, GraphQLInterfaceType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, execute, parse,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { budgetedSchema, newBudget, RESPONSE_BUDGET_CHARS, type ExecutionBudget } from '../src/graphql/execution-budget.js';
+import { budgetedSchema, newBudget, RESPONSE_BUDGET_CHARS, type ExecutionBudget } from '../src/graphql/execution/execution-budget.js';
 
 class Page { constructor(readonly id: string, readonly text: string) {} }
 class Other { constructor(readonly id: string) {} }

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, execute, parse } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { budgetedSchema, newBudget, RESPONSE_BUDGET_CHARS, type ExecutionBudget } from '../src/graphql/execution-budget.js';
+import { budgetedSchema, newBudget, RESPONSE_BUDGET_CHARS, type ExecutionBudget } from '../src/graphql/execution/execution-budget.js';
 
 const LONG = 'x'.repeat(4 * 1024 * 1024);
 

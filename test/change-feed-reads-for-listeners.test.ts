@@ -12,9 +12,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../src/db/database.js';
-import { LogChangeFeed, type Wakeups } from '../src/services/kernel/change-feed.js';
-import { appendChanges } from '../src/services/kernel/change-log.js';
-import { CommitSignal, type ChangeEvent } from '../src/services/kernel/changes.js';
+import { LogChangeFeed, type Wakeups } from '../src/services/kernel/changes/change-feed.js';
+import { appendChanges } from '../src/services/kernel/changes/change-log.js';
+import { CommitSignal, type ChangeEvent } from '../src/services/kernel/changes/change-events.js';
 import { hearTailStatements } from './fixtures/change-log.js';
 import { testDatabase } from './harness.js';
 

@@ -150,7 +150,7 @@ describe(`writers in ${onPostgres ? 'three server processes and a stdio process'
  */
 const HOLDER = `
 import { Database } from './dist/src/db/database.js';
-import { CommitSignal } from './dist/src/services/kernel/changes.js';
+import { CommitSignal } from './dist/src/services/kernel/changes/change-events.js';
 import { Writer } from './dist/src/services/kernel/unit-of-work.js';
 const db = await Database.open(process.env.DATABASE_URL);
 const holding = { kind: db.kind, transaction: (work) => db.transaction(async (manager) => {

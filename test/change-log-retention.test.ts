@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { sequenceChanges } from '../src/services/kernel/change-log.js';
+import { sequenceChanges } from '../src/services/kernel/changes/change-log.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { CREATE_NOTE } from './fixtures/documents.js';
 

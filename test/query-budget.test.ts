@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSchema } from '../src/graphql/schema.js';
-import { listsWithoutBound } from '../src/graphql/query-cost.js';
+import { listsWithoutBound } from '../src/graphql/execution/query-cost.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { CREATE_NOTE, ADD_ITEMS, UPDATE_ITEM } from './fixtures/documents.js';
 import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';

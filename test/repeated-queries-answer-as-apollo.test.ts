@@ -1,6 +1,6 @@
 /**
  * A query sent again and again is answered without Apollo's request
- * pipeline once Apollo has answered it with data (src/graphql/repeated-queries.ts).
+ * pipeline once Apollo has answered it with data (src/graphql/execution/repeated-queries.ts).
  * A client cannot tell: every answer, its status and its headers are what
  * Apollo gives, and whatever would be an error (a bad variable, a limit, a
  * refusal, an Accept asking for another type) is still Apollo's own answer.

@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../src/db/database.js';
-import type { ChangeFeed } from '../src/services/kernel/change-feed.js';
-import { appendChanges, newestChangeId } from '../src/services/kernel/change-log.js';
+import type { ChangeFeed } from '../src/services/kernel/changes/change-feed.js';
+import { appendChanges, newestChangeId } from '../src/services/kernel/changes/change-log.js';
 import { runStatement } from '../src/services/kernel/statements.js';
 import { WebhookDispatcher } from '../src/services/webhooks/webhook-dispatcher.js';
 import { hearTailStatements } from './fixtures/change-log.js';

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from 'typeorm';
 import { Database } from '../src/db/database.js';
-import { appendChanges } from '../src/services/kernel/change-log.js';
+import { appendChanges } from '../src/services/kernel/changes/change-log.js';
 import { runStatement, selectRows } from '../src/services/kernel/statements.js';
 import { WebhookDispatcher } from '../src/services/webhooks/webhook-dispatcher.js';
 import { testDatabase } from './harness.js';

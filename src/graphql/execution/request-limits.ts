@@ -3,12 +3,12 @@ import {
   GraphQLError, Kind, getNamedType, getVariableValues, isCompositeType, valueFromAST, visit,
   type DirectiveNode, type DocumentNode, type ValueNode, type FieldNode, type OperationDefinitionNode, type SelectionNode, type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLSchema, type SelectionSetNode,
 } from 'graphql';
-import { decodeChangeCursor } from '../domain/change-cursor.js';
-import { DomainError, isDomainError, type ErrorCode } from '../domain/errors.js';
-import { linksAsked } from '../domain/task-rules.js';
-import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, STUCK_CURSOR, UPDATED_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../domain/paging.js';
-import type { Context } from './context.js';
-import { NESTED_TOO_DEEP } from './errors.js';
+import { decodeChangeCursor } from '../../domain/change-cursor.js';
+import { DomainError, isDomainError, type ErrorCode } from '../../domain/errors.js';
+import { linksAsked } from '../../domain/task-rules.js';
+import { LIST_CURSOR, ROW_CURSOR, SEARCH_CURSOR, SESSION_CURSOR, STUCK_CURSOR, UPDATED_CURSOR, decodeCursor, pageSize, type CursorKeyType } from '../../domain/paging.js';
+import type { Context } from '../context.js';
+import { NESTED_TOO_DEEP } from '../errors.js';
 import { MAX_COST, MAX_PLANNED_CHARS, plannedChars, queryCost } from './query-cost.js';
 
 /** Fields nested deeper than this are refused: no dashboard view needs more, and each level can multiply the work. */

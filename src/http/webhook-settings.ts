@@ -1,6 +1,6 @@
 import net from 'node:net';
-import type { WebhookRetry } from './domain/webhooks.js';
-import { wholeNumberSetting } from './domain/whole-number-setting.js';
+import type { WebhookRetry } from '../domain/webhooks.js';
+import { wholeNumberSetting } from '../domain/whole-number-setting.js';
 
 /**
  * How webhooks are delivered (TASKBASE_WEBHOOK_*): which internal hosts they

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
+import type { ChangeAction, ChangeEntity } from '../../../domain/history.js';
 
 /**
  * What a committed mutation changed: written to the change log in the

@@ -5,8 +5,8 @@ import {
 } from 'graphql';
 // graphql-js's own field collection (fragments, @skip/@include), as its executor runs it; graphql is pinned.
 import { collectSubfields } from 'graphql/execution/collectFields.js';
-import { nextTurn } from '../services/kernel/turns.js';
-import type { Context } from './context.js';
+import { nextTurn } from '../../services/kernel/turns.js';
+import type { Context } from '../context.js';
 
 /** Characters of text one answer may hold (about 32 MB); past it, execution stops. */
 export const RESPONSE_BUDGET_CHARS = 32 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Access } from './services/kernel/unit-of-work.js';
+import type { Access } from '../services/kernel/unit-of-work.js';
 import { httpErrorBody, isMcpPath, rpcErrorBody } from './http-edge.js';
 
 /**
@@ -87,7 +87,7 @@ export const AUTH_CHALLENGE = 'Bearer realm="taskbase"';
 
 /**
  * The rule bearerAuth applies, for the routes that answer without express
- * (src/graphql-http.ts): who an Authorization value makes the caller, or the
+ * (src/server/graphql-http.ts): who an Authorization value makes the caller, or the
  * 401's message.
  */
 export function authorize(

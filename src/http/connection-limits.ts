@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { wholeNumberSetting } from './domain/whole-number-setting.js';
+import { wholeNumberSetting } from '../domain/whole-number-setting.js';
 
 /**
  * How long a client may take and how many connections it may hold, designed

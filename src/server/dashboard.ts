@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Express, Response } from 'express';
 import { hashedAssets } from './dashboard-assets.js';
-import { PACKAGE_ROOT } from './package-root.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 /** Where `npm run build` puts the dashboard (vite build of web/). */
 const DASHBOARD_DIR = path.join(PACKAGE_ROOT, 'dist/web');

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from 'typeorm';
 import { newestChangeId, readChanges } from './change-log.js';
-import type { ChangeEvent, CommitSignal } from './changes.js';
-import { CoalescedPasses } from './coalesced.js';
+import type { ChangeEvent, CommitSignal } from './change-events.js';
+import { CoalescedPasses } from '../coalesced.js';
 
 /**
  * Every committed change a server should hear about, whichever process made

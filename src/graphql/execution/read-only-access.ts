@@ -1,9 +1,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 
 /**
- * A read-only bearer token (src/auth.ts, "secret:read") may send queries
+ * A read-only bearer token (src/http/auth.ts, "secret:read") may send queries
  * only: a mutation is refused with FORBIDDEN before any of it runs.
  */
 export function readOnlyAccess(): ApolloServerPlugin<Context> {

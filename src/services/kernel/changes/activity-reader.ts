@@ -1,11 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import { decodeChangeCursor } from '../../domain/change-cursor.js';
-import { cleanDomain } from '../../domain/domains.js';
-import { ACTIVITY_ACTIONS, HISTORY_ACTIONS } from '../../domain/history.js';
-import { pageSize } from '../../domain/paging.js';
-import { scopeCondition } from '../kernel/domain-scope.js';
-import { loggedChangeColumns, loggedChangeRowOf } from '../kernel/entity-rows.js';
-import { distinct, json, num, placeholders, selectRows } from '../kernel/statements.js';
+import { decodeChangeCursor } from '../../../domain/change-cursor.js';
+import { cleanDomain } from '../../../domain/domains.js';
+import { ACTIVITY_ACTIONS, HISTORY_ACTIONS } from '../../../domain/history.js';
+import { pageSize } from '../../../domain/paging.js';
+import { scopeCondition } from '../domain-scope.js';
+import { loggedChangeColumns, loggedChangeRowOf } from '../entity-rows.js';
+import { distinct, json, num, placeholders, selectRows } from '../statements.js';
 import { loggedChangeOf, type LoggedChange } from './logged-change.js';
 
 /** What a session itself does (starts, finishes, rules), as against its plan's changes, which its task's rows say. */

@@ -1,12 +1,12 @@
 import type { EntityManager } from 'typeorm';
-import type { DatabaseKind } from '../../db/data-source.js';
-import type { Database } from '../../db/database.js';
-import { LoggedChangeEntity } from '../../db/entities/index.js';
-import { CHANGE_CHANNEL } from '../../db/change-channel.js';
-import type { ChangeAction, ChangeEntity } from '../../domain/history.js';
-import type { ChangeEvent } from './changes.js';
-import { loggedChangeColumns, loggedChangeRowOf } from './entity-rows.js';
-import { num, placeholders, runStatement, selectRows, tuples } from './statements.js';
+import type { DatabaseKind } from '../../../db/data-source.js';
+import type { Database } from '../../../db/database.js';
+import { LoggedChangeEntity } from '../../../db/entities/index.js';
+import { CHANGE_CHANNEL } from '../../../db/change-channel.js';
+import type { ChangeAction, ChangeEntity } from '../../../domain/history.js';
+import type { ChangeEvent } from './change-events.js';
+import { loggedChangeColumns, loggedChangeRowOf } from '../entity-rows.js';
+import { num, placeholders, runStatement, selectRows, tuples } from '../statements.js';
 
 /**
  * The change log's storage (table `changes`): appended to by every writer in

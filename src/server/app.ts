@@ -1,17 +1,17 @@
 import 'reflect-metadata';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { assertSqliteWhole } from './db/sqlite-files.js';
-import { Database, type OpenOptions } from './db/database.js';
-import { claimSqliteFile, ownerNotice } from './db/sqlite-owner.js';
-import { PostgresWakeups } from './services/kernel/pg-change-feed.js';
-import { createLogger } from './logger.js';
-import { LogChangeFeed, POLL_MS } from './services/kernel/change-feed.js';
-import { pruneChanges } from './services/kernel/change-log.js';
+import type { Config } from '../config.js';
+import { assertSqliteWhole } from '../db/sqlite-files.js';
+import { Database, type OpenOptions } from '../db/database.js';
+import { claimSqliteFile, ownerNotice } from '../db/sqlite-owner.js';
+import { PostgresWakeups } from '../services/kernel/changes/pg-change-feed.js';
+import { createLogger } from '../logger.js';
+import { LogChangeFeed, POLL_MS } from '../services/kernel/changes/change-feed.js';
+import { pruneChanges } from '../services/kernel/changes/change-log.js';
 import { startServer, type RunningServer } from './server.js';
-import { createServices, type ServiceOptions, type Services } from './services/index.js';
-import { WebhookDispatcher } from './services/webhooks/webhook-dispatcher.js';
-import { httpSender } from './services/webhooks/webhook-sender.js';
+import { createServices, type ServiceOptions, type Services } from '../services/index.js';
+import { WebhookDispatcher } from '../services/webhooks/webhook-dispatcher.js';
+import { httpSender } from '../services/webhooks/webhook-sender.js';
 
 export interface App {
   services: Services;

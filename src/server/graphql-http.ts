@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { AUTH_CHALLENGE, authorize } from './auth.js';
-import { httpErrorBody } from './http-edge.js';
-import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from './db/unavailable.js';
-import { sendAnswer } from './http-compression.js';
-import type { Access, Context } from './graphql/context.js';
-import type { OriginPolicy } from './origin-policy.js';
-import type { RepeatedQueries } from './graphql/repeated-queries.js';
+import { AUTH_CHALLENGE, authorize } from '../http/auth.js';
+import { httpErrorBody } from '../http/http-edge.js';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../db/unavailable.js';
+import { sendAnswer } from '../http/compression.js';
+import type { Access, Context } from '../graphql/context.js';
+import type { OriginPolicy } from '../http/origin-policy.js';
+import type { RepeatedQueries } from '../graphql/execution/repeated-queries.js';
 
 export interface GraphQLHttpOptions {
   apollo: ApolloServer<Context>;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Wakeups } from './change-feed.js';
 
-import { CHANGE_CHANNEL, listenerName } from '../../db/change-channel.js';
+import { CHANGE_CHANNEL, listenerName } from '../../../db/change-channel.js';
 
 /** After a dropped connection, try again this often. */
 const RECONNECT_MS = 1000;
@@ -10,7 +10,7 @@ const RECONNECT_MS = 1000;
 /**
  * The wake-ups of a server's change feed on PostgreSQL: LISTEN on one
  * dedicated connection. Every writer's transaction NOTIFYs at commit (see
- * services/kernel/change-log.ts), so each commit anywhere wakes every server,
+ * services/kernel/changes/change-log.ts), so each commit anywhere wakes every server,
  * which then reads the log by id; the notification's payload is the tag of
  * the writer that sent it (CommitSignal), handed to the feed. A dropped connection reconnects, and wakes
  * the feed once it listens again: the feed reads from the last id it

@@ -1,7 +1,7 @@
 import { defaultFieldResolver, type GraphQLSchema } from 'graphql';
-import type { MemoryEntity } from '../db/entities/index.js';
-import type { Context } from './context.js';
-import { clearLoaders } from './loaders.js';
+import type { MemoryEntity } from '../../db/entities/index.js';
+import type { Context } from '../context.js';
+import { clearLoaders } from '../loaders.js';
 
 /** The rows a mutation's own transaction left behind, handed to its context's loaders once they are cleared. */
 const written = new WeakMap<Context, MemoryEntity[]>();

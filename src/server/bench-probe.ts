@@ -3,8 +3,8 @@ import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Session } from 'node:inspector/promises';
-import type { OpenOptions } from './db/database.js';
-import { keepCommittedReads } from './services/kernel/committed-cache.js';
+import type { OpenOptions } from '../db/database.js';
+import { keepCommittedReads } from '../services/kernel/committed-cache.js';
 
 type ProbeMessage = { type?: string; file?: string; on?: boolean };
 type Statement = { sql: string; parameters: readonly unknown[] };

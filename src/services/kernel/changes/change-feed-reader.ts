@@ -1,13 +1,13 @@
 import type { EntityManager } from 'typeorm';
-import type { DatabaseKind } from '../../db/data-source.js';
-import { decodeChangeCursor, encodeChangeCursor } from '../../domain/change-cursor.js';
-import { cleanDomain } from '../../domain/domains.js';
-import { DomainError } from '../../domain/errors.js';
-import { pageSize } from '../../domain/paging.js';
-import { scopeCondition } from '../kernel/domain-scope.js';
-import { loggedChangeColumns, loggedChangeRowOf } from '../kernel/entity-rows.js';
-import { num, selectRows } from '../kernel/statements.js';
-import { sequenceChanges } from '../kernel/change-log.js';
+import type { DatabaseKind } from '../../../db/data-source.js';
+import { decodeChangeCursor, encodeChangeCursor } from '../../../domain/change-cursor.js';
+import { cleanDomain } from '../../../domain/domains.js';
+import { DomainError } from '../../../domain/errors.js';
+import { pageSize } from '../../../domain/paging.js';
+import { scopeCondition } from '../domain-scope.js';
+import { loggedChangeColumns, loggedChangeRowOf } from '../entity-rows.js';
+import { num, selectRows } from '../statements.js';
+import { sequenceChanges } from './change-log.js';
 import { loggedChangeOf, type LoggedChange } from './logged-change.js';
 
 interface ChangePage {
@@ -21,7 +21,7 @@ interface ChangePage {
  * The public change feed: the change log paged in commit order, by log id.
  * Ids become visible in the order they were given (on PostgreSQL they are
  * given as committed changes are moved from the queue into the log, one
- * move at a time: kernel/change-log.ts), so a page never moves past one
+ * move at a time: kernel/changes/change-log.ts), so a page never moves past one
  * still to appear.
  */
 export class ChangeFeedReader {

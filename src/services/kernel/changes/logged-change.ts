@@ -1,5 +1,5 @@
-import type { LoggedChangeEntity } from '../../db/entities/index.js';
-import { encodeChangeCursor } from '../../domain/change-cursor.js';
+import type { LoggedChangeEntity } from '../../../db/entities/index.js';
+import { encodeChangeCursor } from '../../../domain/change-cursor.js';
 
 /**
  * One change of the public feed, as `changes` answers it and a webhook's

@@ -1,16 +1,16 @@
 import { getNamedType, getNullableType, isLeafType, isListType, isObjectType, isInterfaceType, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
-import { BRIEF_DEPENDS_ON_MAX, BRIEF_ITEMS_MAX } from '../domain/briefs.js';
-import { CLAIMS_PER_SESSION_MAX } from '../domain/claims.js';
-import { FREE_TEXT_MAX, ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX } from '../domain/text-rules.js';
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../domain/paging.js';
-import { MAX_ITEMS_CEILING, MAX_TEXT_CEILING } from '../domain/plan-rules.js';
-import { REFS_PER_TEXT_MAX } from '../domain/refs.js';
-import { HELPERS_PER_SESSION_MAX, RECENT_SESSIONS_MAX } from '../domain/session-limits.js';
-import { LINKS_PER_ITEM_MAX } from '../domain/task-rules.js';
-import { DOMAINS_LISTED_MAX, MUST_READ_MAX } from '../services/memories/memory-reader.js';
-import { REMINDER_TASKS_MAX } from '../services/reminders/reminder.service.js';
-import { DELIVERIES_MAX, WEBHOOKS_SERVER_MAX } from '../services/webhooks/webhook.service.js';
+import { BRIEF_DEPENDS_ON_MAX, BRIEF_ITEMS_MAX } from '../../domain/briefs.js';
+import { CLAIMS_PER_SESSION_MAX } from '../../domain/claims.js';
+import { FREE_TEXT_MAX, ITEMS_PER_CALL_MAX, ITEMS_PER_TASK_MAX } from '../../domain/text-rules.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../domain/paging.js';
+import { MAX_ITEMS_CEILING, MAX_TEXT_CEILING } from '../../domain/plan-rules.js';
+import { REFS_PER_TEXT_MAX } from '../../domain/refs.js';
+import { HELPERS_PER_SESSION_MAX, RECENT_SESSIONS_MAX } from '../../domain/session-limits.js';
+import { LINKS_PER_ITEM_MAX } from '../../domain/task-rules.js';
+import { DOMAINS_LISTED_MAX, MUST_READ_MAX } from '../../services/memories/memory-reader.js';
+import { REMINDER_TASKS_MAX } from '../../services/reminders/reminder.service.js';
+import { DELIVERIES_MAX, WEBHOOKS_SERVER_MAX } from '../../services/webhooks/webhook.service.js';
 
 /**
  * An estimate of the fields a query resolves: each field once per parent row

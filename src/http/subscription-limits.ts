@@ -1,4 +1,4 @@
-import { wholeNumberSetting } from './domain/whole-number-setting.js';
+import { wholeNumberSetting } from '../domain/whole-number-setting.js';
 
 /**
  * How much of the server live updates may hold. A socket and each of its
