@@ -5,7 +5,7 @@
 // src/services/ is a room of its own; every other folder of src/ is one room
 // (src/graphql/resolvers belongs to graphql); a file at src/'s top is a room
 // named after the file. `node scripts/import-arrows.mjs` prints the arrows and
-// the check, and exits 1 when the check fails; test/architecture.test.ts runs
+// the check, and exits 1 when the check fails; test/operations/architecture.test.ts runs
 // the same check.
 import fs from 'node:fs';
 import path from 'node:path';
