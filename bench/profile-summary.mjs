@@ -34,7 +34,7 @@ function placeOf(frame) {
 }
 
 /**
- * The nodes under the profiler's own stop (src/bench-probe.ts answering
+ * The nodes under the profiler's own stop (src/server/bench-probe.ts answering
  * `profile-stop` through the inspector): the samples taken while it
  * serializes the profile are the measuring, not the server's work.
  */

@@ -18,7 +18,7 @@
  *     session's plan replaced by the list, the server's statements in its
  *     order (writeTodos below).
  *   POST /replay/<name>   (any body): the statements the bench recorded from
- *     one of the server's own reads (src/bench-probe.ts), run again with
+ *     one of the server's own reads (src/server/bench-probe.ts), run again with
  *     the driver, in order, the rows answered as JSON: the raw handler of a
  *     read whose SQL is the server's, whatever the server's readers become.
  *   POST /payload/<name>  (any JSON body): the payload floor, taskbase's own
@@ -29,7 +29,7 @@
  * reminded just now, so no turn has one due (endTurn's workload starts there).
  */
 import http from 'node:http';
-import { cpuProfiles } from '../dist/src/bench-probe.js';
+import { cpuProfiles } from '../dist/src/server/bench-probe.js';
 
 const [databaseUrl, port] = process.argv.slice(2);
 const postgres = databaseUrl.startsWith('postgres');
@@ -346,7 +346,7 @@ async function writeTodos(sessionId, todos) {
       const words = [...new Set(name.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean))];
       if (words.length) await run(`INSERT INTO "session_name_words" ("word", "sessionId") VALUES ${words.map(() => '(?, ?)').join(', ')}`, words.flatMap((word) => [word, sessionId]));
     }
-    // The change log (src/services/kernel/change-log.ts): the task's row and the session's, appended last.
+    // The change log (src/services/kernel/changes/change-log.ts): the task's row and the session's, appended last.
     if (postgres) await run(`SELECT pg_advisory_xact_lock(x'74626368616e6765'::bigint), pg_notify(?, '')`, ['taskbase_changes']);
     const changedIds = new Set(changes.map((change) => change.itemId));
     const soleItem = changedIds.size === 1 ? Number([...changedIds][0]) : null;

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Lists the folder-level import arrows of src/ and checks the house's layers:
-// domain ← db ← services ← graphql | mcp ← the server's own files, with no
+// domain ← db ← services ← http ← graphql | mcp ← server, with no
 // cycle between folders and no arrow running back up. Each folder of
 // src/services/ is a room of its own; every other folder of src/ is one room
 // (src/graphql/resolvers belongs to graphql); a file at src/'s top is a room
 // named after the file. `node scripts/import-arrows.mjs` prints the arrows and
-// the check, and exits 1 when the check fails; test/architecture.test.ts runs
+// the check, and exits 1 when the check fails; test/operations/architecture.test.ts runs
 // the same check.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,19 +15,18 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * The layer of each room, lowest first: an arrow may only point to a room of
- * the same or a lower layer. The kernel is the services' floor; the edge is
- * the HTTP helpers at src/'s top that graphql/ and mcp/ share (origins, auth,
- * socket and subscription limits); anything else at src/'s top (server, app,
- * cli, config, ...) wires the layers together.
+ * the same or a lower layer. The kernel is the services' floor (with the
+ * change log, feed and events in kernel/changes/); http/ is the edge that
+ * graphql/ and mcp/ share (origins, auth, socket and subscription limits);
+ * server/ and the files at src/'s top (cli, serve, config, ...) wire the
+ * layers together.
  */
-const LAYERS = { domain: 0, db: 1, 'services/kernel': 2, services: 3, edge: 4, graphql: 5, mcp: 5, server: 6 };
+const LAYERS = { domain: 0, db: 1, 'services/kernel': 2, services: 3, http: 4, graphql: 5, mcp: 5, server: 6 };
 const BASE_FILES = ['logger.ts', 'environment.ts'];
-const EDGE_FILES = ['auth.ts', 'http-edge.ts', 'origin-policy.ts', 'connection-limits.ts', 'subscription-limits.ts', 'webhook-settings.ts'];
 
 /**
  * Arrows allowed to run the wrong way for now, as "from → to"; the check lets
- * exactly these through, and says so when one is gone. None today: Access
- * moved beside Caller, so mcp and auth.ts no longer import graphql.
+ * exactly these through, and says so when one is gone. None today.
  */
 export const KNOWN_EXCEPTIONS = [];
 
@@ -45,7 +44,6 @@ export function layerOf(room) {
   const folder = room.split('/')[0];
   if (folder in LAYERS) return LAYERS[folder];
   if (BASE_FILES.includes(room)) return LAYERS.domain;
-  if (EDGE_FILES.includes(room)) return LAYERS.edge;
   return LAYERS.server;
 }
 

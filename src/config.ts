@@ -1,11 +1,11 @@
-import { loadConnectionLimits, type ConnectionLimits } from './connection-limits.js';
+import { loadConnectionLimits, type ConnectionLimits } from './http/connection-limits.js';
 import type { SqliteSynchronous } from './db/data-source.js';
 import { loadPostgresSessionSettings, type PostgresSessionSettings } from './db/postgres-session.js';
 import { loadMcpSessionLimits, type McpSessionLimits } from './mcp/transports/session-limits.js';
-import type { ChangeLogRetention } from './services/kernel/change-log.js';
-import { loadOriginPolicy, type OriginPolicy } from './origin-policy.js';
-import { loadSubscriptionLimits, type SubscriptionLimits } from './subscription-limits.js';
-import { loadWebhookSettings, type WebhookSettings } from './webhook-settings.js';
+import type { ChangeLogRetention } from './services/kernel/changes/change-log.js';
+import { loadOriginPolicy, type OriginPolicy } from './http/origin-policy.js';
+import { loadSubscriptionLimits, type SubscriptionLimits } from './http/subscription-limits.js';
+import { loadWebhookSettings, type WebhookSettings } from './http/webhook-settings.js';
 import { wholeNumberSetting } from './domain/whole-number-setting.js';
 import { defaultDatabaseUrl } from './package-root.js';
 

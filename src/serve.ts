@@ -2,7 +2,7 @@ import dns from 'node:dns/promises';
 import net from 'node:net';
 import path from 'node:path';
 import v8 from 'node:v8';
-import type { App } from './app.js';
+import type { App } from './server/app.js';
 import { loadConfig, type Config } from './config.js';
 import { DatabaseDamagedError } from './db/sqlite-files.js';
 import { DatabaseInUseError } from './db/sqlite-owner.js';
@@ -67,7 +67,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   // the same CPU per request (BENCHMARKS.md, RSS) at 215–225 MB. V8 reads the flag whenever it sets the next limit.
   if (config.heapGrowthPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   // Loaded after the settings are checked: a typo is answered before the ORM and the schema load.
-  const [{ startApp }, { benchProbe }] = await Promise.all([import('./app.js'), import('./bench-probe.js')]);
+  const [{ startApp }, { benchProbe }] = await Promise.all([import('./server/app.js'), import('./server/bench-probe.js')]);
   let app: App;
   try {
     app = await startApp(config, benchProbe());

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startApp, type App } from '../src/app.js';
+import { startApp, type App } from '../src/server/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Clock } from '../src/services/kernel/unit-of-work.js';
 

@@ -1,4 +1,4 @@
-/** The caps that give every list a reader can ask for a bound (src/graphql/query-cost.ts counts on them). */
+/** The caps that give every list a reader can ask for a bound (src/graphql/execution/query-cost.ts counts on them). */
 import { describe, expect, it } from 'vitest';
 import { refusal } from '../../test/fixtures/refusal.js';
 import { BRIEF_DEPENDS_ON_MAX, checkBriefItemCount, cleanBrief } from './briefs.js';

@@ -35,7 +35,7 @@ export type PlanRulesChange = { [K in keyof PlanRules]?: PlanRules[K] | null };
  * The largest plan any rules may allow: the presets' most (200 steps). A plan
  * is written whole (writeTodos, setPlan) in one call, so a plan call may send
  * up to the session's maxItems steps, its size judged before any text is
- * read; the history of a rewrite is bounded by it (graphql/query-cost.ts).
+ * read; the history of a rewrite is bounded by it (graphql/execution/query-cost.ts).
  */
 export const MAX_ITEMS_CEILING = 200;
 export const MAX_TEXT_CEILING = 1000;

@@ -1,7 +1,7 @@
 import { isDomainError } from '../domain/errors.js';
 import type { Services } from '../services/index.js';
 import type { Access, Caller } from '../services/kernel/unit-of-work.js';
-import { newBudget, type ExecutionBudget } from './execution-budget.js';
+import { newBudget, type ExecutionBudget } from './execution/execution-budget.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 export type { Access };

@@ -3,7 +3,7 @@ import type { ItemEntity } from '../db/entities/index.js';
 import { mayBeReady } from '../domain/claims.js';
 import { LIST_CURSOR, decodeCursor, pageInMemory, pageSize, type Page } from '../domain/paging.js';
 import type { Context } from './context.js';
-import { nodeFieldsOf } from './selection.js';
+import { nodeFieldsOf } from './execution/selection.js';
 
 /**
  * A page of a task's items (Task.items). Live ones are paged from the live

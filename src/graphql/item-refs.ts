@@ -1,7 +1,7 @@
 import { parseRefs, refTargetsOf, renderRefs, type RefTarget } from '../domain/refs.js';
 import type { ItemEntity } from '../db/entities/index.js';
 import type { Context } from './context.js';
-import { after, type Maybe } from './settled-loader.js';
+import { after, type Maybe } from './execution/settled-loader.js';
 import type { ItemRef } from './types/common.type.js';
 
 /** What a token names, with the item's state, which the API's ItemRef answers beside it. */

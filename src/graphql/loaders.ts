@@ -3,9 +3,9 @@ import type { Page } from '../domain/paging.js';
 import { appendTo } from '../services/kernel/grouping.js';
 import type { Services } from '../services/index.js';
 import type { MemoryEntity, WebhookDeliveryEntity } from '../db/entities/index.js';
-import { RESPONSE_BUDGET_CHARS, refuseUnlessItFits, type ExecutionBudget } from './execution-budget.js';
+import { RESPONSE_BUDGET_CHARS, refuseUnlessItFits, type ExecutionBudget } from './execution/execution-budget.js';
 import { SESSION_LOADERS } from './session-loaders.js';
-import { SettledLoader } from './settled-loader.js';
+import { SettledLoader } from './execution/settled-loader.js';
 
 /** One page of a list per owner (an item or a task): the owner and the page arguments. */
 interface PageKey {

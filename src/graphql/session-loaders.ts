@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Services } from '../services/index.js';
-import type { LoggedChange } from '../services/changes/logged-change.js';
+import type { LoggedChange } from '../services/kernel/changes/logged-change.js';
 
 /** The per-request loaders for sessions; spread into loaders.ts's LOADERS, so they are made per request like the others. */
 export const SESSION_LOADERS = {

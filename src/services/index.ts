@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { CommitSignal } from './kernel/changes.js';
+import { CommitSignal } from './kernel/changes/change-events.js';
 import { ClaimReader } from './claims/claim-reader.js';
 import { ClaimExpiries } from './claims/claim-expiry.js';
 import { ClaimService } from './claims/claim.service.js';
@@ -18,7 +18,7 @@ import { LinkedMemoryReader } from './memories/linked-memory-reader.js';
 import { SessionReader } from './sessions/session-reader.js';
 import { SteeringService } from './sessions/steering.service.js';
 import { SteeringReader } from './sessions/steering-reader.js';
-import { ActivityReader } from './changes/activity-reader.js';
+import { ActivityReader } from './kernel/changes/activity-reader.js';
 import { SessionService } from './sessions/session.service.js';
 import { TaskNoteService } from './task-notes/task-note.service.js';
 import { ItemDetailsReader } from './tasks/item-details-reader.js';
@@ -28,7 +28,7 @@ import { TaskService } from './tasks/task.service.js';
 import { StuckItemsReader } from './task-views/stuck-items-reader.js';
 import { TaskViewReader } from './task-views/task-view-reader.js';
 import { Writer, type Clock } from './kernel/unit-of-work.js';
-import { ChangeFeedReader } from './changes/change-feed-reader.js';
+import { ChangeFeedReader } from './kernel/changes/change-feed-reader.js';
 import { WebhookService } from './webhooks/webhook.service.js';
 
 export interface ServiceOptions {

@@ -2,8 +2,8 @@
  * The dashboard's GraphQL documents, in one place: the page sends them
  * (web/src/task-data.ts), `npm run bench` times them (bench/workloads.mjs) and
  * the tests hold them to a fixed number of SQL statements and to the same
- * answers compiled or not (test/fixed-statements-per-query.test.ts,
- * test/compiled-queries-answer-the-same.test.ts). Plain JavaScript, so Vite,
+ * answers compiled or not (test/costs/fixed-statements-per-query.test.ts,
+ * test/costs/compiled-queries-answer-the-same.test.ts). Plain JavaScript, so Vite,
  * plain node and Vitest all read the same file.
  */
 

@@ -44,7 +44,7 @@ export class SessionEntity {
   preset: PlanPreset | null;
 
   /**
-   * The principal (a digest of the bearer token, src/auth.ts) that started the
+   * The principal (a digest of the bearer token, src/http/auth.ts) that started the
    * session; only it may change the session. Null when started without auth.
    * Never shown through the API.
    */

@@ -32,7 +32,7 @@ export class WebhookEntity {
   @Column({ type: 'bigint', nullable: true })
   sending: number | string | null;
 
-  /** The principal of the token that created it (src/auth.ts principalOf); null when auth was off. */
+  /** The principal of the token that created it (src/http/auth.ts principalOf); null when auth was off. */
   @Column({ type: 'varchar', length: 64, nullable: true })
   owner: string | null;
 }

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * PostgreSQL's change log orders itself without a lock that writers take
- * (services/kernel/change-log.ts). A writer appends its events to
+ * (services/kernel/changes/change-log.ts). A writer appends its events to
  * `change_queue`, stamped with its transaction id (`xid`), and waits for
  * nobody: queue ids are drawn as rows are inserted and may commit in any
  * order. Readers move what has committed from the queue into `changes`

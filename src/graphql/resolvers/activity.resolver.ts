@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
-import type { LoggedChange as LoggedChangeRow } from '../../services/changes/logged-change.js';
+import type { LoggedChange as LoggedChangeRow } from '../../services/kernel/changes/logged-change.js';
 import type { Context } from '../context.js';
 import { toTask } from '../mappers.js';
 import { Task } from '../types/memory.type.js';

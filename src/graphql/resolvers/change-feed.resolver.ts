@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { WebhookDeliveryEntity } from '../../db/entities/index.js';
-import type { LoggedChange as LoggedChangeRow } from '../../services/changes/logged-change.js';
+import type { LoggedChange as LoggedChangeRow } from '../../services/kernel/changes/logged-change.js';
 import type { WebhookView } from '../../services/webhooks/webhook.service.js';
 import type { Context } from '../context.js';
 import { CreateWebhookInput } from '../inputs/webhook.inputs.js';

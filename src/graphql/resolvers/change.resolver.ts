@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Resolver, Root, Subscription } from 'type-graphql';
-import type { ChangeEvent } from '../../services/kernel/changes.js';
+import type { ChangeEvent } from '../../services/kernel/changes/change-events.js';
 import type { Context } from '../context.js';
 import { clearLoaders } from '../loaders.js';
 import { toMemory, toTask } from '../mappers.js';

@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { ClaimItemInput } from '../inputs/claim.inputs.js';
 import { dependencyOf, itemsById, refTargets } from '../item-refs.js';
 import { toItem } from '../mappers.js';
-import { after, afterBoth, type Maybe } from '../settled-loader.js';
+import { after, afterBoth, type Maybe } from '../execution/settled-loader.js';
 import { toSession } from '../session-mappers.js';
 import { Claim } from '../types/claim.type.js';
 import { Item } from '../types/item.type.js';

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { AddCommentInput } from '../inputs/knowledge.inputs.js';
 import { refsFor, renderedFor, targetsOf } from '../item-refs.js';
 import { toComment } from '../mappers.js';
-import { after, type Maybe } from '../settled-loader.js';
+import { after, type Maybe } from '../execution/settled-loader.js';
 import { ItemRef } from '../types/common.type.js';
 import { Comment, CommentConnection } from '../types/comment.type.js';
 

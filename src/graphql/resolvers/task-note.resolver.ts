@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { AddTaskNoteInput, EditTaskNoteInput } from '../inputs/knowledge.inputs.js';
 import { dependenciesOf, itemsOfTaskWithIds, refsFor, renderedFor } from '../item-refs.js';
 import { toItem, toTask, toTaskNote } from '../mappers.js';
-import { after, type Maybe } from '../settled-loader.js';
+import { after, type Maybe } from '../execution/settled-loader.js';
 import { ItemRef } from '../types/common.type.js';
 import { Item } from '../types/item.type.js';
 import { Task } from '../types/memory.type.js';

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { MemoryEntity } from '../../db/entities/index.js';
 import type { Services } from '../../services/index.js';
-import type { ChangeFeed } from '../../services/kernel/change-feed.js';
-import type { ChangeEvent } from '../../services/kernel/changes.js';
+import type { ChangeFeed } from '../../services/kernel/changes/change-feed.js';
+import type { ChangeEvent } from '../../services/kernel/changes/change-events.js';
 import { selectRows } from '../../services/kernel/statements.js';
 import { TOPIC, type ChangePubSub } from './topics.js';
 

@@ -2,9 +2,9 @@ import { GraphQLError, createSourceEventStream, execute, type ExecutionArgs, typ
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { Services } from '../../services/index.js';
-import type { SubscriptionLimits } from '../../subscription-limits.js';
+import type { SubscriptionLimits } from '../../http/subscription-limits.js';
 import type { Context } from '../context.js';
-import { runningBudget } from '../execution-budget.js';
+import { runningBudget } from '../execution/execution-budget.js';
 import { createLoaders } from '../loaders.js';
 
 /** One subscription as the fan-out knows it: where its events go, and whose budget they are built on. */

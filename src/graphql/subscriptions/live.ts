@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { OriginPolicy } from '../../origin-policy.js';
-import type { SubscriptionLimits } from '../../subscription-limits.js';
+import type { OriginPolicy } from '../../http/origin-policy.js';
+import type { SubscriptionLimits } from '../../http/subscription-limits.js';
 import type { Services } from '../../services/index.js';
-import type { ChangeFeed } from '../../services/kernel/change-feed.js';
+import type { ChangeFeed } from '../../services/kernel/changes/change-feed.js';
 import { bridgeChanges } from './change-bridge.js';
 import type { ChangePubSub } from './topics.js';
 import { attachSubscriptions, type SocketAuth } from './ws-server.js';

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { createPubSub, type PubSub } from '@graphql-yoga/subscription';
-import type { ChangeEvent } from '../../services/kernel/changes.js';
+import type { ChangeEvent } from '../../services/kernel/changes/change-events.js';
 
 /** A change to a task or note, with where it lives (looked up once per change, not per subscriber). */
 export interface MemoryChangeEvent extends ChangeEvent {

@@ -4,14 +4,14 @@ import {
   GraphQLError, execute, getOperationAST, parse, validate,
   type DocumentNode, type ExecutionResult, type GraphQLSchema,
 } from 'graphql';
-import { checkOperation } from '../request-limits.js';
+import { checkOperation } from '../execution/request-limits.js';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { OriginPolicy } from '../../origin-policy.js';
+import type { OriginPolicy } from '../../http/origin-policy.js';
 import type { Services } from '../../services/index.js';
-import type { SubscriptionLimits } from '../../subscription-limits.js';
+import type { SubscriptionLimits } from '../../http/subscription-limits.js';
 import { createContext, type Access } from '../context.js';
 import { createErrorFormatter } from '../errors.js';
 import { FanOut, type Subscriber } from './fan-out.js';
@@ -70,7 +70,7 @@ function refuseUpgrade(socket: Duplex, status: number, statusText: string, code:
 }
 
 /**
- * How a socket's bearer token is checked, handed in by server.ts (src/auth.ts
+ * How a socket's bearer token is checked, handed in by server.ts (src/http/auth.ts
  * owns the token table): what the Authorization value allows (undefined when
  * it names no known token), and the token's principal for the per-token cap
  * (null with auth off).

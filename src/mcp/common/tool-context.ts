@@ -25,7 +25,7 @@ export interface SessionOptions {
   /** A stateless HTTP call: no session is started, only x-session-id is used. */
   stateless?: boolean;
   /**
-   * The bearer token's principal (src/auth.ts principalOf) over HTTP with auth
+   * The bearer token's principal (src/http/auth.ts principalOf) over HTTP with auth
    * on; null otherwise. The session started here belongs to it, and a session
    * joined by id must be its own, as over GraphQL.
    */

@@ -1,6 +1,6 @@
 import { inScope } from '../../domain/domains.js';
-import type { ChangeFeed } from '../../services/kernel/change-feed.js';
-import type { ChangeEvent } from '../../services/kernel/changes.js';
+import type { ChangeFeed } from '../../services/kernel/changes/change-feed.js';
+import type { ChangeEvent } from '../../services/kernel/changes/change-events.js';
 
 /**
  * What task_next's wait_seconds holds on: a change to some task of a domain

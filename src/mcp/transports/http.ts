@@ -6,13 +6,13 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable, unavailableMessage } from '../../db/unavailable.js';
 import type { Access } from '../../services/kernel/unit-of-work.js';
-import type { OriginPolicy } from '../../origin-policy.js';
+import type { OriginPolicy } from '../../http/origin-policy.js';
 import type { Services } from '../../services/index.js';
 import type { WorkWakeups } from '../common/work-wakeups.js';
 import { createMcpServer } from '../mcp-server.js';
 import { idleText, type McpSessionLimits } from './session-limits.js';
 import { isRefusal, McpSessionTable, type SessionOwner } from './session-table.js';
-import { oneClientPerMachine } from '../../connection-limits.js';
+import { oneClientPerMachine } from '../../http/connection-limits.js';
 import { isDomainError } from '../../domain/errors.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { ToolRefusal } from '../common/tool-result.js';
@@ -31,7 +31,7 @@ interface McpHttpOptions {
   /** What task_next's wait_seconds wakes on: the server's change feed (every writer on every server). */
   wakeups?: WorkWakeups;
   /**
-   * The server's Host and Origin policy (src/origin-policy.ts), checked here
+   * The server's Host and Origin policy (src/http/origin-policy.ts), checked here
    * too so /mcp refuses a foreign page whatever sits in front of it. The
    * SDK's own check (StreamableHTTPServerTransport's
    * enableDnsRebindingProtection) is not used: it compares the Host header

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LOOPBACK_CLIENT } from '../../connection-limits.js';
+import { LOOPBACK_CLIENT } from '../../http/connection-limits.js';
 import { isRefusal, McpSessionTable, type SessionOwner, type SessionRefusal, type SessionSlot } from './session-table.js';
 
 const A: SessionOwner = { key: 'principal-a', kind: 'token' };

@@ -1,4 +1,4 @@
-import { LOOPBACK_CLIENT } from '../../connection-limits.js';
+import { LOOPBACK_CLIENT } from '../../http/connection-limits.js';
 import type { McpSessionLimits } from './session-limits.js';
 
 /** Who a session counts against: its bearer token, or with auth off the client it came from. */

@@ -124,7 +124,7 @@ export interface CommittedCacheLimits<T> {
 
 /**
  * Whether committed caches keep anything. Only the bench turns it off (its
- * probe, src/bench-probe.ts), to measure a kept read's cost when nothing is
+ * probe, src/server/bench-probe.ts), to measure a kept read's cost when nothing is
  * kept beside its cost when it is.
  */
 let keeping = true;

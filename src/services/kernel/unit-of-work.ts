@@ -1,16 +1,16 @@
 import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
 import type { SessionEntity } from '../../db/entities/index.js';
-import { appendChanges } from './change-log.js';
+import { appendChanges } from './changes/change-log.js';
 import { num, placeholders, runStatement, selectRows, tuples } from './statements.js';
-import type { ChangeEvent, CommitSignal } from './changes.js';
+import type { ChangeEvent, CommitSignal } from './changes/change-events.js';
 import { DomainError } from '../../domain/errors.js';
 import { noSession } from '../../domain/plan-steps.js';
 import { sessionIdOf, unknownSession } from '../../domain/session-ids.js';
 import { DOMAINS_PER_SESSION_MAX } from '../../domain/session-limits.js';
 
 /**
- * What a bearer token allows (src/auth.ts): everything, or reading only. Every
+ * What a bearer token allows (src/http/auth.ts): everything, or reading only. Every
  * adapter (GraphQL, the MCP tools) refuses a write with it before calling a service.
  */
 export type Access = 'write' | 'read';
@@ -26,7 +26,7 @@ export interface Caller {
    */
   sessionId: string | null;
   /**
-   * A digest naming the bearer token (src/auth.ts principalOf), never the
+   * A digest naming the bearer token (src/http/auth.ts principalOf), never the
    * token itself; null or absent when auth is off. A session belongs to the
    * principal that started it.
    */

@@ -3,7 +3,7 @@ import { WebhookDeliveryEntity, WebhookEntity } from '../../db/entities/index.js
 import { cleanDomain } from '../../domain/domains.js';
 import { DomainError } from '../../domain/errors.js';
 import { checkWebhookSecret, cleanWebhookUrl, mayChangeWebhook, seesWholeUrl, shownWebhookUrl } from '../../domain/webhooks.js';
-import { newestChangeId } from '../kernel/change-log.js';
+import { newestChangeId } from '../kernel/changes/change-log.js';
 import { num, runStatement, selectRows } from '../kernel/statements.js';
 import type { Caller, Writer } from '../kernel/unit-of-work.js';
 import { checkedAddresses } from './webhook-target.js';

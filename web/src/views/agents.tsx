@@ -18,7 +18,7 @@ const FINISHED_ROW = 'id name preset createdAt finishedAt statusLine plan { id i
 /**
  * Every working session with what it holds, and the latest finished ones, in
  * one request that costs a fixed number of SQL statements however many
- * sessions it shows (test/agents-now-costs-fixed-statements.test.ts). A
+ * sessions it shows (test/dashboard/agents-now-costs-fixed-statements.test.ts). A
  * claimed item says only whether it waits (ready): what it waits for is a
  * list per item, which at 200 sessions of 20 claims would pass the query's
  * size limit; the item's page shows it.
