@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWERS_WITHIN_MS, startTestServer, type TestServer } from '../harness.js';
 import { freshDomain } from '../fixtures/knowledge.js';
 import { textOf } from '../fixtures/mcp.js';
+import { startBuiltServers } from '../built-server.js';
 
 let server: TestServer;
 const clients: Client[] = [];
@@ -24,8 +25,8 @@ afterAll(async () => {
 /** An HTTP answer as a client hands it over: its text, its structured content, and its size on the wire. */
 interface Answer { text: string; data: any; bytes: number }
 
-async function agent(tools: string, structured = false) {
-  const url = new URL(`/mcp?tools=${tools}${structured ? '&structured=1' : ''}`, new URL(server.url).origin);
+async function agent(tools: string, structured = false, origin = new URL(server.url).origin) {
+  const url = new URL(`/mcp?tools=${tools}${structured ? '&structured=1' : ''}`, origin);
   const client = new Client({ name: 'issue-42', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(url));
   clients.push(client);
@@ -180,3 +181,33 @@ describe('task_next', () => {
     expect(answer.text).toMatch(/yet \(waited \d+ s\); wait: 1 item is claimed/);
   });
 });
+
+const onPostgres = Boolean(process.env.TEST_POSTGRES_URL);
+// Several servers share one database only on PostgreSQL (a SQLite file has one server process).
+if (onPostgres) {
+  describe('task_next on two servers', () => {
+    it('with wait_seconds on one server, returns the item within 2 s of its release through the other', async () => {
+      const other = await startBuiltServers(server.databaseUrl, 1, 'taskbase-wait-');
+      try {
+        const alice = await agent('knowledge-base', true);
+        const bob = await agent('knowledge-base', true, other.servers[0]!.base);
+        const domain = freshDomain();
+        const { data } = await alice.ok('task', { title: 'Queue', goal: 'Work shared by agents on two servers.', items: 'Only one', domain });
+        const held = await alice.ok('task_next', { domain, ttl_seconds: 600 });
+        const [item] = data.items as [string];
+
+        const waiting = bob.ok('task_next', { domain, wait_seconds: 30 }).then((answer) => ({ answer, at: Date.now() }));
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await server.ok('mutation($id: ID!) { releaseClaim(id: $id) { id } }', { id: item }, { session: held.data.sessionId });
+        const releasedAt = Date.now();
+        const { answer, at } = await waiting;
+        expect(answer.data.outcome).toBe('claimed');
+        expect(answer.data.item.id).toBe(item);
+        console.log(`task_next woken on the other server ${at - releasedAt} ms after the release`);
+        expect(at - releasedAt).toBeLessThan(ANSWERS_WITHIN_MS); // heard through the change log's NOTIFY, not the 30 s timeout
+      } finally {
+        await other.stop();
+      }
+    }, 120_000);
+  });
+}
