@@ -6,13 +6,11 @@ interface DependencyEdge {
   dependsOn: string;
 }
 
-/**
- * Bounds on a task's dependency edges (one per briefed item and item waited
- * for, per brief), so that writing a brief, checking it for a cycle and
- * reading blockedBy, blocks or ready cost what these allow, whatever was
- * written before. Edges are counted as stored: the same wait stated by two
- * briefs is two edges.
- */
+// Bounds on a task's dependency edges (one per briefed item and item waited
+// for, per brief), so that writing a brief, checking it for a cycle and
+// reading blockedBy, blocks or ready cost what these allow, whatever was
+// written before. Edges are counted as stored: the same wait stated by two
+// briefs is two edges.
 /** Edges by which one item waits for others. */
 export const DEPENDENCIES_PER_ITEM_MAX = 50;
 /** Edges by which others wait for one item (two full briefs' worth). */

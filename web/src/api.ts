@@ -48,7 +48,6 @@ export function forgetToken(): void {
   needToken.set(true);
 }
 
-/** A refusal from the server: its code and its message, shown beside the control that caused it. */
 /** A refusal's facts as the server sends them in extensions (docs/api.md "Refusals"): ids, limits, counts, the field it is about. */
 export type RefusalFacts = Readonly<Record<string, unknown>>;
 

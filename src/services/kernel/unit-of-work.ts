@@ -163,6 +163,9 @@ export function assertOwner(session: Pick<SessionEntity, 'id' | 'owner'>, caller
   );
 }
 
+/** Every write of a session looks its caller's session up (id and owner), so on a fixed statement. */
+const NAMED_SESSION = `SELECT "id", "owner" FROM "sessions" WHERE "id" = ?`;
+
 /**
  * PostgreSQL codes for a transaction that lost a race with a concurrent one
  * (unique key taken first, serialization failure, deadlock). The transaction
@@ -170,9 +173,6 @@ export function assertOwner(session: Pick<SessionEntity, 'id' | 'owner'>, caller
  * winner's rows (an idempotency key's first result, say). SQLite's write
  * lock means it never gets here.
  */
-/** Every write of a session looks its caller's session up (id and owner), so on a fixed statement. */
-const NAMED_SESSION = `SELECT "id", "owner" FROM "sessions" WHERE "id" = ?`;
-
 const RACE_LOST = new Set(['23505', '40001', '40P01']);
 const MAX_ATTEMPTS = 3;
 

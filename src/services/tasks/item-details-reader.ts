@@ -12,12 +12,6 @@ export interface ItemDetails {
 }
 
 /**
- * An item's related memories and counts, as a list of items shows them to an
- * agent (task_read items): two statements for any number of items (the
- * links joined with their memories, and one row of counts per item), never
- * one per item.
- */
-/**
  * The text the linked memories of one page of items may bring back (titles are
  * what a tool shows of them): past it the reader leaves the text out rather
  * than load it, as it does for GraphQL's Item.related.
@@ -30,6 +24,12 @@ const COUNTS_OF_ITEMS = (count: number) => `SELECT i."id",
   (SELECT COUNT(*) FROM "comments" c WHERE c."itemId" = i."id") AS "comments"
   FROM "items" i WHERE i."id" IN (${placeholders(count)})`;
 
+/**
+ * An item's related memories and counts, as a list of items shows them to an
+ * agent (task_read items): two statements for any number of items (the
+ * links joined with their memories, and one row of counts per item), never
+ * one per item.
+ */
 export class ItemDetailsReader {
   constructor(
     private readonly reader: () => EntityManager,
