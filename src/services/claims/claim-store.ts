@@ -8,7 +8,7 @@ import { scopeCondition } from '../kernel/domain-scope.js';
 import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { HOLD_TASK_HISTORY, insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
+import { HOLD_TASK_HISTORY, insertTaskEvent, TRY_TASK_HISTORY, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 import { markClaimedUntil } from '../task-aggregate/ready-rows.js';
 import { noteClaimsEnded } from './claim-expiry.js';
@@ -54,13 +54,16 @@ export async function liveClaimCountOfOwner(manager: EntityManager, owner: strin
  * every lock the write waited for, and ends `ttlSeconds` later, so no claim
  * is handed out already expired. Returns its stamps; null when another
  * session's live claim holds the item. The item's ready row carries the
- * new expiry.
+ * new expiry. `holdHistory: 'try'` (PostgreSQL): the task's history lock is
+ * taken only if free, and null comes back when it is not, for a write that
+ * holds another task's locks already (claimNext with finish): waiting there
+ * could close a cycle with a writer doing the same the other way round.
  */
 export async function takeClaim(
   manager: EntityManager,
   claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'owner'>,
   ttlSeconds: number,
-  { holdHistory = false }: { holdHistory?: boolean } = {},
+  { holdHistory = false }: { holdHistory?: boolean | 'try' } = {},
 ): Promise<Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null> {
   const kind = kindOf(manager);
   const values = [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner];
@@ -76,7 +79,8 @@ export async function takeClaim(
   if (kind === 'postgres') {
     // One round trip: (with holdHistory) the task's history lock (holdTaskHistory), the clock read after it, the
     // claim, and its ready row's expiry.
-    const clock = holdHistory ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${HOLD_TASK_HISTORY}) h` : `SELECT clock_timestamp() AS "clock"`;
+    const clock = holdHistory === 'try' ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${TRY_TASK_HISTORY} AS "held") h WHERE h."held"`
+      : holdHistory ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${HOLD_TASK_HISTORY}) h` : `SELECT clock_timestamp() AS "clock"`;
     const [row] = await selectRows(manager, `WITH t AS (${clock}), c AS (${insert}),
       r AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
       SELECT c."claimedAt", c."expiresAt" FROM c`, holdHistory ? [claim.taskId, ...values] : values);

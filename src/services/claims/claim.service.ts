@@ -1,11 +1,14 @@
-import { claimedBy, claimNeedsSession, claimNextTakenOver, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, isOpenWork, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
+import { claimedBy, claimNeedsSession, claimNextTakenOver, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, isOpenWork, isSettled, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
 import { cleanDomain } from '../../domain/domains.js';
+import { DomainError } from '../../domain/errors.js';
+import type { ItemState } from '../../domain/states.js';
 import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
+import type { ItemChanged, TaskService } from '../tasks/task.service.js';
 import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim, takeReadyCandidate } from './claim-store.js';
 
 interface ClaimInput {
@@ -17,6 +20,19 @@ interface ClaimInput {
 export interface ClaimResult {
   item: ItemEntity;
   claim: ClaimEntity | null;
+}
+
+/** The held item claimNext settles before it takes the next one: DONE (the default) or DROPPED, with an optional comment (its note). */
+export interface FinishInput {
+  id: string;
+  state?: ItemState | null;
+  comment?: string | null;
+}
+
+/** claimNext's answer: the item claimed (null when none is ready), and, with finish, the item it settled first. */
+export interface ClaimNextResult {
+  claimed: ClaimResult | null;
+  finished: ItemChanged | null;
 }
 
 /**
@@ -32,7 +48,11 @@ const CLAIM_NEXT_TRIES = 20;
  * and a change-log event, a renewal a change-log event only.
  */
 export class ClaimService {
-  constructor(private readonly writer: Writer) {}
+  constructor(
+    private readonly writer: Writer,
+    /** For claimNext's finish: the item is settled by updateItem's own work, with every rule it keeps. */
+    private readonly tasks: Pick<TaskService, 'updateItemIn'>,
+  ) {}
 
   /** Claims an item for the calling session; the same session claiming again renews. CLAIMED while another's claim holds. */
   async claimItem(caller: Caller, input: ClaimInput): Promise<ClaimResult> {
@@ -110,16 +130,43 @@ export class ClaimService {
    * nothing ready keeps no key, so its retry looks again.
    */
   async claimNext(caller: Caller, input: { domain: string; ttlSeconds?: number | null; idempotencyKey?: string | null }): Promise<ClaimResult | null> {
+    return (await this.finishAndClaimNext(caller, input)).claimed;
+  }
+
+  /**
+   * claimNext with `finish`: settles the caller's held item (as updateItem
+   * would, with every rule it keeps: the claims fence, history, change log)
+   * and claims the next ready item, in one transaction, so a worker's loop
+   * is one call and one commit per item. A refused finish (CLAIMED: the
+   * caller's claim was taken over) claims nothing either. The finished item
+   * is settled even when nothing is ready to claim next. A retry with the
+   * idempotencyKey answers the first call's claim and settles nothing again.
+   */
+  async finishAndClaimNext(
+    caller: Caller,
+    input: { domain: string; ttlSeconds?: number | null; idempotencyKey?: string | null; finish?: FinishInput | null },
+  ): Promise<ClaimNextResult> {
     const ttl = claimTtl(input.ttlSeconds);
     const domain = cleanDomain(input.domain);
+    const finish = input.finish ?? null;
+    const state = finish?.state ?? 'DONE';
+    if (finish && !isSettled(state)) {
+      throw new DomainError('BAD_USER_INPUT', `finish settles the item you hold: its state is DONE or DROPPED (got ${state}). Change it to other states with updateItem.`, { field: 'finish.state' });
+    }
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'claimNext');
-      return createOnce<ClaimResult | null>(uow, 'claimNext', input,
+      let finished: ItemChanged | null = null;
+      // Without finish, the key's fingerprint is what it was before finish existed.
+      const { finish: _finish, ...plain } = input;
+      const claimed = await createOnce<ClaimResult | null>(uow, 'claimNext', finish ? input : plain,
         (stored) => this.claimedBefore(uow, sessionId, Number(stored.id)),
         async () => {
-          const result = await this.claimFirstReady(uow, sessionId, domain, ttl);
+          if (finish) finished = await this.tasks.updateItemIn(uow, { id: finish.id, state, comment: finish.comment ?? null });
+          // After a finish this transaction holds its task's locks: candidates of tasks another writer holds are passed over, not waited for (see takeClaim).
+          const result = await this.claimFirstReady(uow, sessionId, domain, ttl, finish !== null);
           return { result, stored: result ? { id: String(result.item.id) } : null };
         });
+      return { claimed, finished };
     });
   }
 
@@ -128,7 +175,7 @@ export class ClaimService {
    * (takeReadyCandidate), or null. The task's history lock is taken before
    * the claim, so the claim is stamped after every wait of the write.
    */
-  private async claimFirstReady(uow: UnitOfWork, sessionId: string, domain: string, ttl: number): Promise<ClaimResult | null> {
+  private async claimFirstReady(uow: UnitOfWork, sessionId: string, domain: string, ttl: number, holdingLocks = false): Promise<ClaimResult | null> {
     uow.touchDomain(domain);
     const passed: number[] = [];
     for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
@@ -140,7 +187,7 @@ export class ClaimService {
       // The task is not locked here (its item is): the claim's statement first waits for any change of its list not
       // yet committed (the task's history lock), so the history row records the list as it stands.
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
-      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: true });
+      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: holdingLocks ? 'try' : true });
       if (!stamps) {
         passed.push(item.id);
         continue;
