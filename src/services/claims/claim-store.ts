@@ -98,8 +98,23 @@ export async function takeClaim(
  * database's time in the same statement: read in the write's transaction,
  * after the item's row is written (see TaskService.updateItem).
  */
-export async function claimRowForFence(manager: EntityManager, itemId: number): Promise<{ claim: ClaimEntity | null; now: string | null }> {
-  const [row] = await selectRows(manager, `SELECT ${claimColumns('c')}, ${dbNowSql(kindOf(manager))} FROM "claims" c WHERE c."itemId" = ?`, [itemId]);
+export async function claimRowForFence(
+  manager: EntityManager,
+  itemId: number,
+  /** The write settles the item: its live claim ends too (endClaimsOnItems, leavingReady), in the same statement on PostgreSQL. The row read is the claim before. */
+  { end = false }: { end?: boolean } = {},
+): Promise<{ claim: ClaimEntity | null; now: string | null }> {
+  const kind = kindOf(manager);
+  const read = `SELECT ${claimColumns('c')}, ${dbNowSql(kind)} FROM "claims" c WHERE c."itemId" = ?`;
+  let row: unknown[] | undefined;
+  if (end && kind === 'postgres') {
+    // Both parts read the row as it was before the statement: the fence's verdict is on the claim being ended. A refusal rolls the end back.
+    [row] = await selectRows(manager, `WITH f AS (${read}), e AS (UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING 1)
+      SELECT * FROM f`, [itemId, itemId]);
+  } else {
+    [row] = await selectRows(manager, read, [itemId]);
+    if (end) await endClaimsOnItems(manager, [itemId], { leavingReady: true });
+  }
   return row ? { claim: claimOf(row), now: row[CLAIM_WIDTH] as string } : { claim: null, now: null };
 }
 
@@ -220,6 +235,8 @@ export async function readyItems(manager: EntityManager, domain: string, { limit
  */
 export async function takeReadyCandidate(
   manager: EntityManager, domain: string, passed: readonly number[], sessionId: string,
+  /** A task whose ready items come first: the one this write just settled an item of, whose locks it holds already. */
+  preferTask: number | null = null,
 ): Promise<(ReadyItem & { sessionClaims: number }) | null> {
   const kind = kindOf(manager);
   const { where, scope } = readyScope(domain);
@@ -229,7 +246,7 @@ export async function takeReadyCandidate(
   const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)})
     FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
     WHERE ${where} AND ${readyRowIsFree(kind)} AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')${skip}
-    ORDER BY r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
-  const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed]);
+    ORDER BY ${preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
+  const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed, ...(preferTask === null ? [] : [preferTask])]);
   return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) } : null;
 }

@@ -41,6 +41,12 @@ export interface ClaimNextResult {
  * claim's own statement then refuses it) and the next one is tried.
  */
 const CLAIM_NEXT_TRIES = 20;
+/**
+ * With finish, fewer: a candidate is passed over when its task's history lock
+ * is busy too, and each one passed stays locked (skipped by everyone) until
+ * this write commits.
+ */
+const CLAIM_NEXT_TRIES_HOLDING = 5;
 
 /**
  * Claims: leases on items by agent sessions, timed by the database's clock.
@@ -161,9 +167,9 @@ export class ClaimService {
       const claimed = await createOnce<ClaimResult | null>(uow, 'claimNext', finish ? input : plain,
         (stored) => this.claimedBefore(uow, sessionId, Number(stored.id)),
         async () => {
-          if (finish) finished = await this.tasks.updateItemIn(uow, { id: finish.id, state, comment: finish.comment ?? null });
-          // After a finish this transaction holds its task's locks: candidates of tasks another writer holds are passed over, not waited for (see takeClaim).
-          const result = await this.claimFirstReady(uow, sessionId, domain, ttl, finish !== null);
+          const settled = finish ? await this.tasks.updateItemIn(uow, { id: finish.id, state, comment: finish.comment ?? null }) : null;
+          finished = settled;
+          const result = await this.claimFirstReady(uow, sessionId, domain, ttl, settled ? { taskId: settled.item.taskId, items: settled.items } : null);
           return { result, stored: result ? { id: String(result.item.id) } : null };
         });
       return { claimed, finished };
@@ -175,11 +181,20 @@ export class ClaimService {
    * (takeReadyCandidate), or null. The task's history lock is taken before
    * the claim, so the claim is stamped after every wait of the write.
    */
-  private async claimFirstReady(uow: UnitOfWork, sessionId: string, domain: string, ttl: number, holdingLocks = false): Promise<ClaimResult | null> {
+  private async claimFirstReady(
+    uow: UnitOfWork, sessionId: string, domain: string, ttl: number,
+    /**
+     * The task this write settled an item of (claimNext with finish), and its items as they stand: its locks are held,
+     * so its ready items come first (an item the settle freed among them) and its list is not read again. Another
+     * task's history lock is then only taken if free (takeClaim's 'try'): waiting for it while holding this one's
+     * could deadlock with a worker doing the same the other way round.
+     */
+    holding: { taskId: number; items: ItemEntity[] } | null = null,
+  ): Promise<ClaimResult | null> {
     uow.touchDomain(domain);
     const passed: number[] = [];
-    for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
-      const ready = await takeReadyCandidate(uow.manager, domain, passed, sessionId);
+    for (let attempt = 0; attempt < (holding ? CLAIM_NEXT_TRIES_HOLDING : CLAIM_NEXT_TRIES); attempt += 1) {
+      const ready = await takeReadyCandidate(uow.manager, domain, passed, sessionId, holding?.taskId ?? null);
       if (!ready) return null;
       // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
       if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready.sessionClaims);
@@ -187,12 +202,12 @@ export class ClaimService {
       // The task is not locked here (its item is): the claim's statement first waits for any change of its list not
       // yet committed (the task's history lock), so the history row records the list as it stands.
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
-      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: holdingLocks ? 'try' : true });
+      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: holding ? 'try' : true });
       if (!stamps) {
         passed.push(item.id);
         continue;
       }
-      const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
+      const items = holding?.taskId === item.taskId ? holding.items : await itemsOfTaskIds(uow.manager, [item.taskId]);
       await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
       return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
     }

@@ -72,6 +72,8 @@ interface TaskWithItems {
 /** An item after updateItem, and its task with every item as the tools show it, from the same transaction. */
 export interface ItemChanged {
   item: ItemEntity;
+  /** Every item of its task after the change, deleted ones too, in list order. */
+  items: ItemEntity[];
   view: TaskView;
   /** What the claims fence let through: the caller's own claim had lapsed, or a forced change overrode another's. */
   fence: FenceVerdict;
@@ -190,9 +192,9 @@ export class TaskService {
       Object.assign(item, change);
     }
     // After the item's row is written (its lock held on PostgreSQL), before its claim ends: see checkClaimFence.
-    const fence = fenced ? await checkClaimFence(uow, aggregate, item, !!input.force) : { lapsed: false, overrode: null };
-    // Settled work needs no one: its claim ends with the change that settled it.
-    if (change.state && isSettled(change.state)) await endClaimsOnItems(uow.manager, [item.id], { leavingReady: true });
+    // Settled work needs no one: its claim ends with the change that settled it, in the fence's statement (a state change is always fenced).
+    const settling = !!change.state && isSettled(change.state);
+    const fence = fenced ? await checkClaimFence(uow, aggregate, item, !!input.force, { settling }) : { lapsed: false, overrode: null };
     if (comment) await insertComment(uow, aggregate, comment, item.id);
     if (related.length) {
       // One statement for the call's links (at most 100), not one per link.
@@ -206,7 +208,7 @@ export class TaskService {
       if (changesTheList(actions[0])) await this.recorded(uow, aggregate, actions[0]);
       else await recordTaskChange(uow, this.search, aggregate, actions[0]);
     }
-    return { item, view: taskViewOf(aggregate.task, aggregate.items), fence };
+    return { item, items: aggregate.items, view: taskViewOf(aggregate.task, aggregate.items), fence };
   }
 
   /** Answers with the task after the delete and every item, the deleted one too, as the tools show it. */
