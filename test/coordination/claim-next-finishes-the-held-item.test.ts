@@ -10,14 +10,14 @@
  * client, on a real database (SQLite, or PostgreSQL with TEST_POSTGRES_URL).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './harness.js';
-import { CLAIM_ITEM, CLAIM_NEXT, READ_HISTORY } from './fixtures/documents.js';
-import { CHANGES, readToEnd } from './fixtures/change-feed.js';
-import { freshDomain } from './fixtures/knowledge.js';
-import { connectMcp, refusedByTool, type McpTestClient } from './fixtures/mcp.js';
-import { refusedAndNothingRecorded } from './fixtures/nothing-recorded.js';
-import { startSession } from './fixtures/sessions.js';
-import { createTask, readTask } from './fixtures/tasks.js';
+import { startTestServer, type TestServer } from '../harness.js';
+import { CLAIM_ITEM, CLAIM_NEXT, READ_HISTORY } from '../fixtures/documents.js';
+import { CHANGES, readToEnd } from '../fixtures/change-feed.js';
+import { freshDomain } from '../fixtures/knowledge.js';
+import { connectMcp, refusedByTool, type McpTestClient } from '../fixtures/mcp.js';
+import { refusedAndNothingRecorded } from '../fixtures/nothing-recorded.js';
+import { startSession } from '../fixtures/sessions.js';
+import { createTask, readTask } from '../fixtures/tasks.js';
 
 let server: TestServer;
 let agent: McpTestClient;
