@@ -200,23 +200,27 @@ try {
   const chosen = all.filter((w) => !only || ((w.kind === 'raw' || w.name.startsWith('floor')) && referencesWanted) || only.some((o) => w.name.startsWith(o)));
   for (const workload of chosen) {
     if (workload.kind === 'claimQueue') {
-      // Its own driver (bench/claim-queue.mjs): a hand-written queue and the claim loop, one after the other.
-      let before = null;
-      let profile = null;
-      const { queue, loop, ratio } = await runClaimQueue({
+      // Its own driver (bench/claim-queue.mjs): a hand-written queue and the claim loops, one after the other.
+      const counted = new Map();
+      const { queue, loops } = await runClaimQueue({
         kind: args.db, databaseUrl: built.databaseUrl, serverUrl, call, log,
-        // Around the claim loop alone: its statements and its profile leave out the setup of its tasks and briefs.
-        around: async (run) => {
-          before = await server.probe();
-          if (!args.profile) return run();
-          await server.profileStart();
+        // Around each claim loop alone: its statements and its profile leave out the setup of its tasks and briefs.
+        around: async (run, loop) => {
+          const seen = { before: await server.probe(), profile: null };
+          counted.set(loop.name, seen);
           try {
-            return await run();
+            if (!args.profile) return await run();
+            await server.profileStart();
+            try {
+              return await run();
+            } finally {
+              const file = path.join(profilesDir, `${args.scale}-${args.db}-claim-loop${loop.finish ? '-finish' : ''}.cpuprofile`);
+              await server.profileStop(file);
+              seen.profile = { file: path.relative(root, file), ...summarize(JSON.parse(fs.readFileSync(file, 'utf8')), { functions: 10 }) };
+              log(`    profile (${loop.name}) ${seen.profile.file}\n${formatSummary(seen.profile, '    ')}`);
+            }
           } finally {
-            const file = path.join(profilesDir, `${args.scale}-${args.db}-claim-loop.cpuprofile`);
-            await server.profileStop(file);
-            profile = { file: path.relative(root, file), ...summarize(JSON.parse(fs.readFileSync(file, 'utf8')), { functions: 10 }) };
-            log(`    profile ${profile.file}\n${formatSummary(profile, '    ')}`);
+            seen.after = await server.probe();
           }
         },
       });
@@ -226,11 +230,14 @@ try {
         ...shared, name: `hand-written queue (${args.db === 'postgres' ? 'FOR UPDATE SKIP LOCKED, 40 connections' : 'SQLite, in the bench process, no HTTP'}): ${queue.completed} items, ${queue.twice} handed out twice, ${queue.early} before their dependencies`, kind: 'raw',
         reqPerSec: queue.itemsPerSec, p50: null, requests: queue.completed, statementsPerRequest: null,
       });
-      results.push({
-        ...shared, name: `claim loop (claimNext → DONE): ${loop.completed} items, ${loop.twice} handed out twice, ${loop.early} before their dependencies, ${ratio.toFixed(2)} × the queue`,
-        kind: 'server', reqPerSec: loop.itemsPerSec, p50: loop.claimP50, requests: loop.completed,
-        statementsPerRequest: (peak.statements - before.statements) / loop.completed, claimQueueRatio: ratio, ...(profile ? { profile } : {}),
-      });
+      for (const loop of loops) {
+        const { before, after, profile } = counted.get(loop.name);
+        results.push({
+          ...shared, name: `claim loop (${loop.name}): ${loop.completed} items, ${loop.twice} handed out twice, ${loop.early} before their dependencies, ${loop.ratio.toFixed(2)} × the queue`,
+          kind: 'server', reqPerSec: loop.itemsPerSec, p50: loop.claimP50, requests: loop.completed,
+          statementsPerRequest: (after.statements - before.statements) / loop.completed, claimQueueRatio: loop.ratio, ...(profile ? { profile } : {}),
+        });
+      }
       continue;
     }
     if (workload.kind === 'servers') {

@@ -6,7 +6,8 @@
  * table of items with dependencies, a lease, a fenced completion: FOR UPDATE
  * SKIP LOCKED on PostgreSQL, one writer at a time on SQLite), then through
  * taskbase (claimNext → short work → updateItem DONE over GraphQL HTTP
- * against the built server). Each prints items/s; the figure that counts is
+ * against the built server; then again with DONE sent as the next
+ * claimNext's finish, one call per item). Each prints items/s; the figure that counts is
  * the ratio. Both count items handed out twice and items handed out before
  * every item they wait for was sent DONE: each must be 0.
  */
@@ -190,15 +191,17 @@ async function queueOnSqlite(file) {
 // ---- (b) taskbase's claim loop. ----
 
 const CLAIM_NEXT = `mutation($domain: String!) { claimNext(domain: $domain, ttlSeconds: ${LEASE_SECONDS}) { id } }`;
+/** DONE for the item held and the next claim, in one call and one transaction. */
+const FINISH_AND_CLAIM_NEXT = `mutation($domain: String!, $done: ID!) { claimNext(domain: $domain, ttlSeconds: ${LEASE_SECONDS}, finish: { id: $done }) { id } }`;
 const DONE = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state } }`;
 
 /** The same tasks and dependencies as taskbase tasks (briefs), and WORKERS sessions: what the loop needs. */
-async function prepareTaskbase(call) {
+async function prepareTaskbase(call, domain) {
   const depsOf = new Map();
   for (let t = 0; t < TASKS; t += 1) {
     const items = Array.from({ length: ITEMS_PER_TASK }, (_, k) => `Queue ${t} item ${k}`);
     const created = await call(`mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } items { id } } }`, {
-      input: { title: `Queue ${t}`, goal: 'Workers take it down in dependency order.', items, domain: DOMAIN },
+      input: { title: `Queue ${t}`, goal: 'Workers take it down in dependency order.', items, domain },
     });
     const ids = created.createTask.items.map((item) => item.id);
     // One brief per set of items waiting for the same items.
@@ -221,7 +224,7 @@ async function prepareTaskbase(call) {
   }
   const sessions = [];
   for (let w = 0; w < WORKERS; w += 1) sessions.push((await call(`mutation { startSession { id } }`, {})).startSession.id);
-  return { sessions, depsOf };
+  return { sessions, depsOf, domain };
 }
 
 /** One GraphQL request as `session` on a kept-alive connection: the answer's data (throws on errors). */
@@ -247,7 +250,12 @@ function post(url, agent, session, query, variables) {
   });
 }
 
-async function claimLoop(serverUrl, { sessions, depsOf }) {
+/**
+ * The claim loop: each worker claims (claimNext), works, and sends DONE. Plain: DONE is its own call (updateItem);
+ * with `finish`, DONE rides on the worker's next claimNext (finish), one call and one transaction per item, and a
+ * plain claimNext is sent only after an answer that had nothing to claim.
+ */
+async function claimLoop(serverUrl, { sessions, depsOf, domain }, { finish }) {
   const url = new URL(serverUrl);
   const check = checker();
   let completed = 0;
@@ -256,19 +264,35 @@ async function claimLoop(serverUrl, { sessions, depsOf }) {
   const doneMs = [];
   const seconds = await timed(async (worker) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    let held = null;
     try {
       while (completed < ITEMS) {
-        let sent = performance.now();
-        const { claimNext } = await post(url, agent, sessions[worker], CLAIM_NEXT, { domain: DOMAIN });
-        claimMs.push(performance.now() - sent);
-        if (!claimNext) { empty += 1; await sleep(2); continue; }
-        check.handedOut(claimNext.id, depsOf.get(claimNext.id));
+        const sent = performance.now();
+        if (held && finish) {
+          check.sendingDone(held);
+          const { claimNext } = await post(url, agent, sessions[worker], FINISH_AND_CLAIM_NEXT, { domain, done: held });
+          claimMs.push(performance.now() - sent);
+          completed += 1;
+          held = claimNext?.id ?? null;
+        } else {
+          const { claimNext } = await post(url, agent, sessions[worker], CLAIM_NEXT, { domain });
+          claimMs.push(performance.now() - sent);
+          held = claimNext?.id ?? null;
+        }
+        if (!held) { empty += 1; await sleep(2); continue; }
+        check.handedOut(held, depsOf.get(held));
         await sleep(WORK_MS);
-        check.sendingDone(claimNext.id);
-        sent = performance.now();
-        await post(url, agent, sessions[worker], DONE, { input: { id: claimNext.id, state: 'DONE' } });
-        doneMs.push(performance.now() - sent);
+        if (finish) continue;
+        check.sendingDone(held);
+        const doneSent = performance.now();
+        await post(url, agent, sessions[worker], DONE, { input: { id: held, state: 'DONE' } });
+        doneMs.push(performance.now() - doneSent);
+        held = null;
         completed += 1;
+      }
+      if (held && finish) {
+        // Cannot be: an item held is not counted yet, so its worker's loop runs on until it is sent DONE.
+        throw new Error(`worker ${worker} still holds ${held} at the end`);
       }
     } finally {
       agent.destroy();
@@ -278,11 +302,18 @@ async function claimLoop(serverUrl, { sessions, depsOf }) {
   return { seconds, completed, empty, claimP50: p50(claimMs), doneP50: p50(doneMs), ...check.result() };
 }
 
+/** The two claim loops, as each is named in the bench's output. */
+export const LOOPS = [
+  { name: 'claimNext → updateItem DONE', finish: false },
+  { name: 'claimNext(finish) loop', finish: true },
+];
+
 /**
- * Both on the same database: the queue (its tables dropped after each run)
- * just before and just after the claim loop, held to both runs together. `around` wraps the claim loop
- * alone, after its setup (the server's statement count, its CPU profile).
- * Returns both results and the ratio.
+ * All on the same database: the queue (its tables dropped after each run)
+ * just before and just after the claim loops (LOOPS, each on tasks of its
+ * own), each loop held to both queue runs together. `around(run, loop)`
+ * wraps each claim loop alone, after its setup (the server's statement
+ * count, its CPU profile). Returns the queue, each loop with its ratio.
  */
 export async function runClaimQueue({ kind, databaseUrl, serverUrl, call, log, around = (run) => run() }) {
   log(`  claim loop vs queue: ${WORKERS} workers, ${ITEMS} items (${TASKS} tasks of ${ITEMS_PER_TASK}: chains, fan-out, fan-in), ${WORK_MS} ms of work each`);
@@ -291,20 +322,26 @@ export async function runClaimQueue({ kind, databaseUrl, serverUrl, call, log, a
     log(`    hand-written queue (${when}): ${(run.completed / run.seconds).toFixed(0)} items/s (${run.completed} in ${run.seconds.toFixed(1)} s), ${run.twice} handed out twice, ${run.early} before their dependencies`);
     return run;
   };
-  // The queue runs just before and just after the loop, and the loop is held to both together: on a shared machine
+  // The queue runs just before and just after the loops, and each loop is held to both together: on a shared machine
   // the load drifts over the minutes a run takes, and one queue run beside it moved the ratio 2 × between runs.
-  const prepared = await prepareTaskbase(call);
+  const prepared = [];
+  for (const [index] of LOOPS.entries()) prepared.push(await prepareTaskbase(call, `${DOMAIN}/${index}`));
   const before = await runQueue('before');
-  const loop = await around(() => claimLoop(serverUrl, prepared));
+  const runs = [];
+  for (const [index, loop] of LOOPS.entries()) runs.push(await around(() => claimLoop(serverUrl, prepared[index], loop), loop));
   const after = await runQueue('after');
   const queue = {
     seconds: before.seconds + after.seconds, completed: before.completed + after.completed,
     twice: before.twice + after.twice, early: before.early + after.early, handedOut: before.handedOut + after.handedOut,
   };
   const queueRate = queue.completed / queue.seconds;
-  const loopRate = loop.completed / loop.seconds;
-  log(`    taskbase claimNext → DONE: ${loopRate.toFixed(0)} items/s (${loop.completed} in ${loop.seconds.toFixed(1)} s), ${loop.twice} handed out twice, ${loop.early} before their dependencies, ` +
-    `claimNext p50 ${loop.claimP50} ms, DONE p50 ${loop.doneP50} ms, ${loop.empty} empty answers`);
-  log(`    ratio: ${(loopRate / queueRate).toFixed(2)} × the queue's ${queueRate.toFixed(0)} items/s over both its runs (target ≥ 0.5 ×)`);
-  return { queue: { ...queue, itemsPerSec: queueRate }, loop: { ...loop, itemsPerSec: loopRate }, ratio: loopRate / queueRate };
+  const loops = LOOPS.map((spec, index) => {
+    const loop = runs[index];
+    const loopRate = loop.completed / loop.seconds;
+    log(`    taskbase ${spec.name}: ${loopRate.toFixed(0)} items/s (${loop.completed} in ${loop.seconds.toFixed(1)} s), ${loop.twice} handed out twice, ${loop.early} before their dependencies, ` +
+      `claimNext p50 ${loop.claimP50} ms${spec.finish ? '' : `, DONE p50 ${loop.doneP50} ms`}, ${loop.empty} empty answers: ${(loopRate / queueRate).toFixed(2)} × the queue`);
+    return { ...loop, name: spec.name, itemsPerSec: loopRate, ratio: loopRate / queueRate };
+  });
+  log(`    the queue: ${queueRate.toFixed(0)} items/s over both its runs (target ≥ 0.5 ×)`);
+  return { queue: { ...queue, itemsPerSec: queueRate }, loops };
 }

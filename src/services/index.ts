@@ -51,11 +51,12 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
   const itemDetails = new ItemDetailsReader(reader, linkedMemories);
   const claimReader = new ClaimReader(reader);
   const sessionReader = new SessionReader(reader);
+  const tasks = new TaskService(writer, search);
   return {
     db,
     commits,
     clock,
-    tasks: new TaskService(writer, search),
+    tasks,
     taskReader: new TaskReader(reader),
     itemFacts: new ItemFactsReader(reader),
     taskNotes: new TaskNoteService(writer, search),
@@ -76,7 +77,7 @@ export function createServices(db: Database, options: ServiceOptions = {}) {
     changeFeed: new ChangeFeedReader(reader, db.kind),
     activity: new ActivityReader(reader),
     webhooks: new WebhookService(writer, reader, () => options.webhookAllowedHosts ?? new Set()),
-    claims: new ClaimService(writer),
+    claims: new ClaimService(writer, tasks),
     claimReader,
     claimExpiries: new ClaimExpiries(writer, () => db.tail()),
     taskViews: new TaskViewReader(reader, itemDetails, claimReader, sessionReader),

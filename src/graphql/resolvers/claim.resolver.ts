@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } fro
 import { mayBeReady, stillBlocks } from '../../domain/claims.js';
 import type { ClaimEntity } from '../../db/entities/index.js';
 import type { Context } from '../context.js';
-import { ClaimItemInput } from '../inputs/claim.inputs.js';
+import { ClaimItemInput, FinishItemInput } from '../inputs/claim.inputs.js';
 import { dependencyOf, itemsById, refTargets } from '../item-refs.js';
 import { toItem } from '../mappers.js';
 import { after, afterBoth, type Maybe } from '../execution/settled-loader.js';
@@ -62,9 +62,13 @@ export class ClaimResolver {
       nullable: true,
       description: 'Retrying with the same key (same session, domain and ttlSeconds) answers the item the first call claimed and claims nothing new, so a call whose outcome you did not hear (a dropped connection, a database restart) can be sent again. CLAIMED when that claim lapsed and another session has taken the item since; send a new key to claim another. A call that found nothing ready keeps no key. At most 200 characters; a UUID is a good key.',
     }) idempotencyKey?: string | null,
+    @Arg('finish', () => FinishItemInput, {
+      nullable: true,
+      description: 'Settle the item you hold (DONE by default) and claim the next one in the same transaction: one call per item. Every rule of updateItem holds: when your claim was taken over it is refused with CLAIMED, and then nothing is claimed either. The item is settled even when nothing is ready next (the answer is then null).',
+    }) finish?: FinishItemInput | null,
   ): Promise<Item | null> {
-    const result = await ctx.services.claims.claimNext(ctx.caller, { domain, ttlSeconds, idempotencyKey });
-    return result ? toItem(result.item) : null;
+    const { claimed } = await ctx.services.claims.finishAndClaimNext(ctx.caller, { domain, ttlSeconds, idempotencyKey, finish });
+    return claimed ? toItem(claimed.item) : null;
   }
 
   @FieldResolver(() => Session, { description: 'The session holding the claim.' })

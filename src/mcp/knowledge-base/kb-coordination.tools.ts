@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { CLAIM_TTL_DEFAULT, CLAIM_TTL_MAX, CLAIM_TTL_MIN } from '../../domain/claims.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClaimResult } from '../../services/claims/claim.service.js';
 import type { QueueState } from '../../services/claims/claim-reader.js';
 import { cleanDomain } from '../../domain/domains.js';
-import { claimPhrase, claimView } from './kb-claims.js';
+import { claimPhrase, claimView, fenceLine } from './kb-claims.js';
 import { itemLine, itemView, loadTask, summaryText, taskSummary } from './kb-read.js';
 import { noteViews } from './kb-tasks.tools.js';
 import { kbRefusal } from './kb-refusals.js';
@@ -67,6 +68,7 @@ Example: {"domain": "acme/checkout/billing", "wait_seconds": 30}`,
         domain: z.string().describe('e.g. acme/checkout/billing'),
         ttl_seconds: TTL,
         wait_seconds: z.number().int().optional().describe(`When nothing is ready, hold up to this many seconds (0..${WAIT_MAX}, default 0) for an item to become ready.`),
+        done: z.string().optional().describe('The id of an item you hold and finished: marked done in the same call, before the next is claimed, as task_item would (if your claim was taken over it is refused, and nothing is claimed).'),
       },
       outputSchema: {
         outcome: z.string().describe('claimed; wait (nothing ready yet); stuck (nothing open but blocked or failed items); all_done (every item settled).'),
@@ -77,7 +79,7 @@ Example: {"domain": "acme/checkout/billing", "wait_seconds": 30}`,
         queue: QUEUE.nullable().describe('Why nothing was ready: null when an item was claimed.'),
       },
     },
-    async ({ domain, ttl_seconds: ttlSeconds, wait_seconds: waitSeconds = 0 }, ctx) =>
+    async ({ domain, ttl_seconds: ttlSeconds, wait_seconds: waitSeconds = 0, done }, ctx) =>
       run(ctx, async () => {
         if (waitSeconds < 0 || waitSeconds > WAIT_MAX) throw new ToolRefusal(`wait_seconds must be 0 to ${WAIT_MAX} (got ${waitSeconds}); call again to wait longer.`);
         requireWrite(ctx);
@@ -86,15 +88,20 @@ Example: {"domain": "acme/checkout/billing", "wait_seconds": 30}`,
         const began = Date.now();
         // Answered a little before the time is up, so a client whose own timeout is the same (the SDK's is 60 s) gets the answer.
         const deadline = began + Math.max(0, waitSeconds * 1000 - WAIT_MARGIN_MS);
+        let doneLeft = done ?? null;
+        let doneLine: string | null = null;
         for (;;) {
           // Opened before the queue is read: a change committed between the read and the wait still wakes it.
           const watch = waitSeconds > 0 ? ctx.wakeups.watch(scope) : null;
           try {
-            const result: ClaimResult | null = await ctx.services.claims.claimNext(caller, { domain: scope, ttlSeconds: ttlSeconds ?? null });
-            if (result) return claimedAnswer(ctx, result, caller.sessionId);
+            // `done` is settled by the first call only (committed even when nothing was ready): a wait does not repeat it.
+            const { claimed: result, finished } = await ctx.services.claims.finishAndClaimNext(caller, { domain: scope, ttlSeconds: ttlSeconds ?? null, finish: doneLeft ? { id: doneLeft } : null });
+            if (finished) doneLine = [`Marked item ${finished.item.id} "${finished.item.text}" done.`, fenceLine(finished.fence, finished.item.id)].filter(Boolean).join(' ');
+            doneLeft = null;
+            if (result) return withLead(doneLine, await claimedAnswer(ctx, result, caller.sessionId));
             const queue = await ctx.services.claimReader.queueState(scope);
             const left = deadline - Date.now();
-            if (queue.open === 0 || !watch || left <= 0) return emptyAnswer(domain, queue, waitSeconds > 0 ? Math.round((Date.now() - began) / 1000) : null);
+            if (queue.open === 0 || !watch || left <= 0) return withLead(doneLine, emptyAnswer(domain, queue, waitSeconds > 0 ? Math.round((Date.now() - began) / 1000) : null));
             // A claim that runs out records no change: wake when the soonest one ends, too.
             const leaseEnds = queue.nextExpiry ? Date.parse(queue.nextExpiry) - Date.parse(queue.now) + LEASE_SLACK_MS : Infinity;
             await watch.changed(Math.min(left, Math.max(0, leaseEnds)));
@@ -138,6 +145,13 @@ Example: {"domain": "acme/checkout"}`,
         return answer(`Ready in ${domain}, first to be handed out first (task_next claims the first):\n${lines.join('\n')}`, { items, queue: null });
       }, kbRefusal),
   );
+}
+
+/** An answer with `lead` (what else the call did) as its first line. */
+function withLead(lead: string | null, result: CallToolResult): CallToolResult {
+  const [first] = result.content;
+  if (!lead || first?.type !== 'text') return result;
+  return { ...result, content: [{ ...first, text: `${lead}\n\n${first.text}` }, ...result.content.slice(1)] };
 }
 
 /** The longest task_next holds a call: a client's request timeout is often 60 s. */

@@ -2,7 +2,7 @@ import { fenceItemChange, type FenceVerdict } from '../../domain/claims.js';
 import type { ItemEntity } from '../../db/entities/index.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import type { TaskAggregate } from '../task-aggregate/task-store.js';
-import { claimRowForFence, recordClaim } from './claim-store.js';
+import { claimRowForFence, endClaimsOnItems, recordClaim } from './claim-store.js';
 
 /**
  * Claims fence: the one check every state or text change of an item passes
@@ -15,12 +15,19 @@ import { claimRowForFence, recordClaim } from './claim-store.js';
  * names whose claim, the event's session who forced it), in the task's
  * history and the change log, before the change itself.
  */
-export async function checkClaimFence(uow: UnitOfWork, aggregate: TaskAggregate, item: ItemEntity, force: boolean): Promise<FenceVerdict> {
+export async function checkClaimFence(
+  uow: UnitOfWork, aggregate: TaskAggregate, item: ItemEntity, force: boolean,
+  /** The change settles the item: its claim ends with it, read and ended in one statement where it can be (claimRowForFence). */
+  { settling = false }: { settling?: boolean } = {},
+): Promise<FenceVerdict> {
   const pass = { lapsed: false, overrode: null };
   const caller = await uow.knownSessionId();
   // A person, or a plan's step (never claimed): nothing to read.
-  if (!caller || aggregate.task.sessionId) return pass;
-  const { claim, now } = await claimRowForFence(uow.manager, item.id);
+  if (!caller || aggregate.task.sessionId) {
+    if (settling) await endClaimsOnItems(uow.manager, [item.id], { leavingReady: true });
+    return pass;
+  }
+  const { claim, now } = await claimRowForFence(uow.manager, item.id, { end: settling });
   if (!claim || !now) return pass;
   const verdict = fenceItemChange(String(item.id), caller, claim, now, force);
   if (verdict.overrode) {

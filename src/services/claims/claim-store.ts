@@ -8,7 +8,7 @@ import { scopeCondition } from '../kernel/domain-scope.js';
 import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { HOLD_TASK_HISTORY, insertTaskEvent, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
+import { HOLD_TASK_HISTORY, insertTaskEvent, TRY_TASK_HISTORY, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 import { markClaimedUntil } from '../task-aggregate/ready-rows.js';
 import { noteClaimsEnded } from './claim-expiry.js';
@@ -54,13 +54,16 @@ export async function liveClaimCountOfOwner(manager: EntityManager, owner: strin
  * every lock the write waited for, and ends `ttlSeconds` later, so no claim
  * is handed out already expired. Returns its stamps; null when another
  * session's live claim holds the item. The item's ready row carries the
- * new expiry.
+ * new expiry. `holdHistory: 'try'` (PostgreSQL): the task's history lock is
+ * taken only if free, and null comes back when it is not, for a write that
+ * holds another task's locks already (claimNext with finish): waiting there
+ * could close a cycle with a writer doing the same the other way round.
  */
 export async function takeClaim(
   manager: EntityManager,
   claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'owner'>,
   ttlSeconds: number,
-  { holdHistory = false }: { holdHistory?: boolean } = {},
+  { holdHistory = false }: { holdHistory?: boolean | 'try' } = {},
 ): Promise<Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null> {
   const kind = kindOf(manager);
   const values = [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner];
@@ -76,7 +79,8 @@ export async function takeClaim(
   if (kind === 'postgres') {
     // One round trip: (with holdHistory) the task's history lock (holdTaskHistory), the clock read after it, the
     // claim, and its ready row's expiry.
-    const clock = holdHistory ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${HOLD_TASK_HISTORY}) h` : `SELECT clock_timestamp() AS "clock"`;
+    const clock = holdHistory === 'try' ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${TRY_TASK_HISTORY} AS "held") h WHERE h."held"`
+      : holdHistory ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${HOLD_TASK_HISTORY}) h` : `SELECT clock_timestamp() AS "clock"`;
     const [row] = await selectRows(manager, `WITH t AS (${clock}), c AS (${insert}),
       r AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
       SELECT c."claimedAt", c."expiresAt" FROM c`, holdHistory ? [claim.taskId, ...values] : values);
@@ -94,8 +98,23 @@ export async function takeClaim(
  * database's time in the same statement: read in the write's transaction,
  * after the item's row is written (see TaskService.updateItem).
  */
-export async function claimRowForFence(manager: EntityManager, itemId: number): Promise<{ claim: ClaimEntity | null; now: string | null }> {
-  const [row] = await selectRows(manager, `SELECT ${claimColumns('c')}, ${dbNowSql(kindOf(manager))} FROM "claims" c WHERE c."itemId" = ?`, [itemId]);
+export async function claimRowForFence(
+  manager: EntityManager,
+  itemId: number,
+  /** The write settles the item: its live claim ends too (endClaimsOnItems, leavingReady), in the same statement on PostgreSQL. The row read is the claim before. */
+  { end = false }: { end?: boolean } = {},
+): Promise<{ claim: ClaimEntity | null; now: string | null }> {
+  const kind = kindOf(manager);
+  const read = `SELECT ${claimColumns('c')}, ${dbNowSql(kind)} FROM "claims" c WHERE c."itemId" = ?`;
+  let row: unknown[] | undefined;
+  if (end && kind === 'postgres') {
+    // Both parts read the row as it was before the statement: the fence's verdict is on the claim being ended. A refusal rolls the end back.
+    [row] = await selectRows(manager, `WITH f AS (${read}), e AS (UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING 1)
+      SELECT * FROM f`, [itemId, itemId]);
+  } else {
+    [row] = await selectRows(manager, read, [itemId]);
+    if (end) await endClaimsOnItems(manager, [itemId], { leavingReady: true });
+  }
   return row ? { claim: claimOf(row), now: row[CLAIM_WIDTH] as string } : { claim: null, now: null };
 }
 
@@ -216,6 +235,8 @@ export async function readyItems(manager: EntityManager, domain: string, { limit
  */
 export async function takeReadyCandidate(
   manager: EntityManager, domain: string, passed: readonly number[], sessionId: string,
+  /** A task whose ready items come first: the one this write just settled an item of, whose locks it holds already. */
+  preferTask: number | null = null,
 ): Promise<(ReadyItem & { sessionClaims: number }) | null> {
   const kind = kindOf(manager);
   const { where, scope } = readyScope(domain);
@@ -225,7 +246,7 @@ export async function takeReadyCandidate(
   const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)})
     FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
     WHERE ${where} AND ${readyRowIsFree(kind)} AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')${skip}
-    ORDER BY r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
-  const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed]);
+    ORDER BY ${preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
+  const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed, ...(preferTask === null ? [] : [preferTask])]);
   return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) } : null;
 }

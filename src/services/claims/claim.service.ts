@@ -1,11 +1,14 @@
-import { claimedBy, claimNeedsSession, claimNextTakenOver, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, isOpenWork, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
+import { claimedBy, claimNeedsSession, claimNextTakenOver, claimTtl, CLAIMS_PER_SESSION_MAX, CLAIMS_PER_TOKEN_MAX, isOpenWork, isSettled, notClaimable, notClaimed, tooManyClaims, tooManyClaimsForToken } from '../../domain/claims.js';
 import { cleanDomain } from '../../domain/domains.js';
+import { DomainError } from '../../domain/errors.js';
+import type { ItemState } from '../../domain/states.js';
 import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
+import type { ItemChanged, TaskService } from '../tasks/task.service.js';
 import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim, takeReadyCandidate } from './claim-store.js';
 
 interface ClaimInput {
@@ -19,12 +22,31 @@ export interface ClaimResult {
   claim: ClaimEntity | null;
 }
 
+/** The held item claimNext settles before it takes the next one: DONE (the default) or DROPPED, with an optional comment (its note). */
+export interface FinishInput {
+  id: string;
+  state?: ItemState | null;
+  comment?: string | null;
+}
+
+/** claimNext's answer: the item claimed (null when none is ready), and, with finish, the item it settled first. */
+export interface ClaimNextResult {
+  claimed: ClaimResult | null;
+  finished: ItemChanged | null;
+}
+
 /**
  * How many ready items claimNext tries before it answers that none is free:
  * on PostgreSQL a candidate can be taken between the read and the claim (the
  * claim's own statement then refuses it) and the next one is tried.
  */
 const CLAIM_NEXT_TRIES = 20;
+/**
+ * With finish, fewer: a candidate is passed over when its task's history lock
+ * is busy too, and each one passed stays locked (skipped by everyone) until
+ * this write commits.
+ */
+const CLAIM_NEXT_TRIES_HOLDING = 5;
 
 /**
  * Claims: leases on items by agent sessions, timed by the database's clock.
@@ -32,7 +54,11 @@ const CLAIM_NEXT_TRIES = 20;
  * and a change-log event, a renewal a change-log event only.
  */
 export class ClaimService {
-  constructor(private readonly writer: Writer) {}
+  constructor(
+    private readonly writer: Writer,
+    /** For claimNext's finish: the item is settled by updateItem's own work, with every rule it keeps. */
+    private readonly tasks: Pick<TaskService, 'updateItemIn'>,
+  ) {}
 
   /** Claims an item for the calling session; the same session claiming again renews. CLAIMED while another's claim holds. */
   async claimItem(caller: Caller, input: ClaimInput): Promise<ClaimResult> {
@@ -110,16 +136,43 @@ export class ClaimService {
    * nothing ready keeps no key, so its retry looks again.
    */
   async claimNext(caller: Caller, input: { domain: string; ttlSeconds?: number | null; idempotencyKey?: string | null }): Promise<ClaimResult | null> {
+    return (await this.finishAndClaimNext(caller, input)).claimed;
+  }
+
+  /**
+   * claimNext with `finish`: settles the caller's held item (as updateItem
+   * would, with every rule it keeps: the claims fence, history, change log)
+   * and claims the next ready item, in one transaction, so a worker's loop
+   * is one call and one commit per item. A refused finish (CLAIMED: the
+   * caller's claim was taken over) claims nothing either. The finished item
+   * is settled even when nothing is ready to claim next. A retry with the
+   * idempotencyKey answers the first call's claim and settles nothing again.
+   */
+  async finishAndClaimNext(
+    caller: Caller,
+    input: { domain: string; ttlSeconds?: number | null; idempotencyKey?: string | null; finish?: FinishInput | null },
+  ): Promise<ClaimNextResult> {
     const ttl = claimTtl(input.ttlSeconds);
     const domain = cleanDomain(input.domain);
+    const finish = input.finish ?? null;
+    const state = finish?.state ?? 'DONE';
+    if (finish && !isSettled(state)) {
+      throw new DomainError('BAD_USER_INPUT', `finish settles the item you hold: its state is DONE or DROPPED (got ${state}). Change it to other states with updateItem.`, { field: 'finish.state' });
+    }
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'claimNext');
-      return createOnce<ClaimResult | null>(uow, 'claimNext', input,
+      let finished: ItemChanged | null = null;
+      // Without finish, the key's fingerprint is what it was before finish existed.
+      const { finish: _finish, ...plain } = input;
+      const claimed = await createOnce<ClaimResult | null>(uow, 'claimNext', finish ? input : plain,
         (stored) => this.claimedBefore(uow, sessionId, Number(stored.id)),
         async () => {
-          const result = await this.claimFirstReady(uow, sessionId, domain, ttl);
+          const settled = finish ? await this.tasks.updateItemIn(uow, { id: finish.id, state, comment: finish.comment ?? null }) : null;
+          finished = settled;
+          const result = await this.claimFirstReady(uow, sessionId, domain, ttl, settled ? { taskId: settled.item.taskId, items: settled.items } : null);
           return { result, stored: result ? { id: String(result.item.id) } : null };
         });
+      return { claimed, finished };
     });
   }
 
@@ -128,11 +181,20 @@ export class ClaimService {
    * (takeReadyCandidate), or null. The task's history lock is taken before
    * the claim, so the claim is stamped after every wait of the write.
    */
-  private async claimFirstReady(uow: UnitOfWork, sessionId: string, domain: string, ttl: number): Promise<ClaimResult | null> {
+  private async claimFirstReady(
+    uow: UnitOfWork, sessionId: string, domain: string, ttl: number,
+    /**
+     * The task this write settled an item of (claimNext with finish), and its items as they stand: its locks are held,
+     * so its ready items come first (an item the settle freed among them) and its list is not read again. Another
+     * task's history lock is then only taken if free (takeClaim's 'try'): waiting for it while holding this one's
+     * could deadlock with a worker doing the same the other way round.
+     */
+    holding: { taskId: number; items: ItemEntity[] } | null = null,
+  ): Promise<ClaimResult | null> {
     uow.touchDomain(domain);
     const passed: number[] = [];
-    for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
-      const ready = await takeReadyCandidate(uow.manager, domain, passed, sessionId);
+    for (let attempt = 0; attempt < (holding ? CLAIM_NEXT_TRIES_HOLDING : CLAIM_NEXT_TRIES); attempt += 1) {
+      const ready = await takeReadyCandidate(uow.manager, domain, passed, sessionId, holding?.taskId ?? null);
       if (!ready) return null;
       // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
       if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready.sessionClaims);
@@ -140,12 +202,12 @@ export class ClaimService {
       // The task is not locked here (its item is): the claim's statement first waits for any change of its list not
       // yet committed (the task's history lock), so the history row records the list as it stands.
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
-      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: true });
+      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: holding ? 'try' : true });
       if (!stamps) {
         passed.push(item.id);
         continue;
       }
-      const items = await itemsOfTaskIds(uow.manager, [item.taskId]);
+      const items = holding?.taskId === item.taskId ? holding.items : await itemsOfTaskIds(uow.manager, [item.taskId]);
       await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
       return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
     }

@@ -49,6 +49,8 @@ export class UnitOfWork {
     readonly manager: EntityManager,
     readonly caller: Caller,
     private readonly clock: Clock,
+    /** What this process's earlier writes committed about sessions (WriterMemo): not read or written again. */
+    private readonly memo: WriterMemo = new WriterMemo(),
   ) {}
 
   /**
@@ -90,10 +92,19 @@ export class UnitOfWork {
   /** The session x-session-id names (its id and owner), or null when it names none (one that cannot be an id is not looked up). */
   private namedSession(): Promise<Pick<SessionEntity, 'id' | 'owner'> | null> {
     const sessionId = sessionIdOf(this.caller.sessionId);
-    this.named ??= sessionId
-      ? selectRows(this.manager, NAMED_SESSION, [sessionId]).then(([row]) => (row ? { id: row[0] as string, owner: row[1] as string | null } : null))
+    const known = sessionId ? this.memo.session(sessionId) : null;
+    this.named ??= known ? Promise.resolve(known)
+      : sessionId ? selectRows(this.manager, NAMED_SESSION, [sessionId]).then(([row]) => (row ? { id: row[0] as string, owner: row[1] as string | null } : null))
       : Promise.resolve(null);
     return this.named;
+  }
+
+  /** @internal Once committed: the session this unit of work found and the domains it recorded on it, for the next writes to skip. */
+  async committed(): Promise<void> {
+    const session = this.named ? await this.named : null;
+    if (!session) return;
+    this.memo.rememberSession(session);
+    for (const domain of this.domains) this.memo.rememberDomain(session.id, domain);
   }
 
   /**
@@ -119,6 +130,9 @@ export class UnitOfWork {
     if (this.domains.size === 0) return;
     const sessionId = await this.knownSessionId();
     if (!sessionId) return;
+    // Recorded (or passed over at the cap) by an earlier write of this process: still so, as a session's domains are never removed.
+    for (const domain of this.domains) if (this.memo.hasDomain(sessionId, domain)) this.domains.delete(domain);
+    if (this.domains.size === 0) return;
     if (this.domains.size === 1) {
       // The common case, one domain, in one statement: recorded unless named already or the session is at the cap.
       await runStatement(this.manager, `INSERT INTO "session_domains" ("sessionId", "domain", "createdAt") SELECT ?, ?, ?
@@ -197,6 +211,8 @@ interface RunOptions {
  * committed, a wake-up for this process's own change feed.
  */
 export class Writer {
+  private readonly memo = new WriterMemo();
+
   constructor(
     private readonly db: Pick<Database, 'kind' | 'transaction'>,
     private readonly commits: CommitSignal,
@@ -207,9 +223,11 @@ export class Writer {
     for (let attempt = 1; ; attempt += 1) {
       let newestId: number | null = null;
       let appended = false;
+      let done: UnitOfWork | null = null;
       try {
         const result = await this.db.transaction(async (manager) => {
-          const uow = new UnitOfWork(manager, caller, this.clock);
+          const uow = new UnitOfWork(manager, caller, this.clock, this.memo);
+          done = uow;
           await uow.checkCaller(options.asSession ? noSession : unknownSession);
           const value = await work(uow);
           await uow.flushDomains();
@@ -221,10 +239,43 @@ export class Writer {
         // PostgreSQL's append gives no log id (ids are given as its change queue is moved: change-log.ts), and the feed
         // ignores this process's own NOTIFY: without this wake-up its own writes would wait for the feed's 5 s poll.
         if (appended) this.commits.notify(newestId);
+        await (done as UnitOfWork | null)?.committed();
         return result;
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRaceLost(error)) throw error;
       }
     }
+  }
+}
+
+/**
+ * What a process's writes have committed about sessions, so the next write
+ * of the same session reads and writes less: a session's id and owner (a
+ * session is never deleted and its owner never changes), and the domains
+ * recorded on it (never removed; one passed over at the cap stays passed
+ * over, as the count never falls). Only committed facts go in. Bounded:
+ * emptied when full, which costs the next writes a read each, nothing else.
+ */
+export class WriterMemo {
+  private static readonly MAX = 20_000;
+  private readonly sessions = new Map<string, Pick<SessionEntity, 'id' | 'owner'>>();
+  private readonly domains = new Set<string>();
+
+  session(id: string): Pick<SessionEntity, 'id' | 'owner'> | null {
+    return this.sessions.get(id) ?? null;
+  }
+
+  rememberSession(session: Pick<SessionEntity, 'id' | 'owner'>): void {
+    if (this.sessions.size >= WriterMemo.MAX) this.sessions.clear();
+    this.sessions.set(session.id, { id: session.id, owner: session.owner });
+  }
+
+  hasDomain(sessionId: string, domain: string): boolean {
+    return this.domains.has(`${sessionId}\u0000${domain}`);
+  }
+
+  rememberDomain(sessionId: string, domain: string): void {
+    if (this.domains.size >= WriterMemo.MAX) this.domains.clear();
+    this.domains.add(`${sessionId}\u0000${domain}`);
   }
 }

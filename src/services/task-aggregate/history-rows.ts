@@ -95,3 +95,6 @@ export async function holdTaskHistory(manager: EntityManager, taskId: number): P
 
 /** holdTaskHistory as an expression (PostgreSQL), its one parameter the task's id: for a statement that takes the lock before its own work. */
 export const HOLD_TASK_HISTORY = `pg_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(? AS INTEGER))`;
+
+/** HOLD_TASK_HISTORY without waiting: true when the lock is now held (or was already, by this transaction), false when another holds it. */
+export const TRY_TASK_HISTORY = `pg_try_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(? AS INTEGER))`;

@@ -9,10 +9,10 @@ import { checkExpectedVersion, deletedItem, itemNotFound, itemNotInTask, parseId
 import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index.js';
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { memoryColumns, memoryOf } from '../kernel/entity-rows.js';
+import { itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { num, placeholders, runStatement, selectRows, tuples } from '../kernel/statements.js';
 import { insertTaskEvent, latestRecorded } from './history-rows.js';
-import { itemsOfTaskIds, itemsWithIds } from './item-rows.js';
+import { itemsOfTaskIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession, readSession, updateSessionRow } from './session-lock.js';
 import { refreshReadyItems } from './ready-rows.js';
@@ -54,11 +54,13 @@ export async function loadTaskForChange(
   expectedVersion?: number | null,
   /** The session already loaded (and locked) in this unit of work, when the task is its plan: not read or locked again. */
   owner?: SessionEntity,
+  /** The task as read unlocked just before (loadItemForChange): whose plan it is, and its items at its version. */
+  peeked?: TaskPeek,
 ): Promise<TaskAggregate> {
   const taskId = parseId(id);
   const postgres = uow.manager.connection.options.type === 'postgres';
   const ownPlan = owner !== undefined && owner.planTaskId === taskId;
-  const [peek] = taskId === null || !postgres || ownPlan ? [] : await selectRows(uow.manager, TASK_SESSION, [taskId]);
+  const [peek] = peeked ? [[peeked.sessionId]] : taskId === null || !postgres || ownPlan ? [] : await selectRows(uow.manager, TASK_SESSION, [taskId]);
   let session: SessionEntity | null = ownPlan ? owner : null;
   if (peek?.[0]) session = await lockSession(uow, peek[0] as string);
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
@@ -74,7 +76,9 @@ export async function loadTaskForChange(
   if (task.sessionId && session?.id !== task.sessionId) session = await readSession(uow.manager, task.sessionId);
   checkExpectedVersion(String(task.id), task.version, expectedVersion);
   uow.touchDomain(task.domain);
-  const items = await itemsOfTaskIds(uow.manager, [task.id]);
+  // Every change of a task's items bumps its version in the same transaction (recordTaskChange): items read before
+  // the lock at the version the lock found are the items as they stand. A plan's are read again (its purges).
+  const items = peeked && !task.sessionId && peeked.version === task.version ? peeked.items : await itemsOfTaskIds(uow.manager, [task.id]);
   const rules: PlanRules | null = task.sessionId ? (session?.rules ?? DEFAULT_PLAN_RULES) : null;
   return {
     task, items, labelLimit: rules?.maxTextLength ?? ITEM_LABEL_MAX, rules, before: snapshotOf(items), searchedAs: searchDocument(task, items),
@@ -97,11 +101,34 @@ export async function loadItemForChange(
   options: { taskId?: string | null; expectedVersion?: number | null } = {},
 ): Promise<{ aggregate: TaskAggregate; item: ItemEntity }> {
   const itemId = parseId(id);
-  const found = itemId === null ? null : (await itemsWithIds(uow.manager, [itemId]))[0] ?? null;
-  if (!found) throw itemNotFound(id);
-  if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== found.taskId) throw itemNotInTask(id, options.taskId);
-  const aggregate = await loadTaskForChange(uow, found.taskId, options.expectedVersion);
+  const peeked = itemId === null ? null : await peekItemTask(uow, itemId);
+  if (!peeked) throw itemNotFound(id);
+  if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== peeked.taskId) throw itemNotInTask(id, options.taskId);
+  const aggregate = await loadTaskForChange(uow, peeked.taskId, options.expectedVersion, undefined, peeked);
   return { aggregate, item: liveItem(aggregate, id) };
+}
+
+/** A task as read unlocked, before its row lock is taken: whose plan it is (null: a knowledge-base task), its version, its items then. */
+interface TaskPeek {
+  taskId: number;
+  sessionId: string | null;
+  version: number;
+  items: ItemEntity[];
+}
+
+/**
+ * The task of an item, read unlocked in one statement with all its items:
+ * what loadItemForChange needs before it locks the task (whose plan it is),
+ * and the items, which stand unless the version moved by the time the lock
+ * is held. Null when no item has the id.
+ */
+async function peekItemTask(uow: UnitOfWork, itemId: number): Promise<TaskPeek | null> {
+  const rows = await selectRows(uow.manager, `SELECT ${itemColumns('i')}, m."sessionId", m."version" FROM "items" x
+    INNER JOIN "memories" m ON m."id" = x."taskId" INNER JOIN "items" i ON i."taskId" = x."taskId"
+    WHERE x."id" = ? ORDER BY i."position" ASC, i."id" ASC`, [itemId]);
+  if (rows.length === 0) return null;
+  const items = rows.map((row) => itemOf(row));
+  return { taskId: items[0].taskId, sessionId: rows[0][ITEM_WIDTH] as string | null, version: num(rows[0][ITEM_WIDTH + 1]), items };
 }
 
 /**

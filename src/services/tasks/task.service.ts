@@ -72,6 +72,8 @@ interface TaskWithItems {
 /** An item after updateItem, and its task with every item as the tools show it, from the same transaction. */
 export interface ItemChanged {
   item: ItemEntity;
+  /** Every item of its task after the change, deleted ones too, in list order. */
+  items: ItemEntity[];
   view: TaskView;
   /** What the claims fence let through: the caller's own claim had lapsed, or a forced change overrode another's. */
   fence: FenceVerdict;
@@ -136,6 +138,16 @@ export class TaskService {
   }
 
   async updateItem(caller: Caller, input: UpdateItemInput): Promise<ItemChanged> {
+    return this.writer.run(caller, (uow) => this.updateItemIn(uow, input));
+  }
+
+  /**
+   * updateItem's work inside a unit of work the caller runs: every rule of
+   * updateItem (the claims fence, a plan's rules, history, change log), for a
+   * call that settles an item and does more in the same transaction
+   * (claimNext with finish).
+   */
+  async updateItemIn(uow: UnitOfWork, input: UpdateItemInput): Promise<ItemChanged> {
     const asked = [input.state, input.text, input.comment].some((value) => value !== null && value !== undefined) || !!input.related?.length;
     if (!asked) throw refuse('NOTHING_TO_CHANGE', { operation: 'updateItem', fields: ['state', 'text', 'comment', 'related'] });
     if (input.force && !input.comment?.trim()) {
@@ -144,61 +156,59 @@ export class TaskService {
     // Claims fence what the item is (its state, its label), asked for even when it would change nothing: a late DONE
     // on work another session finished is refused, not answered DONE. A comment or a link is not fenced.
     const fenced = [input.state, input.text].some((value) => value !== null && value !== undefined);
-    return this.writer.run(caller, async (uow) => {
-      const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion });
-      const change: ItemRowChange = {};
-      const actions: HistoryAction[] = [];
-      if (input.text !== null && input.text !== undefined) {
-        const text = cleanLabel(input.text, 'text', aggregate.labelLimit);
-        if (text !== item.text) {
-          if (aggregate.items.some((other) => !other.deleted && other !== item && sameLabel(other.text, text))) {
-            throw new DomainError('DUPLICATE_TEXT', `"${text}" is already a live item of this task. Give this item a label that tells them apart.`, { text });
-          }
-          if (aggregate.rules) checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'rename');
-          change.text = text;
-          actions.push('ITEM_RENAMED');
+    const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion });
+    const change: ItemRowChange = {};
+    const actions: HistoryAction[] = [];
+    if (input.text !== null && input.text !== undefined) {
+      const text = cleanLabel(input.text, 'text', aggregate.labelLimit);
+      if (text !== item.text) {
+        if (aggregate.items.some((other) => !other.deleted && other !== item && sameLabel(other.text, text))) {
+          throw new DomainError('DUPLICATE_TEXT', `"${text}" is already a live item of this task. Give this item a label that tells them apart.`, { text });
         }
+        if (aggregate.rules) checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'rename');
+        change.text = text;
+        actions.push('ITEM_RENAMED');
       }
-      const comment = input.comment === null || input.comment === undefined ? null : checkedComment(aggregate, input.comment);
-      if (input.state && input.state !== item.state) {
-        if (aggregate.rules) {
-          // A plan's step obeys its session's rules whichever mutation moves it; the comment is its note.
-          const live = aggregate.items.filter((other) => !other.deleted);
-          checkStepNote(input.state, comment, aggregate.rules);
-          checkStepStart(live, live.indexOf(item), input.state, aggregate.rules);
-        }
-        change.state = input.state;
-        // The note is the reason given with the latest state change; a change without one clears an old reason that no longer applies.
-        change.note = aggregate.rules ? keptNote(comment, aggregate.rules) : comment || null;
-        actions.unshift('ITEM_STATE');
+    }
+    const comment = input.comment === null || input.comment === undefined ? null : checkedComment(aggregate, input.comment);
+    if (input.state && input.state !== item.state) {
+      if (aggregate.rules) {
+        // A plan's step obeys its session's rules whichever mutation moves it; the comment is its note.
+        const live = aggregate.items.filter((other) => !other.deleted);
+        checkStepNote(input.state, comment, aggregate.rules);
+        checkStepStart(live, live.indexOf(item), input.state, aggregate.rules);
       }
-      const related = await this.linkable(uow.manager, item.id, input.related ?? []);
-      if (comment) actions.push('COMMENT_ADDED');
-      if (related.length) actions.push('ITEM_LINKED');
-      if (Object.keys(change).length) {
-        change.updatedAt = uow.now;
-        await updateItemRow(uow, item.id, change);
-        Object.assign(item, change);
-      }
-      // After the item's row is written (its lock held on PostgreSQL), before its claim ends: see checkClaimFence.
-      const fence = fenced ? await checkClaimFence(uow, aggregate, item, !!input.force) : { lapsed: false, overrode: null };
-      // Settled work needs no one: its claim ends with the change that settled it.
-      if (change.state && isSettled(change.state)) await endClaimsOnItems(uow.manager, [item.id], { leavingReady: true });
-      if (comment) await insertComment(uow, aggregate, comment, item.id);
-      if (related.length) {
-        // One statement for the call's links (at most 100), not one per link.
-        await runStatement(uow.manager, `INSERT INTO "item_links" ("itemId", "memoryId", "createdAt") VALUES ${related.map(() => '(?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING`,
-          related.flatMap((memory) => [item.id, memory.id, uow.now]));
-      }
-      // Asking for what the item already is (its state, its label, memories already linked) is accepted
-      // and records nothing, so a retried call answers like the first one.
-      if (actions.length) {
-        // A comment or a link on a step is not a plan update: only a change of the list makes the plan stand again.
-        if (changesTheList(actions[0])) await this.recorded(uow, aggregate, actions[0]);
-        else await recordTaskChange(uow, this.search, aggregate, actions[0]);
-      }
-      return { item, view: taskViewOf(aggregate.task, aggregate.items), fence };
-    });
+      change.state = input.state;
+      // The note is the reason given with the latest state change; a change without one clears an old reason that no longer applies.
+      change.note = aggregate.rules ? keptNote(comment, aggregate.rules) : comment || null;
+      actions.unshift('ITEM_STATE');
+    }
+    const related = await this.linkable(uow.manager, item.id, input.related ?? []);
+    if (comment) actions.push('COMMENT_ADDED');
+    if (related.length) actions.push('ITEM_LINKED');
+    if (Object.keys(change).length) {
+      change.updatedAt = uow.now;
+      await updateItemRow(uow, item.id, change);
+      Object.assign(item, change);
+    }
+    // After the item's row is written (its lock held on PostgreSQL), before its claim ends: see checkClaimFence.
+    // Settled work needs no one: its claim ends with the change that settled it, in the fence's statement (a state change is always fenced).
+    const settling = !!change.state && isSettled(change.state);
+    const fence = fenced ? await checkClaimFence(uow, aggregate, item, !!input.force, { settling }) : { lapsed: false, overrode: null };
+    if (comment) await insertComment(uow, aggregate, comment, item.id);
+    if (related.length) {
+      // One statement for the call's links (at most 100), not one per link.
+      await runStatement(uow.manager, `INSERT INTO "item_links" ("itemId", "memoryId", "createdAt") VALUES ${related.map(() => '(?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING`,
+        related.flatMap((memory) => [item.id, memory.id, uow.now]));
+    }
+    // Asking for what the item already is (its state, its label, memories already linked) is accepted
+    // and records nothing, so a retried call answers like the first one.
+    if (actions.length) {
+      // A comment or a link on a step is not a plan update: only a change of the list makes the plan stand again.
+      if (changesTheList(actions[0])) await this.recorded(uow, aggregate, actions[0]);
+      else await recordTaskChange(uow, this.search, aggregate, actions[0]);
+    }
+    return { item, items: aggregate.items, view: taskViewOf(aggregate.task, aggregate.items), fence };
   }
 
   /** Answers with the task after the delete and every item, the deleted one too, as the tools show it. */
