@@ -8,7 +8,7 @@ let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
 afterAll(async () => { await server?.close(); });
 
-const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id text state } }';
+const UPDATE_ITEM_TEXT_STATE = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id text state } }';
 const history = async (planId: string) => (await server.ok(PLAN_HISTORY, { id: planId })).task as { version: number; history: { totalCount: number } };
 
 describe('a cleared plan', () => {
@@ -50,7 +50,7 @@ describe('steering a plan through the task mutations', () => {
     const stepId = (await writeTodos(server, owner, [['Mine', 'PENDING']])).plan!.items.nodes[0].id;
     // Refused before the plan is looked at: a write's x-session-id must name a started session.
     for (const header of ['not-a-session', `${owner}-${'x'.repeat(80)}`]) {
-      expect((await server.refused(UPDATE_ITEM, { input: { id: stepId, text: 'Not yours' } }, { session: header })).code).toBe('NO_SESSION');
+      expect((await server.refused(UPDATE_ITEM_TEXT_STATE, { input: { id: stepId, text: 'Not yours' } }, { session: header })).code).toBe('NO_SESSION');
     }
     expect((await readSession(server, owner)).plan!.items.nodes.map((step: { text: string }) => step.text)).toEqual(['Mine']);
   });
@@ -60,7 +60,7 @@ describe('steering a plan through the task mutations', () => {
     const stepId = (await writeTodos(server, session, [['Done already', 'DONE']])).plan!.items.nodes[0].id;
     await server.ok(FINISH_SESSION, {}, { session });
     await server.ok(START_TURN, {}, { session });
-    await server.ok(UPDATE_ITEM, { input: { id: stepId, comment: 'Looks good from the dashboard' } });
+    await server.ok(UPDATE_ITEM_TEXT_STATE, { input: { id: stepId, comment: 'Looks good from the dashboard' } });
     const after = await readSession(server, session);
     expect(after.finishedAt).not.toBeNull();
     expect(after.standingPlan).toBeNull();
