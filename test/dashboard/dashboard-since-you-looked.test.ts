@@ -76,7 +76,8 @@ describe('since you last looked', () => {
 
       const page = await openPage(browser, `${base()}/#/task/${planId.id}`);
       await whenLive(page);
-      expect(await page.locator('#task-title').innerText()).toBe('Plan of taskbase-test');
+      // Live comes before the task's first read lands on a loaded machine: wait for the title, not the first frame.
+      await expect.poll(() => page.locator('#task-title').innerText(), { timeout: 5000 }).toBe('Plan of taskbase-test');
       const agents = await openPage(browser, `${base()}/#/agents`);
       await whenLive(agents);
       const agentRow = agents.locator('table.agents-table tbody tr', { hasText: 'taskbase-test' });
