@@ -72,14 +72,14 @@ class Tally {
   }
 }
 
-const START_SESSION = 'mutation($input: StartSessionInput) { startSession(input: $input) { id } }';
-const WRITE_TODOS = 'mutation($todos: [TodoInput!]!) { writeTodos(todos: $todos) { plan { id items(first: 100) { nodes { id text } } } } }';
-const UPDATE_STEP = 'mutation($input: UpdateStepInput!) { updateStep(input: $input) { plan { id } } }';
-const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id text } }';
-const ADD_ITEMS = 'mutation($input: AddItemsInput!) { addItems(input: $input) { items { id text } } }';
-const DELETE_ITEM = 'mutation($id: ID!) { deleteItem(id: $id) { id } }';
-const CREATE_TASK = 'mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id version } items { id text } } }';
-const READ_TASK = 'query($id: ID!) { task(id: $id) { id version items(first: 200) { nodes { id text } } } }';
+const START_SESSION_ID = 'mutation($input: StartSessionInput) { startSession(input: $input) { id } }';
+const WRITE_TODOS_STEPS = 'mutation($todos: [TodoInput!]!) { writeTodos(todos: $todos) { plan { id items(first: 100) { nodes { id text } } } } }';
+const UPDATE_STEP_PLAN_ID = 'mutation($input: UpdateStepInput!) { updateStep(input: $input) { plan { id } } }';
+const UPDATE_ITEM_TEXT = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id text } }';
+const ADD_ITEMS_TEXT = 'mutation($input: AddItemsInput!) { addItems(input: $input) { items { id text } } }';
+const DELETE_ITEM_ID = 'mutation($id: ID!) { deleteItem(id: $id) { id } }';
+const CREATE_TASK_TEXT = 'mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id version } items { id text } } }';
+const READ_TASK_TEXT = 'query($id: ID!) { task(id: $id) { id version items(first: 200) { nodes { id text } } } }';
 const END_TURN = 'mutation { endTurn { text domains } }';
 const HISTORY = `query($id: ID!, $after: String) { task(id: $id) { version history(first: 200, after: $after) {
   totalCount pageInfo { hasNextPage endCursor } nodes { action sessionId items { id text } changes { itemId kind text } }
@@ -107,9 +107,9 @@ async function concurrently(workers: number, rounds: number, step: (worker: numb
 
 describe(`${SERVER_COUNT} server process(es) on one ${DATABASE} database`, () => {
   it('an agent writing its plan while the dashboard changes the same plan: no internal error, every acknowledged change recorded', async () => {
-    const session = (await ok(START_SESSION, { input: { rules: { maxItems: 100, noteRequiredFor: [] } } })).startSession.id;
+    const session = (await ok(START_SESSION_ID, { input: { rules: { maxItems: 100, noteRequiredFor: [] } } })).startSession.id;
     const base = Array.from({ length: 8 }, (_, i) => `Base step ${i + 1}`);
-    const first = await ok(WRITE_TODOS, { todos: base.map((content) => ({ content, status: 'PENDING' })) }, { session });
+    const first = await ok(WRITE_TODOS_STEPS, { todos: base.map((content) => ({ content, status: 'PENDING' })) }, { session });
     const planId: string = first.writeTodos.plan.id;
     let knownIds: string[] = first.writeTodos.plan.items.nodes.map((step: { id: string }) => step.id);
 
@@ -122,25 +122,25 @@ describe(`${SERVER_COUNT} server process(es) on one ${DATABASE} database`, () =>
       if (worker < 6) {
         if (round % 2 === 0) {
           const marker = `Agent write ${n}`;
-          const answer = await call(WRITE_TODOS, { todos: [...base, marker].map((content, i) => ({ content, status: i === round % 9 ? 'IN_PROGRESS' : 'PENDING' })) }, { session, via: n });
+          const answer = await call(WRITE_TODOS_STEPS, { todos: [...base, marker].map((content, i) => ({ content, status: i === round % 9 ? 'IN_PROGRESS' : 'PENDING' })) }, { session, via: n });
           if (tally.count(answer)) {
             acked.PLAN_WRITTEN.push(marker);
             knownIds = answer.data.writeTodos.plan.items.nodes.map((step: { id: string }) => step.id);
           }
         } else {
-          const answer = await call(UPDATE_STEP, { input: { step: 1 + (n % 8), state: ['PENDING', 'IN_PROGRESS', 'DONE'][n % 3], note: `agent note ${n}` } }, { session, via: n });
+          const answer = await call(UPDATE_STEP_PLAN_ID, { input: { step: 1 + (n % 8), state: ['PENDING', 'IN_PROGRESS', 'DONE'][n % 3], note: `agent note ${n}` } }, { session, via: n });
           if (tally.count(answer)) acked.ITEM_STATE += 1;
         }
       } else if (round % 3 === 0) {
         const id = pick(n);
         const text = `Dashboard label ${n}`;
-        if (tally.count(await call(UPDATE_ITEM, { input: { id, text } }, { via: n }))) acked.ITEM_RENAMED.push({ id, text });
+        if (tally.count(await call(UPDATE_ITEM_TEXT, { input: { id, text } }, { via: n }))) acked.ITEM_RENAMED.push({ id, text });
       } else if (round % 3 === 1) {
-        const answer = await call(ADD_ITEMS, { input: { taskId: planId, items: [`Dashboard added ${n}`] } }, { via: n });
+        const answer = await call(ADD_ITEMS_TEXT, { input: { taskId: planId, items: [`Dashboard added ${n}`] } }, { via: n });
         if (tally.count(answer)) acked.ITEMS_ADDED.push(answer.data.addItems.items[0].id);
       } else {
         const id = pick(n + 3);
-        if (tally.count(await call(DELETE_ITEM, { id }, { via: n }))) acked.ITEM_DELETED.push(id);
+        if (tally.count(await call(DELETE_ITEM_ID, { id }, { via: n }))) acked.ITEM_DELETED.push(id);
       }
     });
 
@@ -174,7 +174,7 @@ describe(`${SERVER_COUNT} server process(es) on one ${DATABASE} database`, () =>
       expect(byAction('ITEM_DELETED').filter((row) => row.changes.some((c) => c.itemId === id && c.kind === 'REMOVED')), id).toHaveLength(1);
     }
     // The plan reads as its last recorded list.
-    const plan = (await ok(READ_TASK, { id: planId })).task;
+    const plan = (await ok(READ_TASK_TEXT, { id: planId })).task;
     expect(plan.items.nodes.map((item: { id: string; text: string }) => `${item.id}:${item.text}`))
       .toEqual(rows.at(-1)!.items.map((item) => `${item.id}:${item.text}`));
   }, 180_000);
@@ -186,13 +186,13 @@ describe(`${SERVER_COUNT} server process(es) on one ${DATABASE} database`, () =>
     const ORIGINAL = 10;
     const shared: { id: string; items: string[] }[] = [];
     for (let t = 0; t < TASKS; t += 1) {
-      const created = (await ok(CREATE_TASK, {
+      const created = (await ok(CREATE_TASK_TEXT, {
         input: { title: `Shared task ${t}`, goal: 'Worked by everyone at once.', items: Array.from({ length: ORIGINAL }, (_, i) => `Original ${t}.${i}`), domain: 'multi/shared' },
       })).createTask;
       shared.push({ id: created.task.id as string, items: created.items.map((item: { id: string }) => item.id) as string[] });
     }
     const sessions: string[] = [];
-    for (let a = 0; a < AGENTS; a += 1) sessions.push((await ok(START_SESSION, {}, { via: a })).startSession.id);
+    for (let a = 0; a < AGENTS; a += 1) sessions.push((await ok(START_SESSION_ID, {}, { via: a })).startSession.id);
 
     const tally = new Tally();
     let conflicts = 0;
@@ -215,32 +215,32 @@ describe(`${SERVER_COUNT} server process(es) on one ${DATABASE} database`, () =>
         case 0: { // updateItem without expectedVersion: last writer wins, but every change is recorded
           const itemId = task.items[(agent * 3 + round) % ORIGINAL]!;
           const text = `Renamed ${n}`;
-          if (tally.count(await call(UPDATE_ITEM, { input: { id: itemId, text } }, { session, via }))) renames.push({ taskId: task.id, itemId, text, session });
+          if (tally.count(await call(UPDATE_ITEM_TEXT, { input: { id: itemId, text } }, { session, via }))) renames.push({ taskId: task.id, itemId, text, session });
           break;
         }
         case 1: { // updateItem with expectedVersion: applied on the version read, or VERSION_CONFLICT
-          const { task: read } = await ok(READ_TASK, { id: task.id }, { via: via + 1 });
+          const { task: read } = await ok(READ_TASK_TEXT, { id: task.id }, { via: via + 1 });
           observe(agent, task.id, read.version);
           const itemId = task.items[(agent * 5 + round) % ORIGINAL]!;
           const text = `Checked ${n}`;
-          const answer = await call(UPDATE_ITEM, { input: { id: itemId, text, expectedVersion: read.version } }, { session, via });
+          const answer = await call(UPDATE_ITEM_TEXT, { input: { id: itemId, text, expectedVersion: read.version } }, { session, via });
           if (tally.count(answer)) renames.push({ taskId: task.id, itemId, text, session });
           else if (codeOf(answer) === 'VERSION_CONFLICT') conflicts += 1;
           break;
         }
         case 2: { // addItems with labels of its own
           const text = `Added ${n}`;
-          if (tally.count(await call(ADD_ITEMS, { input: { taskId: task.id, items: [text] } }, { session, via }))) added.push({ taskId: task.id, text });
+          if (tally.count(await call(ADD_ITEMS_TEXT, { input: { taskId: task.id, items: [text] } }, { session, via }))) added.push({ taskId: task.id, text });
           break;
         }
         default: { // writeTodos on its own session's plan
           const texts = [`Plan of agent ${agent} round ${round}`, 'Report back'];
-          if (tally.count(await call(WRITE_TODOS, { todos: texts.map((content) => ({ content, status: 'PENDING' })) }, { session, via }))) {
+          if (tally.count(await call(WRITE_TODOS_STEPS, { todos: texts.map((content) => ({ content, status: 'PENDING' })) }, { session, via }))) {
             plans.set(session, [...(plans.get(session) ?? []), texts[0]!]);
           }
         }
       }
-      const { task: after } = await ok(READ_TASK, { id: task.id }, { via });
+      const { task: after } = await ok(READ_TASK_TEXT, { id: task.id }, { via });
       observe(agent, task.id, after.version);
     });
 
@@ -281,7 +281,7 @@ describe(`${SERVER_COUNT} server process(es) on one ${DATABASE} database`, () =>
         expect(recorded[0]!.sessionId).toBe(session);
       }
       // No update lost silently: each item reads as the last rename recorded for it, and each added label is there once.
-      const final = (await ok(READ_TASK, { id: task.id })).task.items.nodes as { id: string; text: string }[];
+      const final = (await ok(READ_TASK_TEXT, { id: task.id })).task.items.nodes as { id: string; text: string }[];
       expect(final.map((item) => `${item.id}:${item.text}`)).toEqual(rows.at(-1)!.items.map((item) => `${item.id}:${item.text}`));
       for (const { text } of mine(added)) expect(final.filter((item) => item.text === text), text).toHaveLength(1);
       expect(final).toHaveLength(ORIGINAL + mine(added).length);

@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ANSWERS_WITHIN_MS, startTestServer, type TestServer } from '../harness.js';
 import { TASK_CHANGED, wsUrl } from '../fixtures/live.js';
-import { CREATE_TASK } from '../fixtures/documents.js';
+import { CREATE_TASK, COMMENT_ON_TASK } from '../fixtures/documents.js';
 
-const ADD_COMMENT = 'mutation($taskId: ID!, $body: String!) { addComment(input: { taskId: $taskId, body: $body }) { id } }';
 const MAX_SUBSCRIPTIONS = 8;
 
 let server: TestServer;
@@ -57,7 +56,7 @@ async function until(test: () => boolean, what: string, ms = 10_000): Promise<vo
 async function held(taskId: string, listeners: { results: unknown[] }[]): Promise<void> {
   for (let attempt = 0; listeners.some((l) => l.results.length === 0); attempt += 1) {
     expect(attempt, 'every subscription hears a change').toBeLessThan(50);
-    await server.ok(ADD_COMMENT, { taskId, body: 'poke' });
+    await server.ok(COMMENT_ON_TASK, { taskId, body: 'poke' });
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -101,7 +100,7 @@ describe('subscribers with the same document and variables', () => {
       const one = listen(client, TASK_CHANGED, { id: taskId });
       await held(taskId, [one]);
       let before = itemReads();
-      await server.ok(ADD_COMMENT, { taskId, body: 'heard by one' });
+      await server.ok(COMMENT_ON_TASK, { taskId, body: 'heard by one' });
       await until(() => one.results.at(-1)?.data?.taskChanged.action === 'COMMENT_ADDED' && one.results.length > 1, 'the event');
       await new Promise((resolve) => setTimeout(resolve, 200));
       const forOne = itemReads() - before;
@@ -111,7 +110,7 @@ describe('subscribers with the same document and variables', () => {
       await held(taskId, more);
       const heard = [one, ...more].map((l) => l.results.length);
       before = itemReads();
-      await server.ok(ADD_COMMENT, { taskId, body: 'heard by six' });
+      await server.ok(COMMENT_ON_TASK, { taskId, body: 'heard by six' });
       await until(() => [one, ...more].every((l, i) => l.results.length > heard[i]), 'the event on all six');
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(itemReads() - before).toBe(forOne);
@@ -139,7 +138,7 @@ describe('the cap on subscriptions in all', () => {
 
       const heard = listeners.map((l) => l.results.length);
       const start = performance.now();
-      await server.ok(ADD_COMMENT, { taskId, body: 'at the cap' });
+      await server.ok(COMMENT_ON_TASK, { taskId, body: 'at the cap' });
       expect(performance.now() - start).toBeLessThan(ANSWERS_WITHIN_MS);
       await until(() => listeners.every((l, i) => l.results.length > heard[i]), 'the event on every held subscription');
 

@@ -14,12 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBuiltServer, type BuiltServer } from '../built-server.js';
 import { ANSWERS_WITHIN_MS, testDatabase } from '../harness.js';
-import { ADD_ITEMS, CREATE_TASK } from '../fixtures/documents.js';
+import { ADD_ITEMS, CREATE_TASK, COMMENT_ON_TASK } from '../fixtures/documents.js';
 
 const WRITER = 'Bearer flood-writer';
 const OTHER_WRITER = 'Bearer flood-other';
 const READER = 'Bearer flood-reader';
-const ADD_COMMENT = 'mutation($taskId: ID!, $body: String!) { addComment(input: { taskId: $taskId, body: $body }) { id } }';
 const POKE_SETTINGS = 'mutation { updateReminderSettings(enabled: true) { enabled } }';
 const SETTINGS_CHANGED = 'subscription { reminderSettingsChanged { enabled } }';
 /**
@@ -141,7 +140,7 @@ async function startProbes(taskId: string): Promise<{ stop(): Promise<{ healthz:
       }
     };
     const ok = (response) => { if (response.status !== 200) throw new Error('status ' + response.status); return response.text(); };
-    const body = JSON.stringify({ query: ${JSON.stringify(ADD_COMMENT)}, variables: { taskId, body: 'meanwhile' } });
+    const body = JSON.stringify({ query: ${JSON.stringify(COMMENT_ON_TASK)}, variables: { taskId, body: 'meanwhile' } });
     Promise.all([
       loop('healthz', async () => ok(await fetch(base + '/healthz'))),
       loop('writes', async () => ok(await fetch(base + '/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body }))),
@@ -199,7 +198,7 @@ describe("one read-only token's 500 subscriptions on a heavy document", () => {
     const probes = await startProbes(other);
     let times: { healthz: number[]; writes: number[]; failures?: string } = { healthz: [], writes: [] };
     try {
-      await gql(ADD_COMMENT, { taskId, body: 'the write' }, WRITER);
+      await gql(COMMENT_ON_TASK, { taskId, body: 'the write' }, WRITER);
       const settled = () => [...outcomes.values()].every((o) => o.event || (o.tooLarge && o.completed));
       for (let waited = 0; !settled() && waited < 60_000 && server.process.exitCode === null; waited += 100) {
         await new Promise((resolve) => setTimeout(resolve, 100));

@@ -11,9 +11,8 @@ import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../harness.js';
 import { subscribe, whenHeld, wsUrl } from '../fixtures/live.js';
 import { createTask, type Item } from '../fixtures/tasks.js';
-import { ADD_ITEMS } from '../fixtures/documents.js';
+import { ADD_ITEMS, COMMENT_ON_TASK } from '../fixtures/documents.js';
 
-const ADD_COMMENT = 'mutation($taskId: ID!, $body: String!) { addComment(input: { taskId: $taskId, body: $body }) { id } }';
 const SETTINGS_CHANGED = 'subscription { reminderSettingsChanged { enabled } }';
 const POKE_SETTINGS = 'mutation { updateReminderSettings(enabled: true) { enabled } }';
 
@@ -252,9 +251,9 @@ describe('every event its own answer', () => {
     const linked = await notes(100, 2_000, 'megabyte');
     const { taskId } = await linkedTask(5, linked, 'megabyte');
     const live = held(results(server.url, RELATED, { id: taskId }));
-    await live.held(() => server.ok(ADD_COMMENT, { taskId, body: 'poke' }));
+    await live.held(() => server.ok(COMMENT_ON_TASK, { taskId, body: 'poke' }));
     for (let i = 0; i < 40; i += 1) {
-      await server.ok(ADD_COMMENT, { taskId, body: `event ${i}` });
+      await server.ok(COMMENT_ON_TASK, { taskId, body: `event ${i}` });
       const event = await live.next(30_000);
       expect(event?.errors).toBeUndefined();
       expect(event?.data.taskChanged.task.items.nodes).toHaveLength(5);
@@ -274,7 +273,7 @@ describe('every event its own answer', () => {
       expect(answer.errors?.[0].message).toContain('related(first: 10)');
     }
     // Nothing was subscribed, so a write costs what it always does.
-    expect((await server.ok(ADD_COMMENT, { taskId, body: 'the write' })).addComment.id).toBeTruthy();
+    expect((await server.ok(COMMENT_ON_TASK, { taskId, body: 'the write' })).addComment.id).toBeTruthy();
   }, 600_000);
 
   it('holds many subscriptions on one task without a MaxListenersExceededWarning', async () => {
@@ -284,7 +283,7 @@ describe('every event its own answer', () => {
     process.on('warning', onWarning);
     try {
       const many = Array.from({ length: 15 }, () => held(subscribe(server.url, 'subscription($id: ID!) { taskChanged(id: $id) { action } }', { id: task.id })));
-      for (const live of many) await whenHeld(live, () => server.ok(ADD_COMMENT, { taskId: task.id, body: 'poke' }));
+      for (const live of many) await whenHeld(live, () => server.ok(COMMENT_ON_TASK, { taskId: task.id, body: 'poke' }));
       await new Promise((resolve) => setImmediate(resolve));
       await Promise.all(many.map((live) => live.close()));
     } finally {

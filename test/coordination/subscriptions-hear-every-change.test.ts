@@ -5,12 +5,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness.js';
 import { startBuiltServer } from '../built-server.js';
-import { CREATE_TASK, START_SESSION, WRITE_TODOS, UPDATE_ITEM } from '../fixtures/documents.js';
+import { CREATE_TASK, START_SESSION, WRITE_TODOS, UPDATE_ITEM, COMMENT_ON_TASK } from '../fixtures/documents.js';
 import { DOMAIN_CHANGED, SESSION_CHANGED, SETTINGS_CHANGED, TASK_CHANGED, subscribe, whenHeld, type Live } from '../fixtures/live.js';
 
 const onPostgres = Boolean(process.env.TEST_POSTGRES_URL);
-const ADD_COMMENT = 'mutation($taskId: ID!, $body: String!) { addComment(input: { taskId: $taskId, body: $body }) { id } }';
-const CREATE_NOTE = 'mutation($domain: String!, $title: String!) { createNote(input: { title: $title, body: "b", domain: $domain }) { id } }';
+const CREATE_NOTE_TITLED = 'mutation($domain: String!, $title: String!) { createNote(input: { title: $title, body: "b", domain: $domain }) { id } }';
 
 let server: TestServer;
 const open: Live[] = [];
@@ -31,7 +30,7 @@ describe('taskChanged', () => {
     const task = await newTask();
     const other = await newTask();
     const live = held(subscribe(server.url, TASK_CHANGED, { id: task.id }));
-    await whenHeld(live, () => server.ok(ADD_COMMENT, { taskId: task.id, body: 'poke' }));
+    await whenHeld(live, () => server.ok(COMMENT_ON_TASK, { taskId: task.id, body: 'poke' }));
 
     await server.ok(UPDATE_ITEM, { input: { id: other.items[0].id, state: 'DONE', comment: 'elsewhere' } });
     await server.ok(UPDATE_ITEM, { input: { id: task.items[1].id, state: 'DONE', comment: 'checked' } });
@@ -44,7 +43,7 @@ describe('taskChanged', () => {
     const task = await newTask();
     const session = (await server.ok(START_SESSION, {})).startSession.id;
     const live = held(subscribe(server.url, TASK_CHANGED, { id: task.id }));
-    await whenHeld(live, () => server.ok(ADD_COMMENT, { taskId: task.id, body: 'poke' }));
+    await whenHeld(live, () => server.ok(COMMENT_ON_TASK, { taskId: task.id, body: 'poke' }));
     await server.ok(UPDATE_ITEM, { input: { id: task.items[0].id, text: 'Renamed step' } }, { session });
     const event = await live.until((value) => value.taskChanged.action === 'ITEM_RENAMED');
     expect(event.taskChanged.madeBy).toBe(session);
@@ -55,9 +54,9 @@ describe('taskChanged', () => {
 describe('domainChanged', () => {
   it('sends changes in the domain and below, not in others', async () => {
     const live = held(subscribe(server.url, DOMAIN_CHANGED, { under: 'watched' }));
-    await whenHeld(live, () => server.ok(CREATE_NOTE, { domain: 'watched', title: 'poke' }));
-    await server.ok(CREATE_NOTE, { domain: 'watchedx/notes', title: 'Not in scope' });
-    const inside = await server.ok(CREATE_NOTE, { domain: 'watched/deeper', title: 'In scope' });
+    await whenHeld(live, () => server.ok(CREATE_NOTE_TITLED, { domain: 'watched', title: 'poke' }));
+    await server.ok(CREATE_NOTE_TITLED, { domain: 'watchedx/notes', title: 'Not in scope' });
+    const inside = await server.ok(CREATE_NOTE_TITLED, { domain: 'watched/deeper', title: 'In scope' });
     const event = await live.next();
     expect(event.domainChanged).toEqual({
       memoryId: inside.createNote.id, kind: 'NOTE', domain: 'watched/deeper', action: 'NOTE_CREATED', memory: { id: inside.createNote.id, title: 'In scope' },
@@ -127,7 +126,7 @@ describe(onPostgres ? 'across server processes (PostgreSQL: LISTEN/NOTIFY)' : 'o
         other ? other.graphql(query, variables).then((result) => { expect(result.errors).toBeUndefined(); return result.data; }) : server.ok(query, variables);
       const task = await newTask();
       const live = held(subscribe(server.url, TASK_CHANGED, { id: task.id }));
-      await whenHeld(live, () => send(ADD_COMMENT, { taskId: task.id, body: 'poke' }));
+      await whenHeld(live, () => send(COMMENT_ON_TASK, { taskId: task.id, body: 'poke' }));
       await send(UPDATE_ITEM, { input: { id: task.items[0].id, state: 'IN_PROGRESS' } });
       const event = await live.until((value) => value.taskChanged.action === 'ITEM_STATE');
       expect(event.taskChanged.task.items.nodes[0].state).toBe('IN_PROGRESS');

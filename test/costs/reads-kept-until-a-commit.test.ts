@@ -15,16 +15,16 @@ import { startTestServer, type TestServer } from '../harness.js';
 import { createTask } from '../fixtures/tasks.js';
 
 const VERSION = /PRAGMA data_version|pg_current_snapshot/;
-const MEMORIES = `query($domain: String!, $first: Int, $after: String) {
+const MEMORY_TITLES = `query($domain: String!, $first: Int, $after: String) {
   memories(domain: $domain, first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { id title } }
 }`;
-const SEARCH = `query($query: String!, $first: Int) { search(query: $query, first: $first) { totalCount nodes { id title } } }`;
+const SEARCH_TITLES = `query($query: String!, $first: Int) { search(query: $query, first: $first) { totalCount nodes { id title } } }`;
 const MUST_READ = `query($domain: String!) { mustRead(domain: $domain) { id title state } }`;
 
 type Read = { query: string; variables: Record<string, unknown> };
 const reads: Record<string, Read> = {
-  'a memories page': { query: MEMORIES, variables: { domain: 'keptreads', first: 2 } },
-  'a search page': { query: SEARCH, variables: { query: 'heliotrope', first: 5 } },
+  'a memories page': { query: MEMORY_TITLES, variables: { domain: 'keptreads', first: 2 } },
+  'a search page': { query: SEARCH_TITLES, variables: { query: 'heliotrope', first: 5 } },
   mustRead: { query: MUST_READ, variables: { domain: 'keptreads' } },
 };
 
@@ -79,14 +79,14 @@ describe('memories pages, search pages and mustRead kept until something commits
 
   it('keeps each set of arguments apart: another page size, another scope, another query', async () => {
     const two = await read(reads['a memories page']!);
-    const three = await read({ query: MEMORIES, variables: { domain: 'keptreads', first: 3 } });
+    const three = await read({ query: MEMORY_TITLES, variables: { domain: 'keptreads', first: 3 } });
     expect(titles(two.answer)).toHaveLength(2);
     expect(titles(three.answer)).toHaveLength(3);
     const beta = await read({ query: MUST_READ, variables: { domain: 'keptreads/beta' } });
     expect(titles(beta.answer).sort()).toEqual(['heliotrope second', 'heliotrope third']);
-    const none = await read({ query: SEARCH, variables: { query: 'heliotropes nowhere', first: 5 } });
+    const none = await read({ query: SEARCH_TITLES, variables: { query: 'heliotropes nowhere', first: 5 } });
     expect(titles(none.answer)).toEqual([]);
-    const after = await read({ query: MEMORIES, variables: { domain: 'keptreads', first: 2, after: (two.answer.memories as { pageInfo: { endCursor: string } }).pageInfo.endCursor } });
+    const after = await read({ query: MEMORY_TITLES, variables: { domain: 'keptreads', first: 2, after: (two.answer.memories as { pageInfo: { endCursor: string } }).pageInfo.endCursor } });
     expect(titles(after.answer)).toEqual(['heliotrope first']);
   });
 
@@ -115,7 +115,7 @@ describe('memories pages, search pages and mustRead kept until something commits
       await runner.release();
     }
     expect(titles((await read(reads.mustRead!)).answer)).toContain('heliotrope renamed');
-    expect(titles((await read(reads['a memories page']!)).answer).concat(titles((await read({ query: MEMORIES, variables: { domain: 'keptreads/alpha' } })).answer)))
+    expect(titles((await read(reads['a memories page']!)).answer).concat(titles((await read({ query: MEMORY_TITLES, variables: { domain: 'keptreads/alpha' } })).answer)))
       .toContain('heliotrope renamed');
   });
 

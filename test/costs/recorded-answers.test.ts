@@ -98,19 +98,19 @@ async function ok(query: string, variables?: Record<string, unknown>, session?: 
   return server.ok(query, variables, { session });
 }
 
-const CREATE_TASK = `mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } items { id } } }`;
-const EDIT_TASK = `mutation($input: EditTaskInput!) { editTask(input: $input) { id } }`;
-const UPDATE_ITEM = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id } }`;
+const CREATE_TASK_IDS = `mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } items { id } } }`;
+const EDIT_TASK_ID = `mutation($input: EditTaskInput!) { editTask(input: $input) { id } }`;
+const UPDATE_ITEM_ID = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id } }`;
 const ADD_NOTE = `mutation($input: AddTaskNoteInput!) { addTaskNote(input: $input) { id } }`;
-const ADD_COMMENT = `mutation($input: AddCommentInput!) { addComment(input: $input) { id } }`;
-const CREATE_NOTE = `mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }`;
-const START_SESSION = `mutation($input: StartSessionInput) { startSession(input: $input) { id } }`;
-const WRITE_TODOS = `mutation($todos: [TodoInput!]!) { writeTodos(todos: $todos) { plan { id items(first: 200) { nodes { id } } } } }`;
-const SET_PLAN = `mutation($steps: [String!]!) { setPlan(steps: $steps) { plan { id } } }`;
-const UPDATE_STEP = `mutation($input: UpdateStepInput!) { updateStep(input: $input) { message } }`;
+const ADD_COMMENT_ID = `mutation($input: AddCommentInput!) { addComment(input: $input) { id } }`;
+const CREATE_NOTE_ID = `mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }`;
+const START_SESSION_ID = `mutation($input: StartSessionInput) { startSession(input: $input) { id } }`;
+const WRITE_TODOS_IDS = `mutation($todos: [TodoInput!]!) { writeTodos(todos: $todos) { plan { id items(first: 200) { nodes { id } } } } }`;
+const SET_PLAN_ID = `mutation($steps: [String!]!) { setPlan(steps: $steps) { plan { id } } }`;
+const UPDATE_STEP_MESSAGE = `mutation($input: UpdateStepInput!) { updateStep(input: $input) { message } }`;
 const CLAIM = `mutation($input: ClaimItemInput!) { claimItem(input: $input) { id } }`;
-const DELETE_ITEM = `mutation($id: ID!) { deleteItem(id: $id) { id } }`;
-const MOVE_ITEM = `mutation($input: MoveItemInput!) { moveItem(input: $input) { id } }`;
+const DELETE_ITEM_ID = `mutation($id: ID!) { deleteItem(id: $id) { id } }`;
+const MOVE_ITEM_ID = `mutation($input: MoveItemInput!) { moveItem(input: $input) { id } }`;
 const FINISH = `mutation { finishSession { id } }`;
 const MUST_READ = `query($domain: String!) { mustRead(domain: $domain) {
   id title goal goalText domain state status version updatedAt
@@ -139,37 +139,37 @@ async function seed() {
     ['Refund policy', 'Refunds over 500 EUR need a second approver.', 'acme/checkout'],
     ['Carrier cut-off', 'Parcels booked after 15:00 ship the next day.', 'acme/shipping'],
     ['Company glossary', 'A ledger entry is never edited, only reversed.', 'acme'],
-  ]) noteIds.push((await ok(CREATE_NOTE, { input: { title, body, domain } })).createNote.id);
+  ]) noteIds.push((await ok(CREATE_NOTE_ID, { input: { title, body, domain } })).createNote.id);
   seeded.notes = noteIds;
 
-  const billing = (await ok(CREATE_TASK, { input: {
+  const billing = (await ok(CREATE_TASK_IDS, { input: {
     title: 'Move billing webhooks to the idempotent handler', goal: 'Every billing webhook is deduplicated by event id.', domain: 'acme/checkout/billing',
     items: ['Key charge.succeeded by event id', 'Persist each event id', 'Replay the queue after a restart', 'Cover refunds and disputes', 'Remove the charge-id lookup', 'Write the runbook'],
   } })).createTask;
   seeded.billing = billing.task.id;
   const b = billing.items.map((item: { id: string }) => item.id);
   seeded.billingItems = b;
-  await ok(EDIT_TASK, { input: { id: seeded.billing, goal: `Every billing webhook is deduplicated by event id: [[#${b[0]}]] first, then [[#${b[2]}]].` } });
+  await ok(EDIT_TASK_ID, { input: { id: seeded.billing, goal: `Every billing webhook is deduplicated by event id: [[#${b[0]}]] first, then [[#${b[2]}]].` } });
 
-  const checkout = (await ok(CREATE_TASK, { input: {
+  const checkout = (await ok(CREATE_TASK_IDS, { input: {
     title: 'Speed up the checkout page', goal: 'The page paints in under a second on 3G.', domain: 'acme/checkout',
     itemsText: 'Measure the waterfall\nInline the critical CSS\nDefer the chat widget',
   } })).createTask;
   seeded.checkout = checkout.task.id;
   seeded.checkoutItems = checkout.items.map((item: { id: string }) => item.id);
-  const shipping = (await ok(CREATE_TASK, { input: { title: 'Book carriers before the cut-off', goal: 'No parcel misses its truck.', domain: 'acme/shipping', items: ['Read the carrier API', 'Schedule the booking job'] } })).createTask;
+  const shipping = (await ok(CREATE_TASK_IDS, { input: { title: 'Book carriers before the cut-off', goal: 'No parcel misses its truck.', domain: 'acme/shipping', items: ['Read the carrier API', 'Schedule the booking job'] } })).createTask;
   seeded.shipping = shipping.task.id;
-  const closed = (await ok(CREATE_TASK, { input: { title: 'Rotate the webhook secret', goal: 'The old secret is revoked.', domain: 'acme/checkout/billing', items: ['Issue a new secret', 'Revoke the old one'] } })).createTask;
+  const closed = (await ok(CREATE_TASK_IDS, { input: { title: 'Rotate the webhook secret', goal: 'The old secret is revoked.', domain: 'acme/checkout/billing', items: ['Issue a new secret', 'Revoke the old one'] } })).createTask;
   seeded.closed = closed.task.id;
-  for (const item of closed.items) await ok(UPDATE_ITEM, { input: { id: item.id, state: 'DONE', comment: 'Done in the dashboard.' } });
+  for (const item of closed.items) await ok(UPDATE_ITEM_ID, { input: { id: item.id, state: 'DONE', comment: 'Done in the dashboard.' } });
 
   // Items worked: states, notes, links to memories.
-  await ok(UPDATE_ITEM, { input: { id: b[0], state: 'DONE', comment: `Handler keys off the event id; see [[#${b[1]}]].`, related: [noteIds[0]] } });
-  await ok(UPDATE_ITEM, { input: { id: b[1], state: 'IN_PROGRESS', related: [noteIds[0], seeded.checkout] } });
-  await ok(UPDATE_ITEM, { input: { id: b[3], state: 'BLOCKED', comment: 'Waiting for the disputes API.' } });
-  await ok(UPDATE_ITEM, { input: { id: b[4], text: 'Drop the charge-id lookup' } });
-  await ok(UPDATE_ITEM, { input: { id: seeded.checkoutItems[0], state: 'DONE', comment: 'Fonts block for 800 ms.' } });
-  await ok(UPDATE_ITEM, { input: { id: seeded.checkoutItems[1], state: 'IN_PROGRESS' } });
+  await ok(UPDATE_ITEM_ID, { input: { id: b[0], state: 'DONE', comment: `Handler keys off the event id; see [[#${b[1]}]].`, related: [noteIds[0]] } });
+  await ok(UPDATE_ITEM_ID, { input: { id: b[1], state: 'IN_PROGRESS', related: [noteIds[0], seeded.checkout] } });
+  await ok(UPDATE_ITEM_ID, { input: { id: b[3], state: 'BLOCKED', comment: 'Waiting for the disputes API.' } });
+  await ok(UPDATE_ITEM_ID, { input: { id: b[4], text: 'Drop the charge-id lookup' } });
+  await ok(UPDATE_ITEM_ID, { input: { id: seeded.checkoutItems[0], state: 'DONE', comment: 'Fonts block for 800 ms.' } });
+  await ok(UPDATE_ITEM_ID, { input: { id: seeded.checkoutItems[1], state: 'IN_PROGRESS' } });
 
   // Briefs with dependencies, a whole-task note, comments citing items.
   await ok(ADD_NOTE, { input: { taskId: seeded.billing, title: 'Replay brief', items: [b[2]], brief: {
@@ -182,32 +182,32 @@ async function seed() {
     pitfalls: `Do not reuse [[#${b[4]}]]'s lookup.`, doneWhen: 'Both have tests.', dependsOn: [{ item: b[2], reason: 'replays' }],
   } } });
   await ok(ADD_NOTE, { input: { taskId: seeded.billing, title: 'Why this task', body: `The charge-id lookup double-booked twice in March; [[#${b[0]}]] fixes the cause.` } });
-  await ok(ADD_COMMENT, { input: { taskId: seeded.billing, body: `Started with [[#${b[0]}]]; [[#${b[2]}]] next.` } });
-  await ok(ADD_COMMENT, { input: { taskId: seeded.billing, item: b[1], body: 'The table needs a unique index.' } });
-  await ok(ADD_COMMENT, { input: { taskId: seeded.billing, item: b[3], body: `Blocked until [[#${b[2]}]] lands.` } });
-  await ok(ADD_COMMENT, { input: { taskId: seeded.checkout, body: 'Lighthouse says 2.4 s today.' } });
+  await ok(ADD_COMMENT_ID, { input: { taskId: seeded.billing, body: `Started with [[#${b[0]}]]; [[#${b[2]}]] next.` } });
+  await ok(ADD_COMMENT_ID, { input: { taskId: seeded.billing, item: b[1], body: 'The table needs a unique index.' } });
+  await ok(ADD_COMMENT_ID, { input: { taskId: seeded.billing, item: b[3], body: `Blocked until [[#${b[2]}]] lands.` } });
+  await ok(ADD_COMMENT_ID, { input: { taskId: seeded.checkout, body: 'Lighthouse says 2.4 s today.' } });
 
   // A delete and a move, for history and includeDeleted.
-  await ok(DELETE_ITEM, { id: b[5] });
-  await ok(MOVE_ITEM, { input: { id: b[4], after: b[2] } });
+  await ok(DELETE_ITEM_ID, { id: b[5] });
+  await ok(MOVE_ITEM_ID, { input: { id: b[4], after: b[2] } });
 
   // Sessions of every preset, a helper, plans with history, claims; one finished.
-  const whole = (await ok(START_SESSION, { input: { preset: 'WHOLE_LIST' } })).startSession.id;
-  const steps = (await ok(START_SESSION, { input: { preset: 'STEP_OPS' } })).startSession.id;
-  const checklist = (await ok(START_SESSION, { input: { preset: 'PLAN_AND_FINISH' } })).startSession.id;
-  const helper = (await ok(START_SESSION, { input: { parentId: whole } })).startSession.id;
-  const finished = (await ok(START_SESSION, { input: { preset: 'WHOLE_LIST' } })).startSession.id;
+  const whole = (await ok(START_SESSION_ID, { input: { preset: 'WHOLE_LIST' } })).startSession.id;
+  const steps = (await ok(START_SESSION_ID, { input: { preset: 'STEP_OPS' } })).startSession.id;
+  const checklist = (await ok(START_SESSION_ID, { input: { preset: 'PLAN_AND_FINISH' } })).startSession.id;
+  const helper = (await ok(START_SESSION_ID, { input: { parentId: whole } })).startSession.id;
+  const finished = (await ok(START_SESSION_ID, { input: { preset: 'WHOLE_LIST' } })).startSession.id;
   seeded.sessions = [whole, steps, checklist, finished];
   seeded.helper = helper;
-  await ok(WRITE_TODOS, { todos: [{ content: 'Read the handler', status: 'DONE' }, { content: 'Write the replay test', status: 'IN_PROGRESS' }, { content: 'Open the pull request', status: 'PENDING' }] }, whole);
-  await ok(WRITE_TODOS, { todos: [{ content: 'Read the handler', status: 'DONE' }, { content: 'Write the replay test', status: 'DONE' }, { content: 'Run the suite', status: 'IN_PROGRESS' }, { content: 'Open the pull request', status: 'PENDING' }] }, whole);
-  await ok(WRITE_TODOS, { todos: [{ content: 'Check the index', status: 'IN_PROGRESS' }] }, helper);
-  await ok(SET_PLAN, { steps: ['Profile the page', 'Inline the CSS', 'Profile again'] }, steps);
-  await ok(UPDATE_STEP, { input: { step: 1, state: 'DONE', note: 'Fonts block for 800 ms.' } }, steps);
-  await ok(UPDATE_STEP, { input: { step: 2, state: 'FAILED', note: 'The build drops the inline block.' } }, steps);
-  await ok(SET_PLAN, { steps: ['Book the carrier', 'Print the labels'] }, checklist);
-  await ok(UPDATE_STEP, { input: { step: 2, state: 'BLOCKED', note: 'The printer is offline.' } }, checklist);
-  await ok(WRITE_TODOS, { todos: [{ content: 'Say hello', status: 'DONE' }] }, finished);
+  await ok(WRITE_TODOS_IDS, { todos: [{ content: 'Read the handler', status: 'DONE' }, { content: 'Write the replay test', status: 'IN_PROGRESS' }, { content: 'Open the pull request', status: 'PENDING' }] }, whole);
+  await ok(WRITE_TODOS_IDS, { todos: [{ content: 'Read the handler', status: 'DONE' }, { content: 'Write the replay test', status: 'DONE' }, { content: 'Run the suite', status: 'IN_PROGRESS' }, { content: 'Open the pull request', status: 'PENDING' }] }, whole);
+  await ok(WRITE_TODOS_IDS, { todos: [{ content: 'Check the index', status: 'IN_PROGRESS' }] }, helper);
+  await ok(SET_PLAN_ID, { steps: ['Profile the page', 'Inline the CSS', 'Profile again'] }, steps);
+  await ok(UPDATE_STEP_MESSAGE, { input: { step: 1, state: 'DONE', note: 'Fonts block for 800 ms.' } }, steps);
+  await ok(UPDATE_STEP_MESSAGE, { input: { step: 2, state: 'FAILED', note: 'The build drops the inline block.' } }, steps);
+  await ok(SET_PLAN_ID, { steps: ['Book the carrier', 'Print the labels'] }, checklist);
+  await ok(UPDATE_STEP_MESSAGE, { input: { step: 2, state: 'BLOCKED', note: 'The printer is offline.' } }, checklist);
+  await ok(WRITE_TODOS_IDS, { todos: [{ content: 'Say hello', status: 'DONE' }] }, finished);
   await ok(FINISH, {}, finished);
   await ok(CLAIM, { input: { id: b[2], ttlSeconds: 600 } }, steps);
   // A read with the session names its domain (what recentSessions and reminders show).

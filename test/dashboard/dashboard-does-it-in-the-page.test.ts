@@ -20,7 +20,7 @@ const { server, browser, base } = dashboardSuite();
 const TASKS_IN = 'query($domain: String!) { memories(domain: $domain, kind: TASK, first: 50) { totalCount nodes { id title domain status } } }';
 const NOTES_IN = 'query($domain: String!) { memories(domain: $domain, kind: NOTE, first: 50) { nodes { id title ... on Note { body } } } }';
 const TASK = 'query($id: ID!) { task(id: $id) { id title domain status version } }';
-const EDIT_TASK = 'mutation($input: EditTaskInput!) { editTask(input: $input) { id version } }';
+const EDIT_TASK_VERSION = 'mutation($input: EditTaskInput!) { editTask(input: $input) { id version } }';
 
 let seq = 0;
 async function newTask(items: string[], domain = `people/flow${(seq += 1)}`) {
@@ -95,7 +95,7 @@ describe("a task's own controls", () => {
     await page.getByLabel('Domain', { exact: true }).fill('people/renamed');
     // The agent renames the task while the person types.
     const before = (await server.ok(TASK, { id: task.id })).task;
-    await server.ok(EDIT_TASK, { input: { id: task.id, title: 'Refund flow, agent’s title', expectedVersion: before.version } });
+    await server.ok(EDIT_TASK_VERSION, { input: { id: task.id, title: 'Refund flow, agent’s title', expectedVersion: before.version } });
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const conflict = page.getByRole('alert').filter({ hasText: 'The title or domain was changed by someone else' });
     await conflict.waitFor();

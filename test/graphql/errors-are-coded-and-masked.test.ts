@@ -1,13 +1,21 @@
 /**
- * Malformed requests are refused with a code; anything unexpected is masked:
- * INTERNAL_SERVER_ERROR, a generic message and an errorId, never driver text,
- * SQL or a stack.
+ * Malformed requests and malformed input are refused with a code that says
+ * what to send instead, the same on SQLite and PostgreSQL; anything
+ * unexpected is masked: INTERNAL_SERVER_ERROR, a generic message and an
+ * errorId, never the engine's or the driver's words, SQL or a stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness.js';
-import { UPDATE_ITEM } from '../fixtures/documents.js';
-import { databaseState } from '../fixtures/nothing-recorded.js';
+import { ADD_COMMENT, CREATE_NOTE, CREATE_TASK, SEARCH, UPDATE_ITEM } from '../fixtures/documents.js';
+import { databaseState, refusedAndNothingRecorded } from '../fixtures/nothing-recorded.js';
 import { createTask } from '../fixtures/tasks.js';
+
+let server: TestServer;
+beforeAll(async () => { server = await startTestServer(); });
+afterAll(async () => { await server?.close(); });
+
+const cursor = (key: unknown) => Buffer.from(JSON.stringify(key)).toString('base64url');
+const PROBE = '{ reminderSettings { enabled } }';
 
 /** Sends a raw body and returns the status, the raw text and the parsed errors. */
 async function post(server: TestServer, body: string) {
@@ -24,10 +32,6 @@ function expectNothingLeaked(text: string): void {
 }
 
 describe('malformed requests', () => {
-  let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
-  afterAll(async () => { await server?.close(); });
-
   it('refuses an enum typo in variables with BAD_USER_INPUT, suggesting the right value, and records nothing', async () => {
     const { items } = await createTask(server, ['A']);
     const before = await databaseState(server);
@@ -64,6 +68,74 @@ describe('malformed requests', () => {
     expect(result.status).toBe(400);
     expect(result.errors[0].extensions?.code).toBe('BAD_REQUEST');
     expectNothingLeaked(result.text);
+  });
+});
+
+describe('U+0000 in text', () => {
+  it('is refused with BAD_USER_INPUT, saying to remove it, and records nothing (labels, free text, nested inputs)', async () => {
+    const { task, items } = await createTask(server, ['Clean']);
+    const cases: [string, Record<string, unknown>][] = [
+      [CREATE_NOTE, { input: { title: 'Nul\u0000title', body: 'b', domain: 'codes/nul' } }],
+      [CREATE_TASK, { input: { title: 'T', goal: 'goal with \u0000 inside', domain: 'codes/nul', items: ['A'] } }],
+      [CREATE_TASK, { input: { title: 'T', goal: 'g', domain: 'codes/nul', items: ['A', 'B\u0000'] } }],
+      [ADD_COMMENT, { input: { taskId: task.id, body: '\u0000' } }],
+      [UPDATE_ITEM, { input: { id: items[0].id, text: 'Renamed\u0000' } }],
+    ];
+    for (const [query, variables] of cases) {
+      const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', query, variables);
+      expect(message).toContain('Remove the NUL character');
+    }
+    // Written as an escape in the document itself, too.
+    const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', 'mutation { createNote(input: { title: "a\\u0000b", body: "b", domain: "codes/nul" }) { id } }');
+    expect(message).toContain('title');
+  });
+});
+
+describe('a hand-made cursor', () => {
+  it('of search with a rank that is not a whole number, or of the wrong shape, is BAD_USER_INPUT', async () => {
+    await server.ok(CREATE_NOTE, { input: { title: 'Findable cursor note', body: 'b', domain: 'codes/cursor' } });
+    for (const after of [cursor([0.5, 1]), cursor(['0', 1]), cursor([0]), cursor([0, 1, 2]), cursor({ rank: 0 }), 'not base64 at all', 'x'.repeat(500)]) {
+      const refused = await server.refused(SEARCH, { query: 'findable', after });
+      expect(refused.code, after).toBe('BAD_USER_INPUT');
+      expect(refused.message).toContain('endCursor');
+    }
+    // A real cursor pages on.
+    const first = await server.ok(SEARCH, { query: 'findable', first: 1 });
+    const next = await server.ok(SEARCH, { query: 'findable', after: first.search.pageInfo.endCursor });
+    expect(next.search.nodes).toEqual([]);
+  });
+
+  it('of a row list with a fraction, a string or a number past the id range is BAD_USER_INPUT', async () => {
+    const { task } = await createTask(server, ['Paged']);
+    for (const after of [cursor([1.5]), cursor(['1']), cursor([2 ** 40]), cursor([-1])]) {
+      const refused = await server.refused('query($id: ID!, $after: String) { task(id: $id) { history(after: $after) { totalCount } } }', { id: task.id, after });
+      expect(refused.code, after).toBe('BAD_USER_INPUT');
+    }
+  });
+});
+
+describe('requests the API does not serve', () => {
+  it('an automatic persisted query (a wrong hash, or a hash alone) is PERSISTED_QUERY_NOT_SUPPORTED', async () => {
+    const wrong = await post(server, JSON.stringify({ query: PROBE, extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }));
+    expect(wrong.errors[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_SUPPORTED');
+    const alone = await post(server, JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }));
+    expect(alone.errors[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_SUPPORTED');
+  });
+
+  it('a subscription sent over HTTP POST is BAD_REQUEST, saying to send a query or mutation', async () => {
+    const answer = await post(server, JSON.stringify({ query: 'subscription { reminderSettingsChanged { enabled } }' }));
+    expect(answer.errors[0]?.extensions?.code).toBe('BAD_REQUEST');
+    expect(answer.errors[0]?.message).toContain('query or a mutation');
+  });
+
+  it('a list literal nested thousands deep is TOO_LARGE, without the engine\'s words', async () => {
+    const deep = `${'['.repeat(5000)}"a"${']'.repeat(5000)}`;
+    for (const query of [`{ memories(domain: "a", after: ${deep}) { totalCount } }`, `mutation { setPlan(steps: ${deep}) { message } }`]) {
+      const answer = await post(server, JSON.stringify({ query }));
+      expect(answer.errors[0]?.extensions?.code).toBe('TOO_LARGE');
+      expect(answer.errors[0]?.message).not.toMatch(/call stack|RangeError/);
+      expect(answer.errors[0]?.message).toContain('variables');
+    }
   });
 });
 

@@ -15,9 +15,9 @@ let server: TestServer;
 beforeAll(async () => { server = await startTestServer({ onQuery: (sql) => { statements.push(sql); } }); });
 afterAll(async () => { await server?.close(); });
 
-const TASK_FIELDS = 'id version state status updatedAt progress { done total blocked failed }';
-const UPDATE = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state task { ${TASK_FIELDS} } } }`;
-const READ = `query($id: ID!) { task(id: $id) { ${TASK_FIELDS} } }`;
+const WRITTEN_TASK_FIELDS = 'id version state status updatedAt progress { done total blocked failed }';
+const UPDATE = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state task { ${WRITTEN_TASK_FIELDS} } } }`;
+const READ = `query($id: ID!) { task(id: $id) { ${WRITTEN_TASK_FIELDS} } }`;
 
 /** The statements of one call that read a task's row after its transaction committed. */
 function readsBackAfterCommit(sent: string[]): string[] {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type GraphQLResponse, type TestServer } from '../harness.js';
 import {
-  ADD_STEPS, CLEAR_PLAN, FINISH_SESSION, SET_PLAN, SET_PLAN_RULES, START_TURN, UPDATE_STEP, WRITE_TODOS,
+  ADD_STEPS, CLEAR_PLAN, FINISH_SESSION, SET_PLAN, SET_PLAN_RULES, START_TURN, UPDATE_STEP, WRITE_TODOS, UPDATE_ITEM,
 } from '../fixtures/documents.js';
 import { databaseState } from '../fixtures/nothing-recorded.js';
 import { todos } from '../fixtures/sessions.js';
@@ -16,8 +16,7 @@ beforeAll(async () => { server = await startTestServer({ env: { TASKBASE_TOKENS:
 afterAll(async () => { await server?.close(); });
 
 const END_TURN = 'mutation { endTurn { text domains } }';
-const CREATE_TASK = `mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id title } items { id text } } }`;
-const UPDATE_ITEM = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state } }`;
+const CREATE_TASK_IDS = `mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id title } items { id text } } }`;
 const PLAN_STEPS = `query($id: ID!) { session(id: $id) { plan { id items(first: 50) { nodes { id text state } } } } }`;
 
 function as(token: string, session?: string) {
@@ -33,7 +32,7 @@ async function alicesSession(): Promise<{ session: string; stepId: string }> {
   const session = (await server.gql('mutation { startSession { id } }', {}, as('alice-secret'))).data!.startSession.id;
   const written = await server.gql(WRITE_TODOS, { todos: todos(['Read the code', 'DONE'], ['Ship it', 'DONE']) }, as('alice-secret', session));
   expect(written.errors).toBeUndefined();
-  const created = await server.gql(CREATE_TASK, {
+  const created = await server.gql(CREATE_TASK_IDS, {
     input: { title: `Open work ${session}`, goal: 'Keep it current.', items: ['Still open'], domain: 'owners/alice' },
   }, as('alice-secret', session));
   expect(created.errors).toBeUndefined();
@@ -76,7 +75,7 @@ describe('a session of another token', () => {
     const before = await databaseState(server);
     const steer = await server.gql(UPDATE_ITEM, { input: { id: stepId, state: 'FAILED', comment: 'not mine' } }, as('bob-secret', session));
     expect(codeOf(steer)).toBe('FORBIDDEN');
-    const create = await server.gql(CREATE_TASK, { input: { title: 'In her name', goal: 'g', items: ['x'], domain: 'owners/bob' } }, as('bob-secret', session));
+    const create = await server.gql(CREATE_TASK_IDS, { input: { title: 'In her name', goal: 'g', items: ['x'], domain: 'owners/bob' } }, as('bob-secret', session));
     expect(codeOf(create)).toBe('FORBIDDEN');
     expect(await databaseState(server)).toEqual(before);
   });
@@ -103,21 +102,21 @@ describe('idempotency keys with auth on', () => {
   const input = (title: string) => ({ title, goal: 'g', items: ['One'], domain: 'owners/keys', idempotencyKey: 'shared-key-1' });
 
   it('are each token\'s own: the same key from two tokens creates two tasks, each retry answers its own', async () => {
-    const alice = await server.gql(CREATE_TASK, { input: input('Alice keyed') }, as('alice-secret'));
-    const bob = await server.gql(CREATE_TASK, { input: input('Bob keyed') }, as('bob-secret'));
+    const alice = await server.gql(CREATE_TASK_IDS, { input: input('Alice keyed') }, as('alice-secret'));
+    const bob = await server.gql(CREATE_TASK_IDS, { input: input('Bob keyed') }, as('bob-secret'));
     expect(alice.errors).toBeUndefined();
     expect(bob.errors).toBeUndefined();
     expect(bob.data!.createTask.task.id).not.toBe(alice.data!.createTask.task.id);
-    const aliceAgain = await server.gql(CREATE_TASK, { input: input('Alice keyed') }, as('alice-secret'));
-    const bobAgain = await server.gql(CREATE_TASK, { input: input('Bob keyed') }, as('bob-secret'));
+    const aliceAgain = await server.gql(CREATE_TASK_IDS, { input: input('Alice keyed') }, as('alice-secret'));
+    const bobAgain = await server.gql(CREATE_TASK_IDS, { input: input('Bob keyed') }, as('bob-secret'));
     expect(aliceAgain.data!.createTask.task).toEqual(alice.data!.createTask.task);
     expect(bobAgain.data!.createTask.task).toEqual(bob.data!.createTask.task);
   });
 
   it('still refuse reuse with other input within one token', async () => {
-    await server.gql(CREATE_TASK, { input: { ...input('First'), idempotencyKey: 'shared-key-2' } }, as('alice-secret'));
+    await server.gql(CREATE_TASK_IDS, { input: { ...input('First'), idempotencyKey: 'shared-key-2' } }, as('alice-secret'));
     const before = await databaseState(server);
-    const reused = await server.gql(CREATE_TASK, { input: { ...input('Other'), idempotencyKey: 'shared-key-2' } }, as('alice-secret'));
+    const reused = await server.gql(CREATE_TASK_IDS, { input: { ...input('Other'), idempotencyKey: 'shared-key-2' } }, as('alice-secret'));
     expect(codeOf(reused)).toBe('BAD_USER_INPUT');
     expect(await databaseState(server)).toEqual(before);
   });

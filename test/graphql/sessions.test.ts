@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness.js';
 import {
-  FINISH_SESSION, PLAN_HISTORY, READ_SESSION, SET_PLAN_RULES, START_SESSION, START_TURN, UPDATE_STEP, WRITE_TODOS,
+  FINISH_SESSION, PLAN_HISTORY, READ_SESSION, SET_PLAN_RULES, START_SESSION, START_TURN, UPDATE_STEP, WRITE_TODOS, UPDATE_ITEM,
 } from '../fixtures/documents.js';
 import { refusedAndNothingRecorded } from '../fixtures/nothing-recorded.js';
 import { planHistory, readSession, startSession, stepsOf, todos, writeTodos } from '../fixtures/sessions.js';
@@ -15,8 +15,6 @@ import { planHistory, readSession, startSession, stepsOf, todos, writeTodos } fr
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
 afterAll(async () => { await server?.close(); });
-
-const UPDATE_ITEM = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state } }`;
 
 describe('startSession', () => {
   it('makes a session with a server-made id and the WHOLE_LIST rules', async () => {

@@ -30,7 +30,7 @@ afterAll(async () => { await server?.close(); });
 const START = 'mutation { startSession { id } }';
 const END_TURN = 'mutation { endTurn { text domains tasks { id title } } }';
 const CREATE = 'mutation($input: CreateTaskInput!) { createTask(input: $input) { task { id } items { id } } }';
-const UPDATE_ITEM = 'mutation($id: ID!, $state: ItemState!) { updateItem(input: { id: $id, state: $state }) { id } }';
+const SET_ITEM_STATE = 'mutation($id: ID!, $state: ItemState!) { updateItem(input: { id: $id, state: $state }) { id } }';
 
 async function newSession(): Promise<string> {
   return (await server.ok(START)).startSession.id;
@@ -42,7 +42,7 @@ async function tasksIn(domain: string, session: string, count = 1): Promise<{ id
   for (let i = 0; i < count; i += 1) {
     const data = await server.ok(CREATE, { input: { title: `Task ${i} in ${domain}`, goal: 'Keep it current.', items: ['First', 'Second'], domain } }, { session });
     const task = { id: data.createTask.task.id as string, items: data.createTask.items.map((item: { id: string }) => item.id) as string[] };
-    await server.ok(UPDATE_ITEM, { id: task.items[0], state: 'IN_PROGRESS' }, { session });
+    await server.ok(SET_ITEM_STATE, { id: task.items[0], state: 'IN_PROGRESS' }, { session });
     made.push(task);
   }
   return made;
@@ -99,7 +99,7 @@ describe('a turn with nothing due costs reads only', () => {
     expect(none).toEqual({ all: 1, reads: 1, writes: [] });
 
     const [task] = await tasksIn('turn/settled', named);
-    for (const id of task.items) await server.ok(UPDATE_ITEM, { id, state: 'DONE' }, { session: named });
+    for (const id of task.items) await server.ok(SET_ITEM_STATE, { id, state: 'DONE' }, { session: named });
     const settled = fewest([await endTurnCost(named), await endTurnCost(named)]);
     expect(settled).toEqual({ all: 2, reads: 2, writes: [] });
 

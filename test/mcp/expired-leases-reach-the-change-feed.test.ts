@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness.js';
-import { CLAIM_ITEM, RELEASE_CLAIM } from '../fixtures/documents.js';
+import { CLAIM_ITEM, RELEASE_CLAIM, UPDATE_ITEM } from '../fixtures/documents.js';
 import { readToEnd, type LoggedChange } from '../fixtures/change-feed.js';
 import { freshDomain } from '../fixtures/knowledge.js';
 import { startSession } from '../fixtures/sessions.js';
@@ -16,8 +16,6 @@ import { createTask } from '../fixtures/tasks.js';
 let server: TestServer;
 beforeAll(async () => { server = await startTestServer(); });
 afterAll(async () => { await server?.close(); });
-
-const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id } }';
 
 async function feed(domain: string): Promise<LoggedChange[]> {
   return (await readToEnd((query, variables) => server.ok(query, variables) as never, null, domain, 50)).changes;

@@ -21,8 +21,8 @@ afterAll(async () => { await server?.close(); });
 const START = 'mutation($input: StartSessionInput) { startSession(input: $input) { id } }';
 const PLAN = 'query($id: ID!) { session(id: $id) { steeringSeenAt plan { items { nodes { id text } } } } }';
 const SEEN = 'query($id: ID!) { session(id: $id) { steeringSeenAt } }';
-const UPDATE_ITEM = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id } }';
-const ADD_ITEMS = 'mutation($input: AddItemsInput!) { addItems(input: $input) { task { id } } }';
+const UPDATE_ITEM_ID = 'mutation($input: UpdateItemInput!) { updateItem(input: $input) { id } }';
+const ADD_ITEMS_TASK_ID = 'mutation($input: AddItemsInput!) { addItems(input: $input) { task { id } } }';
 const RELEASE = 'mutation($id: ID!) { releaseClaim(id: $id) { id } }';
 
 interface Agent {
@@ -94,7 +94,7 @@ describe('a person steering a plan', () => {
       // The person drops step 2 with a reason and adds a step, from the dashboard (no x-session-id).
       const items = await planItems(agent.sessionId);
       const ledger = items.find((item) => item.text === 'Migrate the ledger')!;
-      await server.ok(UPDATE_ITEM, { input: { id: ledger.id, state: 'DROPPED', comment: 'out of scope' } });
+      await server.ok(UPDATE_ITEM_ID, { input: { id: ledger.id, state: 'DROPPED', comment: 'out of scope' } });
       const before = new Date().toISOString();
 
       const told = await agent.call(...split(calls.own));
@@ -111,7 +111,7 @@ describe('a person steering a plan', () => {
 
       // A second change by the person is told on the next call, and the seen time moves.
       const plan = (await server.ok('query($id: ID!) { session(id: $id) { plan { id } } }', { id: agent.sessionId })).session.plan;
-      await server.ok(ADD_ITEMS, { input: { taskId: plan.id, items: ['Tell the team'] } });
+      await server.ok(ADD_ITEMS_TASK_ID, { input: { taskId: plan.id, items: ['Tell the team'] } });
       const again = await agent.call(...split(calls.other));
       expect(again.split('\n')[0]).toMatch(/^Since your last call: a person added step \d+ "Tell the team"\.$/);
       expect((await seenAt(agent.sessionId))! > firstSeen!).toBe(true);
@@ -126,7 +126,7 @@ describe('whole-list: a list written before the agent heard of a change', () => 
     const todos = STEPS.map((content) => ({ content, status: 'pending' }));
     await agent.call('todo_write', { todos });
     const items = await planItems(agent.sessionId);
-    await server.ok(UPDATE_ITEM, { input: { id: items[1]!.id, text: 'Migrate the ledger to v2' } });
+    await server.ok(UPDATE_ITEM_ID, { input: { id: items[1]!.id, text: 'Migrate the ledger to v2' } });
 
     // The agent's list still has the old text: written, it would delete the person's step and add the old one back.
     const blind = (await agent.call('todo_write', { todos: [{ content: STEPS[0], status: 'in_progress' }, ...todos.slice(1)] })).split('\n');
@@ -152,7 +152,7 @@ describe('a person steering a claimed item', () => {
     await agent.call('task_item', { uid: task.id, item: handler.id, state: 'doing' });
     expect(await agent.call('must_read', { domain })).not.toContain('Since your last call');
 
-    await server.ok(UPDATE_ITEM, { input: { id: handler.id, text: 'Key the handler by order id' } });
+    await server.ok(UPDATE_ITEM_ID, { input: { id: handler.id, text: 'Key the handler by order id' } });
     const renamed = await agent.call('must_read', { domain });
     expect(renamed.split('\n')[0]).toBe(`Since your last call: a person changed the text of item ${handler.id} "Key the handler by order id".`);
     expect(await seenAt(agent.sessionId)).not.toBeNull();
@@ -166,7 +166,7 @@ describe('a person steering a claimed item', () => {
     // Once the claim is over, the item is no longer the agent's: a later change is not told (a change within a second
     // of the claim's end still counts as made during it, as the end is the database's clock and a change's the server's).
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await server.ok(UPDATE_ITEM, { input: { id: handler.id, text: 'Key the handler by order id and day' } });
+    await server.ok(UPDATE_ITEM_ID, { input: { id: handler.id, text: 'Key the handler by order id and day' } });
     expect(await agent.call('must_read', { domain })).not.toContain('Since your last call');
   });
 

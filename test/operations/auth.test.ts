@@ -9,7 +9,7 @@ let server: TestServer;
 beforeAll(async () => { server = await startTestServer({ env: { TASKBASE_TOKENS: 'writer-secret, reader-secret:read' } }); });
 afterAll(async () => { await server?.close(); });
 
-const CREATE_NOTE = 'mutation { createNote(input: { title: "Auth", body: "b", domain: "auth/notes" }) { id } }';
+const CREATE_AUTH_NOTE = 'mutation { createNote(input: { title: "Auth", body: "b", domain: "auth/notes" }) { id } }';
 const READ = '{ memories(domain: "auth") { totalCount } }';
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
@@ -23,7 +23,7 @@ describe('with TASKBASE_TOKENS set', () => {
   });
 
   it('lets a write token read and write', async () => {
-    const created = await server.gql(CREATE_NOTE, {}, bearer('writer-secret'));
+    const created = await server.gql(CREATE_AUTH_NOTE, {}, bearer('writer-secret'));
     expect(created.errors).toBeUndefined();
     const read = await server.gql(READ, {}, bearer('writer-secret'));
     expect(read.data?.memories.totalCount).toBeGreaterThan(0);
@@ -32,7 +32,7 @@ describe('with TASKBASE_TOKENS set', () => {
   it('lets a read token read, and refuses its mutations with 403 FORBIDDEN, recording nothing', async () => {
     expect((await server.gql(READ, {}, bearer('reader-secret'))).status).toBe(200);
     const before = await databaseState(server);
-    const refused = await server.gql(CREATE_NOTE, {}, bearer('reader-secret'));
+    const refused = await server.gql(CREATE_AUTH_NOTE, {}, bearer('reader-secret'));
     expect(refused.status).toBe(403);
     expect(refused.errors?.[0].extensions?.code).toBe('FORBIDDEN');
     expect(await databaseState(server)).toEqual(before);

@@ -30,7 +30,7 @@ import { databaseState } from '../fixtures/nothing-recorded.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../fixtures/private-postgres.js';
 
 const onPostgres = Boolean(process.env.TEST_POSTGRES_URL);
-const CREATE_NOTE = 'mutation { createNote(input: { title: "During the outage", body: "b", domain: "outage/notes" }) { id } }';
+const CREATE_OUTAGE_NOTE = 'mutation { createNote(input: { title: "During the outage", body: "b", domain: "outage/notes" }) { id } }';
 const READ = '{ memories(domain: "outage") { totalCount } }';
 
 let server: TestServer;
@@ -77,11 +77,11 @@ afterAll(async () => {
 
 describe(`with the database out of reach (${onPostgres ? 'PostgreSQL refusing connections' : 'the SQLite file locked by another process'})`, () => {
   it('answers writes, tool calls and (on PostgreSQL) reads UNAVAILABLE with 503, records nothing, and recovers when it is back', async () => {
-    await server.ok(CREATE_NOTE.replace('During the outage', 'Before the outage'));
+    await server.ok(CREATE_OUTAGE_NOTE.replace('During the outage', 'Before the outage'));
     const before = await databaseState(server);
     const bringBack = await takeDatabaseAway();
     try {
-      expectUnavailable(await server.gql(CREATE_NOTE));
+      expectUnavailable(await server.gql(CREATE_OUTAGE_NOTE));
       const tool = (await mcp.callTool({ name: 'remember', arguments: { title: 'During the outage', body: 'b', domain: 'outage/notes' } })) as CallToolResult;
       expect(tool.isError).toBe(true);
       expect(tool.content).toEqual([{ type: 'text', text: expect.stringMatching(/^Error: The database cannot be reached right now, so nothing was read or recorded\. Retry/) }]);
@@ -99,7 +99,7 @@ describe(`with the database out of reach (${onPostgres ? 'PostgreSQL refusing co
     // Back: the same requests are answered, and what was refused left no trace.
     expect(await databaseState(server)).toEqual(before);
     expect((await server.gql(READ)).data).toEqual({ memories: { totalCount: 1 } });
-    expect((await server.gql(CREATE_NOTE)).data?.createNote.id).toBeTruthy();
+    expect((await server.gql(CREATE_OUTAGE_NOTE)).data?.createNote.id).toBeTruthy();
     const tool = (await mcp.callTool({ name: 'remember', arguments: { title: 'After the outage', body: 'b', domain: 'outage/notes' } })) as CallToolResult;
     expect(tool.isError).toBeFalsy();
     expect((await server.gql(READ)).data).toEqual({ memories: { totalCount: 3 } });
@@ -151,7 +151,7 @@ if (onPostgres) {
     }
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-    const CLAIM_NEXT = `mutation($domain: String!, $key: String) { claimNext(domain: $domain, ttlSeconds: 600, idempotencyKey: $key) { id } }`;
+    const CLAIM_NEXT_WITH_KEY = `mutation($domain: String!, $key: String) { claimNext(domain: $domain, ttlSeconds: 600, idempotencyKey: $key) { id } }`;
     const DONE = `mutation($id: ID!) { updateItem(input: { id: $id, state: DONE }) { id state } }`;
     const NOTE = `mutation($title: String!) { createNote(input: { title: $title, body: "Written while PostgreSQL restarts.", domain: "restart/notes" }) { id } }`;
     const UNAVAILABLE = /^The database cannot be reached right now, so nothing was read or recorded\. Retry/;
@@ -199,7 +199,7 @@ if (onPostgres) {
       const claimer = async (c: number) => {
         for (let round = 0; running; round += 1) {
           const key = `restart-${c}-${round}`;
-          const answer = await via(c, CLAIM_NEXT, { domain, key }, claimers[c]);
+          const answer = await via(c, CLAIM_NEXT_WITH_KEY, { domain, key }, claimers[c]);
           if (refusal(`claimNext via server ${c % 3 + 1}`, answer)) lostKeys[c]!.push(key);
           else if (answer.data.claimNext) {
             const item = answer.data.claimNext.id as string;
@@ -266,7 +266,7 @@ if (onPostgres) {
         };
         for (const item of undone[c]!) await finish(item);
         for (const key of keys) {
-          const retried = (await ok(c, CLAIM_NEXT, { domain, key }, claimers[c])).claimNext;
+          const retried = (await ok(c, CLAIM_NEXT_WITH_KEY, { domain, key }, claimers[c])).claimNext;
           if (retried) {
             told[c]!.add(retried.id);
             await finish(retried.id);

@@ -26,7 +26,7 @@ function send(url: string, method: string, headers: Record<string, string>, body
   });
 }
 
-const CREATE_NOTE = JSON.stringify({ query: 'mutation { createNote(input: { title: "Rebound", body: "b", domain: "rebinding/notes" }) { id } }' });
+const CREATE_NOTE_BODY = JSON.stringify({ query: 'mutation { createNote(input: { title: "Rebound", body: "b", domain: "rebinding/notes" }) { id } }' });
 const READ = JSON.stringify({ query: '{ memories(domain: "rebinding") { totalCount } }' });
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0', id: 1, method: 'initialize',
@@ -38,7 +38,7 @@ const MCP_POST = { 'content-type': 'application/json', accept: 'application/json
 /** Every path, as a page would send it. */
 const PATHS: { name: string; method: string; path: string; headers: Record<string, string>; body?: string; rpc?: boolean }[] = [
   { name: 'a query on POST /graphql', method: 'POST', path: '/graphql', headers: JSON_POST, body: READ },
-  { name: 'a mutation on POST /graphql', method: 'POST', path: '/graphql', headers: JSON_POST, body: CREATE_NOTE },
+  { name: 'a mutation on POST /graphql', method: 'POST', path: '/graphql', headers: JSON_POST, body: CREATE_NOTE_BODY },
   { name: 'an MCP initialize on POST /mcp', method: 'POST', path: '/mcp', headers: MCP_POST, body: INITIALIZE, rpc: true },
   { name: 'GET /healthz', method: 'GET', path: '/healthz', headers: {} },
   { name: 'the dashboard at GET /', method: 'GET', path: '/', headers: { accept: 'text/html' } },
@@ -106,7 +106,7 @@ describe('on a server with the default policy', () => {
   });
 
   it('answers the dashboard on its own origin, and records its write', async () => {
-    const answer = await send(`${base}/graphql`, 'POST', { ...JSON_POST, origin: base }, CREATE_NOTE);
+    const answer = await send(`${base}/graphql`, 'POST', { ...JSON_POST, origin: base }, CREATE_NOTE_BODY);
     expect(answer.status).toBe(200);
     expect(answer.json().data.createNote.id).toBeTruthy();
     expect((await send(`${base}/`, 'GET', { origin: base, accept: 'text/html' })).status).toBe(200);

@@ -27,7 +27,7 @@ afterAll(() => {
 /** Text long enough that each note adds pages of its own to the WAL. */
 const LONG = 'x'.repeat(3_000);
 
-const CREATE_NOTE = 'mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }';
+const CREATE_NOTE_ID = 'mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }';
 
 /** How many times the WAL beside `file` has started over from its beginning: the checkpoint sequence in its header (bytes 12-15). */
 const walStartsOver = (file: string) => fs.readFileSync(`${file}-wal`).readUInt32BE(12);
@@ -52,7 +52,7 @@ describe('WAL checkpoints beside the writer', () => {
     running.push(server);
     // Four notes: a few dozen pages. SQLite's own checkpoint, inside a commit, waits for 1,000.
     for (let i = 0; i < 4; i += 1) {
-      const created = await server.graphql(CREATE_NOTE, { input: { title: `Few ${i}`, body: `${i} ${LONG}`, domain: 'ops/few' } });
+      const created = await server.graphql(CREATE_NOTE_ID, { input: { title: `Few ${i}`, body: `${i} ${LONG}`, domain: 'ops/few' } });
       expect(created.errors).toBeUndefined();
     }
     // The database file alone, without its WAL, holds them once a checkpoint has run (every 100 ms).
@@ -96,7 +96,7 @@ describe('WAL checkpoints beside the writer', () => {
     let walMax = 0;
     for (let round = 0; round < rounds; round += 1) {
       for (let i = 0; i < perRound; i += 1) {
-        const added = await server.graphql(CREATE_NOTE, {
+        const added = await server.graphql(CREATE_NOTE_ID, {
           input: { title: `Note ${round}.${i}`, body: `${round}.${i} ${LONG} ${LONG}`, domain: 'ops/wal' },
         });
         expect(added.errors).toBeUndefined();
@@ -138,7 +138,7 @@ describe('WAL checkpoints beside the writer', () => {
       await Promise.all(Array.from({ length: 16 }, async () => {
         while (sent < notes) {
           const n = (sent += 1);
-          const added = await server.graphql(CREATE_NOTE, { input: { title: `Busy ${n}`, body: `${n} ${body}`, domain: 'ops/busy' } });
+          const added = await server.graphql(CREATE_NOTE_ID, { input: { title: `Busy ${n}`, body: `${n} ${body}`, domain: 'ops/busy' } });
           expect(added.errors).toBeUndefined();
         }
       }));
@@ -168,7 +168,7 @@ describe('WAL checkpoints beside the writer', () => {
     const body = 'z'.repeat(19_000);
     const write = async (count: number, from: number) => {
       for (let i = 0; i < count; i += 1) {
-        const added = await server.graphql(CREATE_NOTE, { input: { title: `Held ${from + i}`, body: `${from + i} ${body}`, domain: 'ops/held' } });
+        const added = await server.graphql(CREATE_NOTE_ID, { input: { title: `Held ${from + i}`, body: `${from + i} ${body}`, domain: 'ops/held' } });
         expect(added.errors).toBeUndefined();
       }
     };
