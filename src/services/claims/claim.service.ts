@@ -8,7 +8,10 @@ import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
-import type { ItemChanged, TaskService } from '../tasks/task.service.js';
+import type { ItemChanged } from '../task-aggregate/task-view.js';
+
+/** What a finish asks of updateItem: the held item settled, with the agent's comment. */
+interface ItemSettling { id: string; state: ItemState; comment: string | null }
 import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim, takeReadyCandidate } from './claim-store.js';
 
 interface ClaimInput {
@@ -57,7 +60,8 @@ export class ClaimService {
   constructor(
     private readonly writer: Writer,
     /** For claimNext's finish: the item is settled by updateItem's own work, with every rule it keeps. */
-    private readonly tasks: Pick<TaskService, 'updateItemIn'>,
+    /** updateItem's own work inside this transaction (the tasks service's updateItemIn): how a finish settles the held item. */
+    private readonly tasks: { updateItemIn(uow: UnitOfWork, input: ItemSettling): Promise<ItemChanged> },
   ) {}
 
   /** Claims an item for the calling session; the same session claiming again renews. CLAIMED while another's claim holds. */

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { MemoryEntity, type ItemEntity } from '../../db/entities/index.js';
+import type { FenceVerdict } from '../../domain/claims.js';
 import { itemsOfTaskIds } from './item-rows.js';
 
 /**
@@ -28,4 +29,17 @@ export function taskViewOf(task: MemoryEntity, items: ItemEntity[]): TaskView {
 export async function taskViewIn(manager: EntityManager, taskId: number): Promise<TaskView | null> {
   const task = await manager.findOneBy(MemoryEntity, { id: taskId });
   return task && taskViewOf(task, await itemsOfTaskIds(manager, [task.id]));
+}
+
+/**
+ * An item after updateItem, and its task with every item as the tools show it, from the same transaction:
+ * what the tasks service answers, and what claimNext's finish settles the held item with.
+ */
+export interface ItemChanged {
+  item: ItemEntity;
+  /** Every item of its task after the change, deleted ones too, in list order. */
+  items: ItemEntity[];
+  view: TaskView;
+  /** What the claims fence let through: the caller's own claim had lapsed, or a forced change overrode another's. */
+  fence: FenceVerdict;
 }

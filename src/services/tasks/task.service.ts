@@ -15,11 +15,11 @@ import { num, runStatement, selectRows } from '../kernel/statements.js';
 import { memoriesWithIds } from '../memories/memory-reader.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { purgeDeletedSteps } from '../sessions/plan-purge.js';
-import { isSettled, type FenceVerdict } from '../../domain/claims.js';
+import { isSettled } from '../../domain/claims.js';
 import { endClaimsOnItems } from '../claims/claim-store.js';
 import { checkClaimFence } from '../claims/claim-fence.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
-import { taskViewIn, taskViewOf, type TaskView } from '../task-aggregate/task-view.js';
+import { taskViewIn, taskViewOf, type ItemChanged, type TaskView } from '../task-aggregate/task-view.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, updateItemRow, type ItemRowChange, type TaskAggregate } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
@@ -69,15 +69,7 @@ interface TaskWithItems {
   view: TaskView;
 }
 
-/** An item after updateItem, and its task with every item as the tools show it, from the same transaction. */
-export interface ItemChanged {
-  item: ItemEntity;
-  /** Every item of its task after the change, deleted ones too, in list order. */
-  items: ItemEntity[];
-  view: TaskView;
-  /** What the claims fence let through: the caller's own claim had lapsed, or a forced change overrode another's. */
-  fence: FenceVerdict;
-}
+export type { ItemChanged } from '../task-aggregate/task-view.js';
 
 /** Knowledge-base tasks and their checklists: every change is one transaction and one history row. */
 export class TaskService {
