@@ -4,7 +4,7 @@ import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { keepWritten } from '../execution/fresh-after-mutation.js';
 import { PageArgs } from '../inputs/page.args.js';
-import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
+import { AddItemsInput, CreateTaskInput, DropRestAndArchiveInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
 import { itemPage, readForItemFields } from '../item-pages.js';
 import { refsFor, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
@@ -46,6 +46,18 @@ export class TaskResolver {
   @Mutation(() => Task, { nullable: true, description: 'Corrects a task in place: title, goal or domain.' })
   async editTask(@Arg('input') input: EditTaskInput, @Ctx() ctx: Context): Promise<Task> {
     return toTask((await ctx.services.tasks.editTask(ctx.caller, input)).task);
+  }
+
+  @Mutation(() => Task, {
+    nullable: true,
+    description: 'Archives an open knowledge-base task in one step (an addition to the contract): every item not DONE or DROPPED (To do, Doing, Blocked, Failed) becomes DROPPED with reason as its note, ' +
+      'their claims end, and the task is archived; one transaction, one history row (ITEM_STATE naming each item from → to) and one change. A task with nothing open is returned unchanged and records nothing. ' +
+      'A session\'s plan is refused (BAD_USER_INPUT); so is a session\'s drop of an item another session\'s live claim holds (CLAIMED).',
+  })
+  async dropRestAndArchive(@Arg('input') input: DropRestAndArchiveInput, @Ctx() ctx: Context): Promise<Task> {
+    const { task } = await ctx.services.tasks.dropRestAndArchive(ctx.caller, input);
+    keepWritten(ctx, task);
+    return toTask(task);
   }
 
   @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, or links memories to it. Claims fence: a session's state or text change to an item another session's live claim holds is refused with CLAIMED, naming the holder and for how long (input.force overrides it, recorded)." })
