@@ -130,6 +130,25 @@ describe("a task's own controls", () => {
     expect((await server.ok(TASK, { id: task.id })).task.status).toBe('ACTIVE');
     await page.getByRole('button', { name: 'Archive…' }).waitFor();
   });
+
+  it('drops the rest with one reason and archives the task in one step', async () => {
+    const task = await newTask(['Finished', 'Not started', 'Stuck']);
+    const page = await openTask(task.id);
+    await chooseState(page, 'Finished', 'DONE');
+    await chooseState(page, 'Stuck', 'BLOCKED', 'Waiting on legal');
+    await page.getByRole('button', { name: 'Archive…' }).click();
+    const submit = page.getByRole('button', { name: 'Drop the rest and archive' });
+    expect(await submit.isDisabled()).toBe(true);
+    const findings = await axeFindings(page);
+    expect(findings.rules).toEqual([]);
+    await page.getByLabel(/Why will the rest not be done/).fill('The customer cancelled');
+    await submit.click();
+    await page.locator('.state.archived').waitFor();
+    await page.getByText('Dropped — The customer cancelled').nth(1).waitFor();
+    expect((await server.ok(TASK, { id: task.id })).task.status).toBe('ARCHIVED');
+    const items = (await server.ok(READ_ITEMS_WITH_DELETED, { id: task.id })).task.items.nodes;
+    expect(items.map((item: { state: string }) => item.state)).toEqual(['DONE', 'DROPPED', 'DROPPED']);
+  });
 });
 
 describe('deleting an item', () => {
