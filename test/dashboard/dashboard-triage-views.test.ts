@@ -90,6 +90,30 @@ describe('triage views', () => {
     await page.close();
   }, 60_000);
 
+  it('sorts and groups a domain by who holds claims on its tasks, from Task.claimedBy', async () => {
+    const domain = freshDomain('held');
+    const free = await createTask(server, ['Nobody on it'], { domain, title: 'Free task' });
+    const byZed = await createTask(server, ['Zed works here'], { domain, title: 'Held by Zed' });
+    const byAda = await createTask(server, ['Ada works here', 'Ada again'], { domain, title: 'Held by Ada' });
+    const ada = await startSession(server, { name: 'Ada' });
+    const zed = await startSession(server, { name: 'Zed' });
+    await server.ok(CLAIM_ITEM, { input: { id: byZed.items[0].id } }, { session: zed });
+    await server.ok(CLAIM_ITEM, { input: { id: byAda.items[0].id } }, { session: ada });
+    await server.ok(CLAIM_ITEM, { input: { id: byAda.items[1].id } }, { session: ada });
+    // The server says who holds each task, once per holder.
+    const held = await server.ok(`query($d: String!) { memories(domain: $d, kind: TASK, first: 10) { nodes { id ... on Task { claimedBy { id name } } } } }`, { d: domain });
+    const holders = Object.fromEntries(held.memories.nodes.map((task: any) => [task.id, task.claimedBy.map((session: any) => session.name)]));
+    expect(holders).toEqual({ [free.task.id]: [], [byZed.task.id]: ['Zed'], [byAda.task.id]: ['Ada'] });
+
+    const page = await openPage(browser, `${base()}/#/domains/${domain}?sort=claimed`, { width: 1280, height: 800 });
+    await page.locator('table.tasks tbody tr').nth(2).waitFor();
+    expect(await page.locator('table.tasks tbody tr td:first-child a').allTextContents()).toEqual(['Held by Ada', 'Held by Zed', 'Free task']);
+    await page.getByLabel('Group by claimed by').check();
+    await page.waitForURL(/group=claimed/);
+    expect(await page.locator('table.tasks .group-row th').allTextContents()).toEqual(['Ada (1)', 'Zed (1)', 'Not claimed (1)']);
+    await expectAxeClean(page);
+  });
+
   it('lists the ready items of every domain in one queue, oldest task first, from the navigation', async () => {
     const first = await createTask(server, ['Pick the region', 'Order the hardware'], { domain: freshDomain('alpha'), title: 'Open the office' });
     const second = await createTask(server, ['Draft the survey'], { domain: freshDomain('beta'), title: 'Ask the customers' });

@@ -14,6 +14,8 @@ import { toConnection } from '../types/connection.type.js';
 import { ItemConnection, TaskEventConnection } from '../types/connections.type.js';
 import { Item } from '../types/item.type.js';
 import { Memory, Task } from '../types/memory.type.js';
+import { Session } from '../types/session.type.js';
+import { toSession } from '../session-mappers.js';
 import { CreateTaskPayload, ItemsPayload } from '../types/payloads.type.js';
 
 /** Knowledge-base tasks: reads, mutations, and the fields derived from a task's items. */
@@ -116,6 +118,16 @@ export class TaskResolver {
     const page = await itemPage(ctx, task.taskId, first, after, includeDeleted ?? false);
     await readForItemFields(ctx, info, page.nodes);
     return toConnection(page, toItem);
+  }
+
+  @FieldResolver(() => [Session], {
+    description: 'The sessions (agents) holding a live claim on one of its items now, earliest claim first; empty when none. ' +
+      'A page of tasks reads them in one statement, and their sessions in one more, so a domain\'s table can sort and group by who holds what.',
+  })
+  async claimedBy(@Root() task: Task, @Ctx() ctx: Context): Promise<Session[]> {
+    const ids = await ctx.loaders.taskClaimHolders.load(task.taskId);
+    const rows = await ctx.loaders.session.loadMany(ids);
+    return rows.flatMap((row) => (row && !(row instanceof Error) ? [toSession(row)] : []));
   }
 
   @FieldResolver(() => [Item], { description: 'Items now IN_PROGRESS, in list order.' })
