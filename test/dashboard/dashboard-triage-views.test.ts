@@ -114,6 +114,24 @@ describe('triage views', () => {
     await expectAxeClean(page);
   });
 
+  it('at 390 px puts a domain\'s tasks first and keeps touch targets at least 24 px on the table and a task\'s rows', async () => {
+    const domain = freshDomain('phone');
+    const { task } = await createTask(server, ['First step', 'Second step'], { domain, title: 'Phone task' });
+    const page = await openPage(browser, `${base()}/#/domains/${domain}`, { width: 390, height: 844 });
+    const row = page.getByRole('link', { name: 'Phone task' });
+    await row.waitFor();
+    const top = (await row.boundingBox())!.y;
+    expect(top, 'the first task is on the first screen').toBeLessThan(844);
+    const small = async () => page.evaluate(() => [...(globalThis as any).document.querySelectorAll('main button, main select, main input, main [role="menuitem"], table.tasks a')]
+      .map((el: any) => ({ el, box: el.getBoundingClientRect() })).filter(({ box }: any) => box.width > 0 && (box.height < 24 || box.width < 24))
+      .map(({ el, box }: any) => `${el.tagName} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 30)} ${Math.round(box.width)}x${Math.round(box.height)}`));
+    expect(await small()).toEqual([]);
+    await page.goto(`${base()}/#/task/${task.id}`);
+    await page.getByRole('button', { name: 'Actions for “First step”' }).click();
+    await page.getByRole('menu', { name: 'Actions for “First step”' }).waitFor();
+    expect(await small()).toEqual([]);
+  });
+
   it('lists the ready items of every domain in one queue, oldest task first, from the navigation', async () => {
     const first = await createTask(server, ['Pick the region', 'Order the hardware'], { domain: freshDomain('alpha'), title: 'Open the office' });
     const second = await createTask(server, ['Draft the survey'], { domain: freshDomain('beta'), title: 'Ask the customers' });
