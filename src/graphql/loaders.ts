@@ -130,6 +130,8 @@ const LOADERS = {
   blockers: (services: Services) => new SettledLoader((itemIds: readonly number[]) => services.claimReader.blockersOfItems(itemIds)),
   /** The items waiting for each item (Item.blocks). */
   waiters: (services: Services) => new SettledLoader((itemIds: readonly number[]) => services.claimReader.waitersOfItems(itemIds)),
+  /** The sessions holding claims on each task's items (Task.claimedBy). */
+  taskClaimHolders: (services: Services) => new DataLoader((taskIds: readonly number[]) => services.claimReader.claimHoldersOfTasks(taskIds)),
   /** The items each session holds a live claim on (Session.claims). */
   sessionClaims: (services: Services) => new DataLoader((sessionIds: readonly string[]) => services.claimReader.claimedItemsOfSessions(sessionIds)),
   ...SESSION_LOADERS,

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../harness.js';
 import { CREATE_TASK, START_SESSION, WRITE_TODOS, SET_PLAN, UPDATE_ITEM, EDIT_TASK, CREATE_NOTE, FINISH_SESSION } from '../fixtures/documents.js';
-import { axeFindings, chooseState, countDownloads, dashboardSuite, openPage, stateButton, whenLive } from '../fixtures/browser.js';
+import { axeFindings, chooseState, countDownloads, dashboardSuite, openPage, stateButton, whenLive, rowAction } from '../fixtures/browser.js';
 import { TASK_HEAD, TASK_ITEMS } from '../../web/src/dashboard-documents.mjs';
 
 // Evaluated in the page, not in Node.
@@ -214,7 +214,7 @@ describe('rule-bound plans', () => {
     const plan = (await server.ok(SET_PLAN, { steps: ['Read the code', 'Write the fix', 'Run the tests'] }, { session })).setPlan.plan;
     const page = await openPage(browser, `${base()}/#/task/${plan.id}`);
     await page.getByText('This plan is locked for its agent').waitFor();
-    await page.getByRole('button', { name: 'Rename “Write the fix”' }).click();
+    await rowAction(page, 'Write the fix', 'Rename');
     await page.getByLabel('New text for “Write the fix”').fill('Write the smallest fix');
     await page.keyboard.press('Enter');
     await stateButton(page, 'Write the smallest fix').waitFor();
@@ -234,7 +234,7 @@ describe('an agent and a person editing one item at once', () => {
     const [first] = made.createTask.items;
     const page = await openPage(browser, `${base()}/#/task/${made.createTask.task.id}`);
     await whenLive(page);
-    await page.getByRole('button', { name: 'Rename “Draft the plan”' }).click();
+    await rowAction(page, 'Draft the plan', 'Rename');
     await page.getByLabel('New text for “Draft the plan”').fill('Draft the rollout plan');
     // The agent renames the same item while the person types.
     await server.ok(UPDATE_ITEM, { input: { id: first.id, text: 'Draft the migration plan' } });

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CREATE_TASK, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from '../fixtures/documents.js';
-import { axeFindings, chooseState, dashboardSuite, openPage, stateButton, type WatchedPage, whenLive } from '../fixtures/browser.js';
+import { axeFindings, chooseState, dashboardSuite, openPage, stateButton, type WatchedPage, whenLive, rowAction } from '../fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
 declare const document: { activeElement: { id?: string } | null; title: string; documentElement: { scrollWidth: number } };
@@ -130,13 +130,32 @@ describe("a task's own controls", () => {
     expect((await server.ok(TASK, { id: task.id })).task.status).toBe('ACTIVE');
     await page.getByRole('button', { name: 'Archive…' }).waitFor();
   });
+
+  it('drops the rest with one reason and archives the task in one step', async () => {
+    const task = await newTask(['Finished', 'Not started', 'Stuck']);
+    const page = await openTask(task.id);
+    await chooseState(page, 'Finished', 'DONE');
+    await chooseState(page, 'Stuck', 'BLOCKED', 'Waiting on legal');
+    await page.getByRole('button', { name: 'Archive…' }).click();
+    const submit = page.getByRole('button', { name: 'Drop the rest and archive' });
+    expect(await submit.isDisabled()).toBe(true);
+    const findings = await axeFindings(page);
+    expect(findings.rules).toEqual([]);
+    await page.getByLabel(/Why will the rest not be done/).fill('The customer cancelled');
+    await submit.click();
+    await page.locator('.state.archived').waitFor();
+    await page.getByText('Dropped — The customer cancelled').nth(1).waitFor();
+    expect((await server.ok(TASK, { id: task.id })).task.status).toBe('ARCHIVED');
+    const items = (await server.ok(READ_ITEMS_WITH_DELETED, { id: task.id })).task.items.nodes;
+    expect(items.map((item: { state: string }) => item.state)).toEqual(['DONE', 'DROPPED', 'DROPPED']);
+  });
 });
 
 describe('deleting an item', () => {
   it('offers Undo, keeps focus on the next item, and restores from "Show deleted items"', async () => {
     const task = await newTask(['First', 'Second', 'Third']);
     const page = await openTask(task.id);
-    await page.getByRole('button', { name: 'Delete “Second”' }).click();
+    await rowAction(page, 'Second', 'Delete');
     const toast = page.getByRole('status').filter({ hasText: 'Deleted “Second”.' });
     await toast.waitFor();
     // The pointer on the toast holds it, as a person reaching for Undo does.
@@ -153,7 +172,7 @@ describe('deleting an item', () => {
     expect((await itemsOf(task.id)).map((item) => [item.text, item.deleted])).toEqual([['First', false], ['Second', false], ['Third', false]]);
     await toast.waitFor({ state: 'detached' });
 
-    await page.getByRole('button', { name: 'Delete “Third”' }).click();
+    await rowAction(page, 'Third', 'Delete');
     await stateButton(page, 'Third').waitFor({ state: 'detached' });
     // The last row gone: focus goes to the row above it.
     await expect.poll(focused).toBe(`state-${task.items[1].id}`);

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../harness.js';
 import { startBuiltServer, type BuiltServer } from '../built-server.js';
 import { CREATE_TASK, ADD_TASK_NOTE, START_SESSION, WRITE_TODOS, READ_ITEMS_WITH_DELETED, UPDATE_ITEM } from '../fixtures/documents.js';
 import { brief } from '../fixtures/knowledge.js';
-import { chooseState, dashboardSuite, openPage, stateButton, stateOf, type WatchedPage, whenLive } from '../fixtures/browser.js';
+import { chooseState, dashboardSuite, openPage, stateButton, stateOf, type WatchedPage, whenLive, rowAction } from '../fixtures/browser.js';
 
 // Evaluated in the page, not in Node.
 declare const document: {
@@ -73,7 +73,7 @@ describe('the checklist', () => {
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await stateButton(page, 'Document the replay queue').waitFor();
 
-    await page.getByRole('button', { name: 'Rename “Remove the charge-id lookup”' }).click();
+    await rowAction(page, 'Remove the charge-id lookup', 'Rename');
     await page.getByLabel('New text for “Remove the charge-id lookup”').fill('Drop the charge-id lookup');
     await page.keyboard.press('Enter');
     await stateButton(page, 'Drop the charge-id lookup').waitFor();
@@ -90,7 +90,7 @@ describe('the checklist', () => {
     items = await eventually(() => itemsOf(task.id), (list) => list[2].text === 'Key charge.succeeded by event id');
     expect(items.map((item) => item.text)).toEqual(['Cover refunds and disputes', 'Document the replay queue', 'Key charge.succeeded by event id', 'Drop the charge-id lookup']);
 
-    await page.getByRole('button', { name: 'Delete “Drop the charge-id lookup”' }).click();
+    await rowAction(page, 'Drop the charge-id lookup', 'Delete');
     await stateButton(page, 'Drop the charge-id lookup').waitFor({ state: 'detached' });
     items = await itemsOf(task.id);
     expect(items.find((item) => item.text === 'Drop the charge-id lookup')?.deleted).toBe(true);
@@ -113,7 +113,7 @@ describe('the checklist', () => {
     await link.waitFor();
     expect(await link.getAttribute('href')).toBe(`#/task/${task.id}?item=${task.items[1].id}`);
 
-    await page.getByRole('button', { name: 'Delete “Cover refunds and disputes”' }).click();
+    await rowAction(page, 'Cover refunds and disputes', 'Delete');
     await page.locator('.comments a.ref.deleted s', { hasText: 'Cover refunds and disputes' }).waitFor();
   });
 
@@ -271,6 +271,10 @@ describe('with TASKBASE_TOKENS set', () => {
     await page.locator('.checklist .text', { hasText: 'Read me' }).waitFor();
     expect(await stateButton(page, 'Read me').count()).toBe(0);
     expect(await page.getByRole('button', { name: /Rename|Delete|Add|Edit goal/ }).count()).toBe(0);
+    // A read-only row's actions menu offers its details only.
+    await page.getByRole('button', { name: 'Actions for “Read me”' }).click();
+    expect(await page.getByRole('menu', { name: 'Actions for “Read me”' }).getByRole('menuitem').allTextContents()).toEqual(['Details']);
+    await page.keyboard.press('Escape');
     expect(await page.getByLabel('Add items (one per line)').count()).toBe(0);
 
     // Kept in the browser: a reload asks nothing.

@@ -20,7 +20,7 @@ import { CREATE_WEBHOOK, WEBHOOKS, startReceiver, type Receiver } from '../fixtu
 import { brief, freshDomain } from '../fixtures/knowledge.js';
 import { startSession } from '../fixtures/sessions.js';
 import { createTask } from '../fixtures/tasks.js';
-import { axeFindings, dashboardSuite, openPage, whenLive, type WatchedPage } from '../fixtures/browser.js';
+import { axeFindings, dashboardSuite, openPage, whenLive, type WatchedPage, rowAction } from '../fixtures/browser.js';
 
 const SECRET = 'a-shared-secret-of-32-characters';
 const { server, browser, base } = dashboardSuite({ env: { TASKBASE_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', TASKBASE_WEBHOOK_BACKOFF_MS: '50', TASKBASE_WEBHOOK_MAX_ATTEMPTS: '2', TASKBASE_WEBHOOK_TIMEOUT_MS: '5000' } });
@@ -123,7 +123,7 @@ describe('dependencies on items', () => {
     const page = await openPage(browser, `${base()}/#/task/${task.id}`);
     const handlerRow = page.locator(`#item-${handler.id}`);
     await handlerRow.getByText('Waits for unfinished items').waitFor();
-    await handlerRow.getByRole('button', { name: `Details of “${handler.text}”` }).click();
+    await rowAction(page, handler.text, 'Details');
     const blockedBy = handlerRow.locator('.dependencies div').filter({ hasText: 'Blocked by' });
     await blockedBy.waitFor();
     const link = blockedBy.getByRole('link', { name: `#1 ${table.text}` });

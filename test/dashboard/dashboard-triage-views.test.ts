@@ -90,6 +90,48 @@ describe('triage views', () => {
     await page.close();
   }, 60_000);
 
+  it('sorts and groups a domain by who holds claims on its tasks, from Task.claimedBy', async () => {
+    const domain = freshDomain('held');
+    const free = await createTask(server, ['Nobody on it'], { domain, title: 'Free task' });
+    const byZed = await createTask(server, ['Zed works here'], { domain, title: 'Held by Zed' });
+    const byAda = await createTask(server, ['Ada works here', 'Ada again'], { domain, title: 'Held by Ada' });
+    const ada = await startSession(server, { name: 'Ada' });
+    const zed = await startSession(server, { name: 'Zed' });
+    await server.ok(CLAIM_ITEM, { input: { id: byZed.items[0].id } }, { session: zed });
+    await server.ok(CLAIM_ITEM, { input: { id: byAda.items[0].id } }, { session: ada });
+    await server.ok(CLAIM_ITEM, { input: { id: byAda.items[1].id } }, { session: ada });
+    // The server says who holds each task, once per holder.
+    const held = await server.ok(`query($d: String!) { memories(domain: $d, kind: TASK, first: 10) { nodes { id ... on Task { claimedBy { id name } } } } }`, { d: domain });
+    const holders = Object.fromEntries(held.memories.nodes.map((task: any) => [task.id, task.claimedBy.map((session: any) => session.name)]));
+    expect(holders).toEqual({ [free.task.id]: [], [byZed.task.id]: ['Zed'], [byAda.task.id]: ['Ada'] });
+
+    const page = await openPage(browser, `${base()}/#/domains/${domain}?sort=claimed`, { width: 1280, height: 800 });
+    await page.locator('table.tasks tbody tr').nth(2).waitFor();
+    expect(await page.locator('table.tasks tbody tr td:first-child a').allTextContents()).toEqual(['Held by Ada', 'Held by Zed', 'Free task']);
+    await page.getByLabel('Group by claimed by').check();
+    await page.waitForURL(/group=claimed/);
+    expect(await page.locator('table.tasks .group-row th').allTextContents()).toEqual(['Ada (1)', 'Zed (1)', 'Not claimed (1)']);
+    await expectAxeClean(page);
+  });
+
+  it('at 390 px puts a domain\'s tasks first and keeps touch targets at least 24 px on the table and a task\'s rows', async () => {
+    const domain = freshDomain('phone');
+    const { task } = await createTask(server, ['First step', 'Second step'], { domain, title: 'Phone task' });
+    const page = await openPage(browser, `${base()}/#/domains/${domain}`, { width: 390, height: 844 });
+    const row = page.getByRole('link', { name: 'Phone task' });
+    await row.waitFor();
+    const top = (await row.boundingBox())!.y;
+    expect(top, 'the first task is on the first screen').toBeLessThan(844);
+    const small = async () => page.evaluate(() => [...(globalThis as any).document.querySelectorAll('main button, main select, main input, main [role="menuitem"], table.tasks a')]
+      .map((el: any) => ({ el, box: el.getBoundingClientRect() })).filter(({ box }: any) => box.width > 0 && (box.height < 24 || box.width < 24))
+      .map(({ el, box }: any) => `${el.tagName} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 30)} ${Math.round(box.width)}x${Math.round(box.height)}`));
+    expect(await small()).toEqual([]);
+    await page.goto(`${base()}/#/task/${task.id}`);
+    await page.getByRole('button', { name: 'Actions for “First step”' }).click();
+    await page.getByRole('menu', { name: 'Actions for “First step”' }).waitFor();
+    expect(await small()).toEqual([]);
+  });
+
   it('lists the ready items of every domain in one queue, oldest task first, from the navigation', async () => {
     const first = await createTask(server, ['Pick the region', 'Order the hardware'], { domain: freshDomain('alpha'), title: 'Open the office' });
     const second = await createTask(server, ['Draft the survey'], { domain: freshDomain('beta'), title: 'Ask the customers' });

@@ -2,6 +2,9 @@ import { CHOOSE_EVENT } from './state-menu';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useFocusTrap } from './focus-trap';
 
+/** Dispatched on a row whose details sit in its actions menu: they open, or close when open (the o shortcut). */
+export const TOGGLE_DETAILS_EVENT = 'toggle-details';
+
 /**
  * Keyboard shortcuts for what people do most, as in Linear or GitHub: j / k
  * move through the rows of the view, o (or Enter on a row) opens one, x marks
@@ -76,6 +79,12 @@ export function Shortcuts() {
     const openRow = () => {
       const row = currentRow();
       if (!row) return;
+      if (row.dataset.details) {
+        const opening = row.dataset.details === 'closed';
+        row.dispatchEvent(new CustomEvent(TOGGLE_DETAILS_EVENT));
+        announce(`${opening ? 'Opened' : 'Closed'} the details of ${rowName(row)}`);
+        return;
+      }
       const details = row.querySelector<HTMLButtonElement>('button[aria-expanded]:not([aria-haspopup])');
       if (details) { details.click(); announce(`${details.getAttribute('aria-expanded') === 'true' ? 'Closed' : 'Opened'} the details of ${rowName(row)}`); return; }
       row.querySelector<HTMLAnchorElement>('a[href]')?.click();

@@ -9,6 +9,7 @@ const EDIT_TASK = 'mutation($input: EditTaskInput!) { editTask(input: $input) { 
 const CURRENT = 'query($id: ID!) { task(id: $id) { version title domain } }';
 const DOMAIN_PATHS = '{ domains { path } }';
 const ADD_ITEMS = 'mutation($input: AddItemsInput!) { addItems(input: $input) { items { id } } }';
+const DROP_REST = 'mutation($input: DropRestAndArchiveInput!) { dropRestAndArchive(input: $input) { id version status } }';
 
 interface Named { title: string; domain: string }
 const same = (a: Named, b: Named) => a.title === b.title && a.domain === b.domain;
@@ -84,6 +85,7 @@ function EditForm({ task, base, onDone }: { task: any; base: { version: number; 
 function Archive({ task }: { task: any }) {
   const [asking, setAsking] = useState(false);
   const [left, setLeft] = useState('');
+  const [reason, setReason] = useState('');
   const [run, error, busy] = useAction();
   if (task.status === 'ARCHIVED') {
     const bringBack = async (event: Event) => {
@@ -113,15 +115,27 @@ function Archive({ task }: { task: any }) {
       </span>
     );
   }
-  // The server would refuse an open task (archiveMemory): say why here, and what settles it, without asking.
+  // An open task is archived once its items are settled: say so, and offer to drop what is left, with one reason, in one step.
+  const dropRest = async (event: Event) => {
+    event.preventDefault();
+    if (!reason.trim()) return;
+    // Sent at the version seen: an agent's change meanwhile is refused (VERSION_CONFLICT), not dropped unseen.
+    if (await run(() => gql(DROP_REST, { input: { taskId: task.id, reason: reason.trim(), expectedVersion: task.version } }))) { setReason(''); setAsking(false); }
+  };
   return (
     <span class="archive">
       <button type="button" class="small" aria-expanded={asking} onClick={() => setAsking(!asking)}>Archive…</button>
       {asking && (
-        <p class="notice" id={`archive-help-${task.id}`}>
-          This task still has open work. A task is archived once every item is Done or Dropped: mark what is finished Done,
-          and what will not be done Dropped (with why). It then moves to the domain’s archived tasks, and can be brought back from there.
-        </p>
+        <form class="drop-rest" onSubmit={dropRest} aria-describedby={`archive-help-${task.id}`}>
+          <p class="notice" id={`archive-help-${task.id}`}>
+            This task still has open work. A task is archived once every item is Done or Dropped: mark what is finished Done,
+            and drop the rest here with why. It then moves to the domain’s archived tasks, and can be brought back from there.
+          </p>
+          <label><span>Why will the rest not be done? (every open item is dropped with this reason)</span>
+            <textarea rows={2} value={reason} onInput={(event) => setReason(event.currentTarget.value)} ref={focusOnce} /></label>
+          <button type="submit" class="danger" disabled={busy || !reason.trim()}>Drop the rest and archive</button> <button type="button" onClick={() => setAsking(false)}>Cancel</button>
+          <Refusal error={error} />
+        </form>
       )}
     </span>
   );

@@ -44,6 +44,18 @@ export class EditTaskInput {
   expectedVersion?: number | null;
 }
 
+@InputType({ description: 'Settles what is left of a knowledge-base task in one step: every open item dropped with one reason, so the task is archived.' })
+export class DropRestAndArchiveInput {
+  @Field(() => ID, { description: 'The task (a knowledge-base task; a session\'s plan has no archive).' })
+  taskId: string;
+
+  @Field({ description: 'Why the rest will not be done: the note of every item it drops, shown in its row. Required, like any free text (up to 20,000 characters; may cite the task\'s items as [[#id]]).' })
+  reason: string;
+
+  @Field(() => Int, { nullable: true, description: 'Refuse (VERSION_CONFLICT) unless the task is still at this version.' })
+  expectedVersion?: number | null;
+}
+
 @InputType({ description: 'Changes one item: its state, its label, a comment on it, memories linked to it.' })
 export class UpdateItemInput {
   @Field(() => ID, { description: 'The item.' })

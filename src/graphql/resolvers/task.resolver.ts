@@ -4,7 +4,7 @@ import { taskNotFound } from '../../domain/task-rules.js';
 import type { Context } from '../context.js';
 import { keepWritten } from '../execution/fresh-after-mutation.js';
 import { PageArgs } from '../inputs/page.args.js';
-import { AddItemsInput, CreateTaskInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
+import { AddItemsInput, CreateTaskInput, DropRestAndArchiveInput, EditTaskInput, MoveItemInput, UpdateItemInput } from '../inputs/task.inputs.js';
 import { itemPage, readForItemFields } from '../item-pages.js';
 import { refsFor, refTargets, renderedFor } from '../item-refs.js';
 import { toItem, toMemory, toTask, toTaskEvent } from '../mappers.js';
@@ -14,6 +14,8 @@ import { toConnection } from '../types/connection.type.js';
 import { ItemConnection, TaskEventConnection } from '../types/connections.type.js';
 import { Item } from '../types/item.type.js';
 import { Memory, Task } from '../types/memory.type.js';
+import { Session } from '../types/session.type.js';
+import { toSession } from '../session-mappers.js';
 import { CreateTaskPayload, ItemsPayload } from '../types/payloads.type.js';
 
 /** Knowledge-base tasks: reads, mutations, and the fields derived from a task's items. */
@@ -46,6 +48,18 @@ export class TaskResolver {
   @Mutation(() => Task, { nullable: true, description: 'Corrects a task in place: title, goal or domain.' })
   async editTask(@Arg('input') input: EditTaskInput, @Ctx() ctx: Context): Promise<Task> {
     return toTask((await ctx.services.tasks.editTask(ctx.caller, input)).task);
+  }
+
+  @Mutation(() => Task, {
+    nullable: true,
+    description: 'Archives an open knowledge-base task in one step (an addition to the contract): every item not DONE or DROPPED (To do, Doing, Blocked, Failed) becomes DROPPED with reason as its note, ' +
+      'their claims end, and the task is archived; one transaction, one history row (ITEM_STATE naming each item from → to) and one change. A task with nothing open is returned unchanged and records nothing. ' +
+      'A session\'s plan is refused (BAD_USER_INPUT); so is a session\'s drop of an item another session\'s live claim holds (CLAIMED).',
+  })
+  async dropRestAndArchive(@Arg('input') input: DropRestAndArchiveInput, @Ctx() ctx: Context): Promise<Task> {
+    const { task } = await ctx.services.tasks.dropRestAndArchive(ctx.caller, input);
+    keepWritten(ctx, task);
+    return toTask(task);
   }
 
   @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, or links memories to it. Claims fence: a session's state or text change to an item another session's live claim holds is refused with CLAIMED, naming the holder and for how long (input.force overrides it, recorded)." })
@@ -104,6 +118,16 @@ export class TaskResolver {
     const page = await itemPage(ctx, task.taskId, first, after, includeDeleted ?? false);
     await readForItemFields(ctx, info, page.nodes);
     return toConnection(page, toItem);
+  }
+
+  @FieldResolver(() => [Session], {
+    description: 'The sessions (agents) holding a live claim on one of its items now, earliest claim first; empty when none. ' +
+      'A page of tasks reads them in one statement, and their sessions in one more, so a domain\'s table can sort and group by who holds what.',
+  })
+  async claimedBy(@Root() task: Task, @Ctx() ctx: Context): Promise<Session[]> {
+    const ids = await ctx.loaders.taskClaimHolders.load(task.taskId);
+    const rows = await ctx.loaders.session.loadMany(ids);
+    return rows.flatMap((row) => (row && !(row instanceof Error) ? [toSession(row)] : []));
   }
 
   @FieldResolver(() => [Item], { description: 'Items now IN_PROGRESS, in list order.' })

@@ -24,6 +24,22 @@ export class ClaimReader {
     return itemIds.map((id) => byItem.get(id) ?? null);
   }
 
+  /** The sessions holding a live claim on some item of each task, earliest claim first: one statement for a page of tasks. */
+  async claimHoldersOfTasks(taskIds: readonly number[]): Promise<string[][]> {
+    const manager = this.reader();
+    const wanted = distinct(taskIds);
+    const rows = wanted.length === 0 ? [] : await selectRows(manager, `SELECT c."taskId", c."sessionId", MIN(c."claimedAt") AS "since" FROM "claims" c
+      WHERE c."taskId" IN (${placeholders(wanted.length)}) AND ${claimIsLive('c', kindOf(manager))}
+      GROUP BY c."taskId", c."sessionId" ORDER BY "since" ASC, c."sessionId" ASC`, wanted);
+    const byTask = new Map<number, string[]>();
+    for (const [taskId, sessionId] of rows) {
+      const holders = byTask.get(num(taskId)) ?? [];
+      holders.push(String(sessionId));
+      byTask.set(num(taskId), holders);
+    }
+    return taskIds.map((id) => byTask.get(id) ?? []);
+  }
+
   /** Each session's live claims, as the items they hold, oldest claim first. */
   async claimedItemsOfSessions(sessionIds: readonly string[]): Promise<ItemEntity[][]> {
     const manager = this.reader();

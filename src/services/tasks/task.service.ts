@@ -203,6 +203,37 @@ export class TaskService {
     return { item, items: aggregate.items, view: taskViewOf(aggregate.task, aggregate.items), fence };
   }
 
+  /**
+   * Drops every open item of a knowledge-base task with one reason, which
+   * archives it (a task's state is derived: archived once every live item is
+   * Done or Dropped). One transaction and one history row, so the task is
+   * never seen half dropped and a refusal records nothing.
+   */
+  async dropRestAndArchive(caller: Caller, input: { taskId: string; reason: string; expectedVersion?: number | null }): Promise<TaskView> {
+    return this.writer.run(caller, async (uow) => {
+      const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion);
+      if (aggregate.task.sessionId) {
+        throw new DomainError('BAD_USER_INPUT', `Task ${aggregate.task.id} is a session's plan, which is never archived; drop its steps one by one with updateItem, or let the session finish.`, { taskId: String(aggregate.task.id), field: 'taskId' });
+      }
+      const reason = cleanFreeText(input.reason, 'reason');
+      if (reason === '') throw new DomainError('BAD_USER_INPUT', 'reason is empty: say why the rest will not be done; every dropped item\'s row shows it.', { field: 'reason' });
+      checkFreeText(reason, 'reason', citableIds(aggregate));
+      const open = aggregate.items.filter((item) => !item.deleted && !isSettled(item.state));
+      // Nothing left open: the task is archived already, and a retried call answers like the first.
+      if (open.length === 0) return taskViewOf(aggregate.task, aggregate.items);
+      const change: ItemRowChange = { state: 'DROPPED', note: reason, updatedAt: uow.now };
+      for (const item of open) {
+        await updateItemRow(uow, item.id, change);
+        Object.assign(item, change);
+        // A session may not drop what another session holds (CLAIMED): the whole call is refused, nothing recorded.
+        await checkClaimFence(uow, aggregate, item, false);
+      }
+      await endClaimsOnItems(uow.manager, open.map((item) => item.id), { leavingReady: true });
+      await recordTaskChange(uow, this.search, aggregate, 'ITEM_STATE');
+      return taskViewOf(aggregate.task, aggregate.items);
+    });
+  }
+
   /** Answers with the task after the delete and every item, the deleted one too, as the tools show it. */
   async deleteItem(caller: Caller, id: string): Promise<TaskView> {
     return this.writer.run(caller, async (uow) => {

@@ -7,10 +7,17 @@ import { Ago, Loading, Progress } from '../widgets';
 const TASKS = `query($domain: String!, $status: MemoryStatus, $order: MemoryOrder, $first: Int!, $after: String) {
   memories(domain: $domain, kind: TASK, status: $status, order: $order, first: $first, after: $after) {
     totalCount pageInfo { hasNextPage endCursor }
-    nodes { id title domain status createdAt updatedAt ... on Task { state progress { done total blocked failed inProgress pending dropped } } }
+    nodes { id title domain status createdAt updatedAt ... on Task { state progress { done total blocked failed inProgress pending dropped } claimedBy { id name } } }
   } }`;
 
-export interface TaskRow { id: string; title: string; domain: string; state: string; createdAt: string; updatedAt: string; progress: { done: number; total: number; blocked: number; failed: number; inProgress: number; pending: number; dropped: number } }
+export interface TaskRow { id: string; title: string; domain: string; state: string; createdAt: string; updatedAt: string; progress: { done: number; total: number; blocked: number; failed: number; inProgress: number; pending: number; dropped: number }; claimedBy?: { id: string; name: string | null }[] }
+
+/** Who holds claims on a task, in words: the agents' names (a short id when unnamed), or null when no one does. */
+export function holdersOf(task: TaskRow): string | null {
+  const names = (task.claimedBy ?? []).map((session) => session.name || `session ${session.id.slice(0, 8)}`);
+  return names.length ? names.join(', ') : null;
+}
+const NOT_CLAIMED = 'Not claimed';
 
 /** A task's column on the board and its group in the table: what it needs, at a glance. */
 export type Lane = 'STUCK' | 'DOING' | 'TODO' | 'COMPLETED' | 'CANCELLED';
@@ -27,9 +34,9 @@ export function laneOf(task: TaskRow): Lane {
  * How the table is shown, kept in the address (#/domains/<path>?sort=…&show=…&group=…&view=…)
  * so a view can be shared and survives a reload. The defaults are left out of the address.
  */
-export interface TableView { sort: TableSort; show: Lane | 'ALL'; group: boolean; board: boolean; q: string }
-export type TableSort = 'updated' | 'created' | 'stuck' | 'progress' | 'lane' | 'title';
-const SORTS: Record<TableSort, string> = { updated: 'Recently updated', created: 'Newest first', stuck: 'Most stuck first', progress: 'Least done first', lane: 'State', title: 'Title' };
+export interface TableView { sort: TableSort; show: Lane | 'ALL'; group: boolean; byHolder: boolean; board: boolean; q: string }
+export type TableSort = 'updated' | 'created' | 'stuck' | 'progress' | 'lane' | 'claimed' | 'title';
+const SORTS: Record<TableSort, string> = { updated: 'Recently updated', created: 'Newest first', stuck: 'Most stuck first', progress: 'Least done first', lane: 'State', claimed: 'Claimed by', title: 'Title' };
 
 export function tableViewOf(params: URLSearchParams): TableView {
   const sort = params.get('sort') as TableSort | null;
@@ -38,6 +45,7 @@ export function tableViewOf(params: URLSearchParams): TableView {
     sort: sort && sort in SORTS ? sort : 'updated',
     show: show && LANES.includes(show) ? show : 'ALL',
     group: params.get('group') === 'state',
+    byHolder: params.get('group') === 'claimed',
     board: params.get('view') === 'board',
     q: params.get('q') ?? '',
   };
@@ -49,7 +57,7 @@ function addressOf(path: string, params: URLSearchParams, view: TableView): stri
   const set = (key: string, value: string | null) => (value ? next.set(key, value) : next.delete(key));
   set('sort', view.sort === 'updated' ? null : view.sort);
   set('show', view.show === 'ALL' ? null : view.show);
-  set('group', view.group ? 'state' : null);
+  set('group', view.group ? 'state' : view.byHolder ? 'claimed' : null);
   set('view', view.board ? 'board' : null);
   set('q', view.q.trim() || null);
   const query = next.toString();
@@ -62,6 +70,8 @@ const ORDER: Record<Exclude<TableSort, 'updated' | 'created'>, (a: TaskRow, b: T
   stuck: (a, b) => stuckCount(b.progress) - stuckCount(a.progress),
   progress: (a, b) => doneShare(a) - doneShare(b),
   lane: (a, b) => LANES.indexOf(laneOf(a)) - LANES.indexOf(laneOf(b)),
+  // Held tasks first, by holder's name; those no one holds last.
+  claimed: (a, b) => (holdersOf(a) === null ? 1 : 0) - (holdersOf(b) === null ? 1 : 0) || (holdersOf(a) ?? '').localeCompare(holdersOf(b) ?? ''),
   title: (a, b) => a.title.localeCompare(b.title),
 };
 
@@ -86,6 +96,8 @@ export function TaskTable({ path, archived, params, live }: { path: string; arch
     if (!performance.getEntriesByName('tasks-first-rows').length) performance.mark('tasks-first-rows');
     if (tasks.complete && !performance.getEntriesByName('tasks-all-rows').length) requestAnimationFrame(() => performance.mark('tasks-all-rows'));
   }, [count, tasks.complete]);
+  // Groups by holder: held tasks by name, then those no one holds.
+  const holders = view.byHolder ? [...new Set(shown.map((task) => holdersOf(task) ?? NOT_CLAIMED))].sort((a, b) => (a === NOT_CLAIMED ? 1 : 0) - (b === NOT_CLAIMED ? 1 : 0) || a.localeCompare(b)) : [];
   const lanes = view.group || view.board ? LANES.filter((lane) => shown.some((task) => laneOf(task) === lane)) : [];
   return (
     <>
@@ -99,7 +111,8 @@ export function TaskTable({ path, archived, params, live }: { path: string; arch
             <option value="ALL">Every state</option>
             {LANES.map((lane) => <option value={lane}>{LANE_LABEL[lane]}</option>)}
           </select></label>
-        <label class="inline"><input type="checkbox" checked={view.group} onChange={(event) => go({ group: event.currentTarget.checked })} /> Group by state</label>
+        <label class="inline"><input type="checkbox" checked={view.group} onChange={(event) => go({ group: event.currentTarget.checked, byHolder: false })} /> Group by state</label>
+        <label class="inline"><input type="checkbox" checked={view.byHolder} onChange={(event) => go({ byHolder: event.currentTarget.checked, group: false })} /> Group by claimed by</label>
         <label><span>Title has</span><input type="search" value={q} onInput={(event) => setQ(event.currentTarget.value)} onBlur={() => q !== view.q && go({ q })} /></label>
         <span role="group" aria-label="Layout" class="layout">
           <a href={addressOf(path, params, { ...view, board: false })} aria-current={view.board ? undefined : 'page'}>Table</a>
@@ -111,10 +124,15 @@ export function TaskTable({ path, archived, params, live }: { path: string; arch
         shown.length === 0 ? <p class="muted">No task matches this view.</p> :
         view.board ? <Board path={path} lanes={lanes} tasks={shown} /> : (
         <table class="tasks sticky-head">
-          <thead><tr><th scope="col">Task</th><th scope="col">Progress</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead>
-          {view.group ? lanes.map((lane) => (
+          <thead><tr><th scope="col">Task</th><th scope="col">Progress</th><th scope="col">State</th><th scope="col">Claimed by</th><th scope="col">Updated</th></tr></thead>
+          {view.byHolder ? holders.map((holder) => (
             <tbody>
-              <tr class="group-row"><th scope="rowgroup" colSpan={4}>{LANE_LABEL[lane]} <span class="count">({shown.filter((task) => laneOf(task) === lane).length})</span></th></tr>
+              <tr class="group-row"><th scope="rowgroup" colSpan={5}>{holder} <span class="count">({shown.filter((task) => (holdersOf(task) ?? NOT_CLAIMED) === holder).length})</span></th></tr>
+              {shown.filter((task) => (holdersOf(task) ?? NOT_CLAIMED) === holder).map((task) => <TaskRowView task={task} path={path} />)}
+            </tbody>
+          )) : view.group ? lanes.map((lane) => (
+            <tbody>
+              <tr class="group-row"><th scope="rowgroup" colSpan={5}>{LANE_LABEL[lane]} <span class="count">({shown.filter((task) => laneOf(task) === lane).length})</span></th></tr>
               {shown.filter((task) => laneOf(task) === lane).map((task) => <TaskRowView task={task} path={path} />)}
             </tbody>
           )) : <tbody>{shown.map((task) => <TaskRowView task={task} path={path} />)}</tbody>}
@@ -132,6 +150,7 @@ function TaskRowView({ task, path }: { task: TaskRow; path: string }) {
       <td><a href={`#/task/${task.id}`}>{task.title}</a>{task.domain !== path && <span class="muted"> · {task.domain}</span>}</td>
       <td><Progress done={task.progress.done} total={task.progress.total} label={`${task.title}: ${task.progress.done} of ${task.progress.total} done`} /></td>
       <td><span class={`state lane-${lane}`}>{LANE_LABEL[lane]}</span>{stuck > 0 && <span class="muted small"> · {stuck} blocked or failed</span>}</td>
+      <td>{holdersOf(task) ?? <span class="muted">—</span>}</td>
       <td class="nowrap"><Ago iso={task.updatedAt} /></td>
     </tr>
   );

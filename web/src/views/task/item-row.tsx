@@ -1,9 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../../api';
 import { ItemCoordination } from '../../claims';
 import { Conflict, saveAtVersion } from '../../conflicts';
 import { memo } from '../../memo';
 import { SAYS_WHY, StateMenu } from '../../state-menu';
+import { ActionMenu } from '../../action-menu';
+import { TOGGLE_DETAILS_EVENT } from '../../shortcuts';
 import { STATES, isStuck, noteKind } from '../../states';
 import { useStateWords } from '../../state-words';
 import { Refusal, useAction } from '../../widgets';
@@ -35,6 +37,16 @@ function ItemRowView(props: RowProps) {
   const [conflict, setConflict] = useState<{ what: 'state' | 'text'; mine: string; theirs: string; version: number } | null>(null);
   const [run, error, busy] = useAction();
   useEffect(() => { if (props.focused) setOpen(true); }, [props.focused]);
+  const toggleDetails = () => setOpen((was) => !was);
+  // The o shortcut (shortcuts.tsx) opens and closes the details through this event, now that they sit in the actions menu.
+  const row = useRef<HTMLLIElement>(null);
+  const toggle = useRef(toggleDetails);
+  toggle.current = toggleDetails;
+  useLayoutEffect(() => {
+    const onToggle = () => toggle.current();
+    row.current?.addEventListener(TOGGLE_DETAILS_EVENT, onToggle);
+    return () => row.current?.removeEventListener(TOGGLE_DETAILS_EVENT, onToggle);
+  }, []);
   const current = async () => {
     const now = (await gql(CURRENT_ITEM, { id: item.id })).item;
     return { version: now.task.version, value: now };
@@ -83,7 +95,7 @@ function ItemRowView(props: RowProps) {
   const stuck = isStuck(item.state) && !item.deleted;
   const commentCount = item.comments.length;
   return (
-    <li id={`item-${item.id}`} class={`item ${item.state} ${stuck ? 'stuck' : ''} ${item.deleted ? 'deleted' : ''} ${focusItem ? 'focused' : ''}`} onKeyDown={onKeyDown} {...dragProps}>
+    <li id={`item-${item.id}`} ref={row} data-details={open ? 'open' : 'closed'} class={`item ${item.state} ${stuck ? 'stuck' : ''} ${item.deleted ? 'deleted' : ''} ${focusItem ? 'focused' : ''}`} onKeyDown={onKeyDown} {...dragProps}>
       <div class="row">
         {writable && !item.deleted && <span class="handle" aria-hidden="true" title="Drag to reorder">⠿</span>}
         <span class="num">{item.number ?? '–'}.</span>
@@ -107,18 +119,16 @@ function ItemRowView(props: RowProps) {
         {item.note && !stuck && item.state !== 'DROPPED' && <span class="note-line muted">— {item.note}</span>}
         <ItemCoordination item={item} />
         <span class="actions">
-          <button type="button" class="small" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`Details${commentCount ? ` · ${commentCount}` : ''} of “${item.text}”`}
-            title={commentCount ? `${commentCount} comments` : undefined}>
-            Details{commentCount ? ` · ${commentCount}` : ''}
-          </button>
-          {writable && !item.deleted && !renaming && (
-            <>
-              <button type="button" class="small" onClick={() => { setText(item.text); setRenaming({ version: props.version.current, value: item.text }); }} aria-label={`Rename “${item.text}”`}>Rename</button>
-              <button type="button" class="small" onClick={() => props.actions.move(item, -1)} aria-label={`Move “${item.text}” up`}>↑</button>
-              <button type="button" class="small" onClick={() => props.actions.move(item, 1)} aria-label={`Move “${item.text}” down`}>↓</button>
-              <button type="button" class="small danger" onClick={() => void run(() => deleteWithUndo(item))} aria-label={`Delete “${item.text}”`}>Delete</button>
-            </>
-          )}
+          {commentCount > 0 && <span class="muted small" title={`${commentCount} comments`}>{commentCount} 💬</span>}
+          <ActionMenu id={`actions-${item.id}`} name={`Actions for “${item.text}”`} actions={[
+            { label: open ? 'Hide details' : `Details${commentCount ? ` · ${commentCount} comments` : ''}`, run: toggleDetails },
+            ...(writable && !item.deleted && !renaming ? [
+              { label: 'Rename', run: () => { setText(item.text); setRenaming({ version: props.version.current, value: item.text }); } },
+              { label: 'Move up', run: () => props.actions.move(item, -1) },
+              { label: 'Move down', run: () => props.actions.move(item, 1) },
+              { label: 'Delete', danger: true, run: () => void run(() => deleteWithUndo(item)) },
+            ] : []),
+          ]} />
           {writable && item.deleted && <RestoreButton item={item} />}
         </span>
       </div>
