@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { summaryLine } from '../../../domain/plan-render.js';
-import { readPlan } from '../../common/plan-view.js';
 import { callerOf } from '../../common/tool-context.js';
 import { OUTPUT, reply, run } from '../plan-and-finish.parts.js';
 import { defineTool } from '../../common/tool-definition.js';
@@ -17,9 +16,10 @@ Example: {}`,
   },
   async (_args, ctx) =>
     run(ctx, 'finish', async (sessionId) => {
-      await ctx.services.sessions.finishSession(await callerOf(ctx));
-      const plan = await readPlan(ctx, sessionId);
-      const summary = summaryLine(plan?.all ?? []);
+      // The service answers with the finished list from its own transaction: nothing is read again.
+      const { session, items } = await ctx.services.sessions.finishSession(await callerOf(ctx));
+      const plan = { session, all: items, steps: items.filter((item) => !item.deleted) };
+      const summary = summaryLine(plan.all);
       const result = reply(sessionId, summary, plan);
       return { ...result, structuredContent: { ...result.structuredContent, summary } };
     }),
