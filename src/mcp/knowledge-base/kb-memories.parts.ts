@@ -18,9 +18,6 @@ export const MEMORY = z.object({
   })).optional().describe('A task\'s items that have notes, comments or linked memories (the first 20).'),
 });
 
-/** must_read shows at most this many tasks an answer (fewer when their lines would pass the page budget). */
-export const MUST_READ_PAGE = 50;
-
 /** get_memory lists at most this many items with notes, comments or links; task_read pages through them all. */
 export const LINKED_SHOWN = 20;
 

@@ -6,7 +6,6 @@ import { dependsOnText, kbRefusal, rendered, targetsOf } from './kb-text.js';
 import type { ToolContext } from '../common/tool-context.js';
 import { answer, guarded } from '../common/tool-result.js';
 
-export const PAGE = 20;
 export const ITEM = z.object({ id: z.string(), number: z.number().int().nullable(), text: z.string(), state: z.string(), note: z.string().nullable(), deleted: z.boolean() });
 export const TASK = z.object({
   uid: z.string(), title: z.string(), domain: z.string(), goal: z.string(), state: z.string(), status: z.string(),

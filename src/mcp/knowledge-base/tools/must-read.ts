@@ -3,8 +3,11 @@ import { listedSummaries } from '../kb-read.js';
 import { answer, ToolRefusal } from '../../common/tool-result.js';
 import { fittingCount } from '../../common/answer-budget.js';
 import { MUST_READ_MAX } from '../../../services/memories/memory-reader.js';
-import { MUST_READ_PAGE, named, run } from '../kb-memories.parts.js';
+import { named, run } from '../kb-memories.parts.js';
 import { defineTool } from '../../common/tool-definition.js';
+
+/** must_read shows at most this many tasks an answer (fewer when their lines would pass the page budget). */
+const MUST_READ_PAGE = 50;
 
 export const mustReadTool = defineTool(
   'must_read',

@@ -5,8 +5,11 @@ import { rendered, targetsOf } from '../kb-text.js';
 import { claimPhrase } from '../kb-claims.js';
 import { stillBlocks } from '../../../domain/claims.js';
 import { answer, ToolRefusal } from '../../common/tool-result.js';
-import { PAGE, REF, noteViews, run } from '../kb-tasks.parts.js';
+import { REF, noteViews, run } from '../kb-tasks.parts.js';
 import { defineTool } from '../../common/tool-definition.js';
+
+/** task_read answers at most this many entries a page. */
+const PAGE = 20;
 
 export const taskReadTool = defineTool(
   'task_read',
