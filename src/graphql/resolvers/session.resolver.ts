@@ -103,7 +103,7 @@ export class SessionResolver {
       'Otherwise records finishedAt (finishing again keeps the first).',
   })
   async finishSession(@Ctx() ctx: Context): Promise<Session> {
-    return toSession(await ctx.services.sessions.finishSession(ctx.caller));
+    return toSession((await ctx.services.sessions.finishSession(ctx.caller)).session);
   }
 
   @Mutation(() => Session, { nullable: true, description: 'A new turn starts: the standing plan clears; the plan itself stays.' })

@@ -64,7 +64,7 @@ export interface ToolConfig<Shape extends z.ZodRawShape> {
  * what this call was told first of others' changes (the registry puts the
  * lines before the answer; a tool that would undo a change reads them).
  */
-type ToolHandler<Shape extends z.ZodRawShape> = (args: z.output<z.ZodObject<Shape>>, ctx: ToolContext, steered: Steered) => Promise<CallToolResult>;
+export type ToolHandler<Shape extends z.ZodRawShape> = (args: z.output<z.ZodObject<Shape>>, ctx: ToolContext, steered: Steered) => Promise<CallToolResult>;
 
 /** What each tool set's register function is given: tools are declared once, their handlers take the session's context per call. */
 export interface ToolRegistrar {

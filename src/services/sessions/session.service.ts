@@ -12,6 +12,7 @@ import { presetOfRules } from '../../domain/plan-render.js';
 import { currentPlanIds, loadCallingSession, storeSessionName } from './session-store.js';
 import { updateSessionRow, type SessionRowChange } from '../task-aggregate/session-lock.js';
 import { endClaimsOfSession } from '../claims/claim-store.js';
+import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface StartSessionInput {
@@ -143,23 +144,24 @@ export class SessionService {
   /**
    * Records finishedAt, and ends the session's claims, once no step is PENDING or IN_PROGRESS: NO_PLAN when nothing was
    * ever planned, PLAN_OPEN (listing the open steps) while any is PENDING or
-   * IN_PROGRESS. Finishing again keeps the first finishedAt.
+   * IN_PROGRESS. Finishing again keeps the first finishedAt. Answers with the
+   * session and its plan's items (deleted ones too, in list order) as this
+   * transaction read them, so the finish tool shows the list without reading it again.
    */
-  async finishSession(caller: Caller): Promise<SessionEntity> {
-    return this.change(caller, 'SESSION_FINISHED', async (uow, session) => {
+  async finishSession(caller: Caller): Promise<{ session: SessionEntity; items: ItemEntity[] }> {
+    let items: ItemEntity[] = [];
+    const session = await this.change(caller, 'SESSION_FINISHED', async (uow, session) => {
       // Never planned, or cleared since: either way there is no plan to be finished against.
       const [planTaskId] = await currentPlanIds(uow.manager, [session.planTaskId]);
       if (planTaskId === null) throw noPlan('finishSession');
-      const steps = await uow.manager.find(ItemEntity, {
-        where: { taskId: planTaskId, deleted: false },
-        order: { position: 'ASC', id: 'ASC' },
-      });
-      const refusal = whyNotFinished(steps);
+      items = await itemsOfTaskIds(uow.manager, [planTaskId]);
+      const refusal = whyNotFinished(items.filter((item) => !item.deleted));
       if (refusal) throw new DomainError('PLAN_OPEN', refusal);
       // A finished session works on nothing: its claims end now rather than when their leases run out.
       await endClaimsOfSession(uow.manager, session.id);
       return { finishedAt: session.finishedAt ?? uow.now };
     });
+    return { session, items };
   }
 
   /** A new turn: the turn count goes up and the standing plan clears (the plan itself stays). */
