@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
 import { Conflict, saveAtVersion } from './conflicts';
-import { refusalForPeople } from './views/new-task';
+import { refusalForPeople } from './refusal-words';
 import { focusOnce } from './focus-once';
 import { Refusal, useAction } from './widgets';
 
