@@ -31,7 +31,7 @@ export function NewTaskView({ domain: initialDomain }: { domain: string }) {
     setBusy(true);
     setRefusal(null);
     try {
-      const made = await gql(CREATE_TASK, { input: { title, goal, domain: path, itemsText: items } });
+      const made = await gql<{ createTask: { task: { id: string } } }>(CREATE_TASK, { input: { title, goal, domain: path, itemsText: items } });
       location.hash = `#/task/${made.createTask.task.id}`;
     } catch (failure) {
       setRefusal(refusalForPeople(failure));
