@@ -63,7 +63,7 @@ export function authorization(): string | undefined {
 }
 
 /** One GraphQL operation over POST /graphql; the only place the dashboard talks to the server over HTTP. */
-export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+export async function gql<T = unknown>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   const auth = authorization();
   if (auth) headers.authorization = auth;

@@ -13,12 +13,15 @@ export interface ItemClaim { claim: Claim | null; ready: boolean; blocks: { id: 
 const RELEASE = 'mutation($id: ID!) { releaseClaim(id: $id) { id claim { expiresAt } } }';
 const REF = 'id number text deleted state';
 const DEPENDENCIES = `query($id: ID!) { item(id: $id) { blockedBy { item { ${REF} } reason reasonText } blocks { ${REF} } } }`;
+/** An item as REF reads it, and DEPENDENCIES' answer. */
+interface DependencyRef { id: string; number: number | null; text: string; deleted: boolean; state: string }
+interface DependencyLists { blockedBy: { item: DependencyRef; reason: string | null; reasonText: string | null }[]; blocks: DependencyRef[] }
 
 /** The claims of these items as they hold now, in one request (after a renewal, which records no history). */
 export async function claimsNow(ids: readonly string[]): Promise<Map<string, Claim | null>> {
   if (ids.length === 0) return new Map();
   const fields = ids.map((id, index) => `c${index}: item(id: "${id.replace(/\D/g, '')}") { claim { claimedAt expiresAt session { id name statusLine } } }`);
-  const data = await gql(`{ ${fields.join(' ')} }`);
+  const data = await gql<Record<string, { claim: Claim | null } | null>>(`{ ${fields.join(' ')} }`);
   return new Map(ids.map((id, index) => [id, data[`c${index}`]?.claim ?? null]));
 }
 
@@ -107,7 +110,7 @@ function ClaimChip({ itemId, text, claim }: { itemId: string; text: string; clai
   );
 }
 
-function RefLink({ item, taskId }: { item: { id: string; number: number | null; text: string; deleted: boolean; state: string }; taskId: string }) {
+function RefLink({ item, taskId }: { item: DependencyRef; taskId: string }) {
   return (
     <>
       <a class={`ref ${item.deleted ? 'deleted' : ''}`} href={`#/task/${taskId}?item=${item.id}`}>#{item.number ?? '–'} {item.text}</a>{' '}
@@ -118,11 +121,11 @@ function RefLink({ item, taskId }: { item: { id: string; number: number | null; 
 
 /** An opened row's dependencies: what it waits for (with each one's state and the reason given) and what waits for it. Read again when the row changes. */
 export function Dependencies({ item, taskId }: { item: object & { id: string }; taskId: string }) {
-  const [deps, setDeps] = useState<{ blockedBy: any[]; blocks: any[] } | null>(null);
+  const [deps, setDeps] = useState<DependencyLists | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let current = true;
-    gql(DEPENDENCIES, { id: item.id }).then(
+    gql<{ item: DependencyLists }>(DEPENDENCIES, { id: item.id }).then(
       (data) => current && (setDeps(data.item), setError(null)),
       (failure: Error) => current && setError(failure.message),
     );
@@ -150,14 +153,15 @@ export function Dependencies({ item, taskId }: { item: object & { id: string }; 
 }
 
 const SESSION_CLAIMS = 'query($id: ID!) { session(id: $id) { claims { id number text task { id title domain } claim { expiresAt } } } }';
+interface HeldItem { id: string; number: number | null; text: string; task: { id: string; title: string; domain: string | null }; claim: { expiresAt: string } }
 // Claims are changes of the claimed items' tasks, which are in domains: this hears them all.
 const CLAIMS_LIVE = 'subscription { domainChanged { memoryId action } }';
 
 /** A session's page: the items it holds now, each a link, with the time left on its claim. */
 export function SessionClaims({ id }: { id: string }) {
-  const held = useQuery(SESSION_CLAIMS, { id }, { query: CLAIMS_LIVE, variables: {} });
+  const held = useQuery<{ session: { claims: HeldItem[] } | null }>(SESSION_CLAIMS, { id }, { query: CLAIMS_LIVE, variables: {} });
   const now = useNow();
-  const claims: any[] = held.data?.session?.claims ?? [];
+  const claims = held.data?.session?.claims ?? [];
   if (claims.length === 0) return <Refusal error={held.error} />;
   return (
     <section aria-labelledby="claims-heading">

@@ -75,14 +75,14 @@ token.subscribe(() => {
 });
 
 /** Calls onChange for each event of the subscription while the view is open. */
-export function useSubscription(query: string | null, variables: Record<string, unknown>, onChange: (data: any) => void): void {
+export function useSubscription<T = unknown>(query: string | null, variables: Record<string, unknown>, onChange: (data: T) => void): void {
   const handler = useRef(onChange);
   handler.current = onChange;
   const key = JSON.stringify(variables);
   useEffect(() => {
     if (!query) return;
     return liveClient().subscribe({ query, variables }, {
-      next: (result) => handler.current(result.data),
+      next: (result) => handler.current(result.data as T),
       error: () => undefined,
       complete: () => undefined,
     });
@@ -106,7 +106,7 @@ export interface Loaded<T> {
  * client-side cache: every view asks for exactly what it shows, and a
  * refetch of one view is a single request.
  */
-export function useQuery<T = any>(query: string, variables: Record<string, unknown>, live?: { query: string; variables: Record<string, unknown> }): Loaded<T> {
+export function useQuery<T = unknown>(query: string, variables: Record<string, unknown>, live?: { query: string; variables: Record<string, unknown> }): Loaded<T> {
   const [state, setState] = useState<{ data: T | null; error: string | null }>({ data: null, error: null });
   const [tick, setTick] = useState(0);
   const key = JSON.stringify(variables);

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { canWrite, gql } from './api';
 import { useSignal } from './signal';
-import { refusalForPeople } from './views/new-task';
+import { refusalForPeople } from './refusal-words';
 import { focusOnce } from './focus-once';
 import { Refusal } from './widgets';
 

@@ -62,7 +62,7 @@ export function useTaskSteering(taskId: string | null, planSession: string | nul
   useEffect(() => {
     if (!wanted) { setMarks(new Map()); return; }
     let current = true;
-    gql(ITEMS_STEERING, { id: taskId }).then((data) => {
+    gql<{ task: { items: { nodes: { id: string; steering: Steering | null }[] } } | null }>(ITEMS_STEERING, { id: taskId }).then((data) => {
       if (!current) return;
       const next = new Map<string, Steering>();
       for (const node of data.task?.items.nodes ?? []) if (node.steering) next.set(node.id, node.steering);

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { ApiError, gql } from './api';
 import { Conflict, saveAtVersion } from './conflicts';
-import { refusalForPeople } from './views/new-task';
+import { refusalForPeople } from './refusal-words';
 import { focusOnce } from './focus-once';
+import type { TaskMeta } from './task-types';
 import { Refusal, useAction } from './widgets';
 
 const EDIT_TASK = 'mutation($input: EditTaskInput!) { editTask(input: $input) { id version title domain } }';
@@ -12,6 +13,9 @@ const ADD_ITEMS = 'mutation($input: AddItemsInput!) { addItems(input: $input) { 
 const DROP_REST = 'mutation($input: DropRestAndArchiveInput!) { dropRestAndArchive(input: $input) { id version status } }';
 
 interface Named { title: string; domain: string }
+/** What these controls read of the task. */
+type EditedTask = Pick<TaskMeta, 'id' | 'title' | 'domain' | 'status' | 'version'>;
+interface Current { task: { version: number; title: string; domain: string } }
 const same = (a: Named, b: Named) => a.title === b.title && a.domain === b.domain;
 const said = (value: Named) => `“${value.title}” in ${value.domain}`;
 
@@ -21,27 +25,28 @@ const said = (value: Named) => `“${value.title}” in ${value.domain}`;
  * archiving it or bringing it back. A plan has neither a domain nor an
  * archive, so it gets none of these.
  */
-export function TaskEdit({ task, writable }: { task: any; writable: boolean }) {
+export function TaskEdit({ task, writable }: { task: EditedTask; writable: boolean }) {
   const [editing, setEditing] = useState<{ version: number; value: Named } | null>(null);
-  if (!writable || !task.domain) return null;
+  const { domain } = task;
+  if (!writable || !domain) return null;
   return (
     <div class="task-edit">
       {editing
         ? <EditForm task={task} base={editing} onDone={() => setEditing(null)} />
-        : <button type="button" class="small" onClick={() => setEditing({ version: task.version, value: { title: task.title, domain: task.domain } })}>Edit title and domain</button>}
+        : <button type="button" class="small" onClick={() => setEditing({ version: task.version, value: { title: task.title, domain } })}>Edit title and domain</button>}
       {' '}<Archive key={task.status} task={task} />
     </div>
   );
 }
 
-function EditForm({ task, base, onDone }: { task: any; base: { version: number; value: Named }; onDone(): void }) {
+function EditForm({ task, base, onDone }: { task: EditedTask; base: { version: number; value: Named }; onDone(): void }) {
   const [title, setTitle] = useState(base.value.title);
   const [domain, setDomain] = useState(base.value.domain);
   const [domains, setDomains] = useState<string[]>([]);
   const [conflict, setConflict] = useState<{ theirs: Named; version: number } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [run, , busy] = useAction();
-  if (!domains.length) void gql(DOMAIN_PATHS).then((data) => setDomains(data.domains.map((row: { path: string }) => row.path)), () => undefined);
+  if (!domains.length) void gql<{ domains: { path: string }[] }>(DOMAIN_PATHS).then((data) => setDomains(data.domains.map((row) => row.path)), () => undefined);
   const save = (from: { version: number; value: Named }) => void run(async () => {
     setError(null);
     try {
@@ -49,7 +54,7 @@ function EditForm({ task, base, onDone }: { task: any; base: { version: number; 
         base: from,
         same,
         send: (version) => gql(EDIT_TASK, { input: { id: task.id, expectedVersion: version, ...(title !== from.value.title ? { title } : {}), ...(domain.trim() !== from.value.domain ? { domain: domain.trim() } : {}) } }),
-        current: async () => { const now = (await gql(CURRENT, { id: task.id })).task; return { version: now.version, value: { title: now.title, domain: now.domain } }; },
+        current: async () => { const now = (await gql<Current>(CURRENT, { id: task.id })).task; return { version: now.version, value: { title: now.title, domain: now.domain } }; },
       });
       if (outcome.saved) {
         setConflict(null);
@@ -82,7 +87,7 @@ function EditForm({ task, base, onDone }: { task: any; base: { version: number; 
  * archived one back means giving it work again: reopening an item, or
  * adding what is left to do, which is offered here.
  */
-function Archive({ task }: { task: any }) {
+function Archive({ task }: { task: EditedTask }) {
   const [asking, setAsking] = useState(false);
   const [left, setLeft] = useState('');
   const [reason, setReason] = useState('');
@@ -96,7 +101,7 @@ function Archive({ task }: { task: any }) {
       const send = () => saveAtVersion({
         base: { version: task.version, value: 0 },
         send: (expectedVersion) => gql(ADD_ITEMS, { input: { taskId: task.id, items, expectedVersion } }),
-        current: async () => ({ version: (await gql(CURRENT, { id: task.id })).task.version, value: 0 }),
+        current: async () => ({ version: (await gql<Current>(CURRENT, { id: task.id })).task.version, value: 0 }),
       });
       if (await run(send)) { setLeft(''); setAsking(false); }
     };

@@ -6,7 +6,7 @@ import { lastLooked, markAllSeen, NewMark, useUnread } from '../since-looked';
 import { useSignal } from '../signal';
 import { STATE_LABEL } from '../states';
 import { Loading, useTitle, when } from '../widgets';
-import { describe } from './history';
+import { describe, type ItemChange } from './history';
 
 const NAMED = 'id name';
 const CHANGE = `id at action itemId domain madeBy madeBySession { ${NAMED} } session { ${NAMED} } task { id title domain } itemChanges { kind text from to session { ${NAMED} } }`;
@@ -16,6 +16,15 @@ const AGENTS = `{ sessions(first: 100) { nodes { ${NAMED} finishedAt } } }`;
 const DOMAINS_LIVE = 'subscription { domainChanged { memoryId action } }';
 const SESSIONS_LIVE = 'subscription { sessionChanged { sessionId action } }';
 const PAGE = 50;
+
+interface Named { id: string; name: string | null }
+/** A change as CHANGE reads it. */
+interface Change {
+  id: string; at: string; action: string; itemId: string | null; domain: string | null; madeBy: string | null; madeBySession: Named | null; session: Named | null;
+  task: { id: string; title: string; domain: string | null } | null; itemChanges: Omit<ItemChange, 'itemId'>[];
+}
+interface ActivityAnswer { activity: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Change[] } }
+interface AgentsAnswer { sessions: { nodes: (Named & { finishedAt: string | null })[] } }
 /** How far back the header's "new" count looks: past this many, it says "50+". */
 const NEW_COUNT_MAX = 50;
 const COUNT_EVERY_MS = 2000;
@@ -50,20 +59,20 @@ function variablesOf(filters: Filters) {
 }
 
 /** Who did it, by name. */
-function who(change: any): string {
+function who(change: Change): string {
   return change.madeBySession ? sessionLabel(change.madeBySession) : change.madeBy ? sessionLabel({ id: change.madeBy }) : 'A person';
 }
 
 /** What a change was about: its task (a plan by its session's name), else the session it concerns. */
-function groupOf(change: any): { key: string; title: string; href: string | null; domain: string | null } {
+function groupOf(change: Change): { key: string; title: string; href: string | null; domain: string | null } {
   if (change.task) return { key: `task:${change.task.id}`, title: change.task.title, href: `#/task/${change.task.id}`, domain: change.task.domain };
   if (change.session) return { key: `session:${change.session.id}`, title: `Session ${sessionLabel(change.session)}`, href: `#/sessions/${change.session.id}`, domain: null };
   return { key: change.domain ? `domain:${change.domain}` : 'other', title: change.domain ? `A note in ${change.domain}` : 'Settings', href: change.domain ? `#/domains/${change.domain}` : null, domain: change.domain };
 }
 
 /** Consecutive changes of one task (or session) in one group, newest first, as a stream reads them. */
-function grouped(changes: any[]): { head: ReturnType<typeof groupOf>; changes: any[] }[] {
-  const groups: { head: ReturnType<typeof groupOf>; changes: any[] }[] = [];
+function grouped(changes: Change[]): { head: ReturnType<typeof groupOf>; changes: Change[] }[] {
+  const groups: { head: ReturnType<typeof groupOf>; changes: Change[] }[] = [];
   for (const change of changes) {
     const head = groupOf(change);
     const last = groups.at(-1);
@@ -83,14 +92,14 @@ function grouped(changes: any[]): { head: ReturnType<typeof groupOf>; changes: a
 export function ActivityView({ params }: { params: URLSearchParams }) {
   useTitle('Activity');
   const filters: Filters = { domain: params.get('domain') ?? '', agent: params.get('agent') ?? '', after: params.get('after') };
-  const read = useQuery(ACTIVITY, variablesOf(filters), filters.after ? undefined : { query: DOMAINS_LIVE, variables: {} });
+  const read = useQuery<ActivityAnswer>(ACTIVITY, variablesOf(filters), filters.after ? undefined : { query: DOMAINS_LIVE, variables: {} });
   useSubscription(filters.after ? null : SESSIONS_LIVE, {}, () => read.reload());
-  const agents = useQuery(AGENTS, {});
+  const agents = useQuery<AgentsAnswer>(AGENTS, {});
   const unread = useUnread();
   const [domain, setDomain] = useState(filters.domain);
   useEffect(() => setDomain(filters.domain), [filters.domain]);
-  const data = read.data as any;
-  const changes: any[] = data?.activity.nodes ?? [];
+  const data = read.data;
+  const changes = data?.activity.nodes ?? [];
   const fresh = changes.filter((change) => unread(change.at)).length;
   const go = (next: Partial<Filters>) => { location.hash = hrefOf({ ...filters, after: null, ...next }); };
   return (
@@ -103,8 +112,8 @@ export function ActivityView({ params }: { params: URLSearchParams }) {
           <select value={filters.agent} onChange={(event) => go({ agent: event.currentTarget.value })}>
             <option value="">Anyone</option>
             <option value="person">A person (dashboard)</option>
-            {((agents.data as any)?.sessions.nodes ?? []).map((session: any) => <option value={session.id}>{sessionLabel(session)}{session.finishedAt ? ' (finished)' : ''}</option>)}
-            {filters.agent && filters.agent !== 'person' && !((agents.data as any)?.sessions.nodes ?? []).some((s: any) => s.id === filters.agent) && <option value={filters.agent}>the chosen agent</option>}
+            {(agents.data?.sessions.nodes ?? []).map((session) => <option value={session.id}>{sessionLabel(session)}{session.finishedAt ? ' (finished)' : ''}</option>)}
+            {filters.agent && filters.agent !== 'person' && !(agents.data?.sessions.nodes ?? []).some((s) => s.id === filters.agent) && <option value={filters.agent}>the chosen agent</option>}
           </select></label>
         <button type="button" onClick={markAllSeen}>Mark all seen</button>
       </form>
@@ -131,8 +140,8 @@ export function ActivityView({ params }: { params: URLSearchParams }) {
   );
 }
 
-function ActivityRow({ change, unread }: { change: any; unread: boolean }) {
-  const what = change.itemChanges.map((item: any) => describe(item, STATE_LABEL));
+function ActivityRow({ change, unread }: { change: Change; unread: boolean }) {
+  const what = change.itemChanges.map((item) => describe(item, STATE_LABEL));
   return (
     <li class={unread ? 'unread-row' : undefined} data-action={change.action}>
       {unread && <><NewMark /> </>}
@@ -162,8 +171,8 @@ export function ActivityTab({ current }: { current: boolean }) {
   useSubscription(SESSIONS_LIVE, {}, bump);
   useEffect(() => {
     let current = true;
-    gql(`{ activity(first: ${NEW_COUNT_MAX}) { nodes { at } } }`).then(
-      (data) => current && setCount(data.activity.nodes.filter((change: any) => Date.parse(change.at) > since).length),
+    gql<{ activity: { nodes: { at: string }[] } }>(`{ activity(first: ${NEW_COUNT_MAX}) { nodes { at } } }`).then(
+      (data) => current && setCount(data.activity.nodes.filter((change) => Date.parse(change.at) > since).length),
       () => undefined,
     );
     return () => { current = false; };

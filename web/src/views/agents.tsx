@@ -5,7 +5,7 @@ import { STATE_LABEL, isStuck } from '../states';
 import { Loading, useTitle, when } from '../widgets';
 import { SteeringMark } from '../steering';
 import { NewMark, useUnread } from '../since-looked';
-import { IDLE_AFTER_MS, STALE_AFTER_MS, agentNow, ago, byNeed, duration, type AgentItem, type AgentNow } from '../agent-status';
+import { IDLE_AFTER_MS, STALE_AFTER_MS, agentNow, ago, byNeed, duration, type AgentClaim, type AgentItem, type AgentNow, type AgentSession } from '../agent-status';
 import { summaryLine, type ChecklistItem } from '../../../src/domain/plan-render';
 
 const STEP = 'id number text state note updatedAt';
@@ -29,6 +29,15 @@ const AGENTS = `query($working: Int!, $finished: Int!) {
 const SESSIONS_LIVE = 'subscription { sessionChanged { sessionId action } }';
 // Claims and the items they hold change in domains: this hears them too.
 const DOMAINS_LIVE = 'subscription { domainChanged { memoryId action } }';
+/** A session of FINISHED_ROW. */
+interface FinishedSession {
+  id: string; name: string | null; preset: string; createdAt: string; finishedAt: string; statusLine: string;
+  plan: { id: string; items: { nodes: (Omit<ChecklistItem, 'id'> & { id: string; number: number | null })[] } } | null;
+}
+interface AgentsAnswer { working: { totalCount: number; nodes: AgentSession[] }; finished: { totalCount: number; nodes: FinishedSession[] } }
+/** A stuck step of the plan, or a stuck claimed item (which names its task and whether it waits). */
+type StuckItem = AgentItem & { task?: AgentClaim['task']; ready?: boolean };
+
 const WORKING = 200;
 const FINISHED = 10;
 
@@ -54,16 +63,16 @@ function useMinuteClock(): number {
 /** The home page of a person steering agents: who is doing what now, the stuck and the quiet first, then what finished lately. */
 export function AgentsView() {
   useTitle('Agents now');
-  const read = useQuery(AGENTS, { working: WORKING, finished: FINISHED }, { query: SESSIONS_LIVE, variables: {} });
+  const read = useQuery<AgentsAnswer>(AGENTS, { working: WORKING, finished: FINISHED }, { query: SESSIONS_LIVE, variables: {} });
   useSubscription(DOMAINS_LIVE, {}, () => read.reload());
   const clock = useMinuteClock();
-  const data = read.data as any;
+  const data = read.data;
   if (!data) return <section class="agents"><h2 tabIndex={-1}>Agents now</h2><Loading error={read.error} /></section>;
   const now = Math.max(clock, Date.now());
-  const agents: AgentNow[] = data.working.nodes.map((session: any) => agentNow(session, now)).sort(byNeed);
+  const agents: AgentNow[] = data.working.nodes.map((session) => agentNow(session, now)).sort(byNeed);
   const counts = { stuck: 0, stale: 0, idle: 0, working: 0 };
   for (const agent of agents) counts[agent.flag] += 1;
-  const finished = [...data.finished.nodes].sort((a: any, b: any) => Date.parse(b.finishedAt) - Date.parse(a.finishedAt));
+  const finished = [...data.finished.nodes].sort((a, b) => Date.parse(b.finishedAt) - Date.parse(a.finishedAt));
   return (
     <section class="agents" aria-labelledby="agents-heading">
       <h2 id="agents-heading" tabIndex={-1}>Agents now <span class="count">({data.working.totalCount} working)</span></h2>
@@ -81,7 +90,7 @@ export function AgentsView() {
       <h3 id="finished-heading">Finished lately</h3>
       {finished.length === 0 ? <p class="muted">No session has finished yet.</p> : (
         <ul class="finished-agents" aria-labelledby="finished-heading">
-          {finished.map((session: any) => (
+          {finished.map((session) => (
             <li>
               <a href={`#/sessions/${session.id}`} title={session.id}>{sessionLabel(session)}</a>{' '}
               <span class="muted small">{TOOL_SET[session.preset]} · finished <time dateTime={session.finishedAt} title={when(session.finishedAt)}>{ago(now - Date.parse(session.finishedAt))}</time></span>
@@ -95,9 +104,9 @@ export function AgentsView() {
 }
 
 /** What a finished session left: plan-and-finish's own finish summary ("4 tasks: 3 done, 1 blocked."), else its counts; "no plan written" without one. */
-function finishSummary(session: any): string {
+function finishSummary(session: FinishedSession): string {
   const all: ChecklistItem[] | null = session.plan
-    ? session.plan.items.nodes.map((item: any) => ({ ...item, id: Number(item.id) }))
+    ? session.plan.items.nodes.map((item) => ({ ...item, id: Number(item.id) }))
     : null;
   if (!all || all.every((item) => item.deleted)) return 'No plan written.';
   if (session.preset === 'PLAN_AND_FINISH') return summaryLine(all);
@@ -146,7 +155,7 @@ function AgentRow({ agent, now }: { agent: AgentNow; now: number }) {
       <td>
         {agent.stuck.length > 0 && (
           <ul class="stuck-steps">
-            {agent.stuck.map((item: any) => (
+            {agent.stuck.map((item: StuckItem) => (
               <li><span class={`state ${item.ready === false && !isStuck(item.state) ? 'stuck' : item.state}`}>{item.ready === false && !isStuck(item.state) ? 'Waits' : STATE_LABEL[item.state]}</span>{' '}
                 <a href={item.task ? `#/task/${item.task.id}?item=${item.id}` : planHref(item)}>{stepLabel(item)}</a>
                 {waitsOn(item) && <div class="small">waits on: {waitsOn(item)}</div>}
@@ -161,7 +170,7 @@ function AgentRow({ agent, now }: { agent: AgentNow; now: number }) {
 }
 
 /** What a stuck item waits on: the reason given when it was set, and for a claimed item, unfinished items it depends on. */
-function waitsOn(item: any): string {
+function waitsOn(item: StuckItem): string {
   const waits = item.ready === false && (item.state === 'PENDING' || item.state === 'IN_PROGRESS') ? 'unfinished items it depends on (open it to see which)' : null;
   return [item.note, waits].filter(Boolean).join('; ') || (item.state === 'BLOCKED' || item.state === 'FAILED' ? 'no reason given' : '');
 }

@@ -9,6 +9,17 @@ const TOP = '{ domains { path openTasks } }';
 const OPEN_TASKS = (paths: string[]) => `{ ${paths.map((path, index) => `d${index}: mustRead(domain: ${JSON.stringify(path)}) { id title domain updatedAt state progress { done total blocked failed pending inProgress } }`).join(' ')} }`;
 const FINISHED = `{ sessions(first: 50, finished: true) { nodes { id name finishedAt lastActiveAt statusLine plan { id progress { pending inProgress blocked failed total } } } } }`;
 const LIVE = 'subscription { domainChanged { memoryId action } }';
+interface OpenTask {
+  id: string; title: string; domain: string; updatedAt: string; state: string;
+  progress: { done: number; total: number; blocked: number; failed: number; pending: number; inProgress: number };
+}
+/** OPEN_TASKS answers d0, d1, … (one per path); with no path it asks `{ access }`, whose answer no d-key reads. */
+type OpenTasks = Partial<Record<string, OpenTask[]>>;
+interface FinishedSession {
+  id: string; name: string | null; finishedAt: string; lastActiveAt: string; statusLine: string;
+  plan: { id: string; progress: { pending: number; inProgress: number; blocked: number; failed: number; total: number } } | null;
+}
+
 /** "Recently" for open tasks an agent touched: the last day. */
 const RECENT_MS = 24 * 60 * 60 * 1000;
 
@@ -20,19 +31,20 @@ const RECENT_MS = 24 * 60 * 60 * 1000;
  */
 export function AttentionView() {
   useTitle('Needs attention');
-  const top = useQuery(TOP, {});
-  const paths = (top.data?.domains ?? []).filter((domain: any) => !domain.path.includes('/') && domain.openTasks > 0).map((domain: any) => domain.path).slice(0, 20);
-  const open = useQuery(paths.length ? OPEN_TASKS(paths) : '{ access }', {}, { query: LIVE, variables: {} });
-  const finished = useQuery(FINISHED, {});
+  const top = useQuery<{ domains: { path: string; openTasks: number }[] }>(TOP, {});
+  const paths = (top.data?.domains ?? []).filter((domain) => !domain.path.includes('/') && domain.openTasks > 0).map((domain) => domain.path).slice(0, 20);
+  const open = useQuery<OpenTasks>(paths.length ? OPEN_TASKS(paths) : '{ access }', {}, { query: LIVE, variables: {} });
+  const finished = useQuery<{ sessions: { nodes: FinishedSession[] } }>(FINISHED, {});
   const [kind, setKind] = useState<'all' | 'stuck' | 'recent' | 'sessions'>('all');
   const [domain, setDomain] = useState('');
   if (!top.data || !open.data || !finished.data) return <section class="main"><h2>Needs attention</h2><Loading error={top.error ?? open.error ?? finished.error} /></section>;
-  const tasks: any[] = paths.flatMap((_: string, index: number) => open.data[`d${index}`] ?? []).filter((task: any) => !domain || task.domain.startsWith(domain));
+  const answered = open.data;
+  const tasks = paths.flatMap((_, index) => answered[`d${index}`] ?? []).filter((task) => !domain || task.domain.startsWith(domain));
   const now = Date.now();
   const recent = tasks.filter((task) => stuckCount(task.progress) === 0 && now - new Date(task.updatedAt).getTime() < RECENT_MS);
-  const order = (list: any[]) => [...list].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-  const leftOpen = finished.data.sessions.nodes.filter((session: any) => session.plan && session.plan.progress.pending + session.plan.progress.inProgress + session.plan.progress.blocked + session.plan.progress.failed > 0);
-  const row = (task: any) => (
+  const order = (list: OpenTask[]) => [...list].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  const leftOpen = finished.data.sessions.nodes.filter((session) => session.plan && session.plan.progress.pending + session.plan.progress.inProgress + session.plan.progress.blocked + session.plan.progress.failed > 0);
+  const row = (task: OpenTask) => (
     <tr>
       <td><a href={`#/task/${task.id}`}>{task.title}</a> <span class="muted">· {task.domain}</span></td>
       <td>{stuckCount(task.progress) > 0 ? <span class="state stuck">stuck · {stuckCount(task.progress)}</span> : <span class={`state ${task.state}`}>{task.state.toLowerCase()}</span>}</td>
@@ -40,7 +52,7 @@ export function AttentionView() {
       <td class="nowrap"><time dateTime={task.updatedAt}>{when(task.updatedAt)}</time></td>
     </tr>
   );
-  const table = (list: any[], caption: string) => (
+  const table = (list: OpenTask[], caption: string) => (
     <table class="tasks"><caption class="sr">{caption}</caption>
       <thead><tr><th scope="col">Task</th><th scope="col">State</th><th scope="col">Done</th><th scope="col">Updated</th></tr></thead>
       <tbody>{order(list).map(row)}</tbody>
@@ -63,7 +75,7 @@ export function AttentionView() {
         <>
           <h3>Finished sessions that left items open <span class="count">({leftOpen.length})</span></h3>
           {leftOpen.length === 0 ? <p class="muted">Every finished session settled its plan.</p> : (
-            <ul>{leftOpen.map((session: any) => (
+            <ul>{leftOpen.map((session) => (
               <li><a href={`#/sessions/${session.id}`} title={session.id}>{sessionLabel(session)}</a> <span class="small">{session.statusLine}</span>{' '}
                 <span class="muted small">· finished {when(session.finishedAt)}</span></li>
             ))}</ul>

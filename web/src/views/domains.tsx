@@ -14,6 +14,8 @@ const DOMAIN_LIVE = 'subscription($under: String) { domainChanged(under: $under)
 const EDIT_NOTE = 'mutation($input: EditNoteInput!) { editNote(input: $input) { id title body } }';
 const NOTE = `query($id: ID!) { memory(id: $id) { id title domain updatedAt ... on Note { body } } }`;
 
+/** A memory as NOTES and NOTE read it: `body` only when it is a note (NOTE may name a task). */
+interface NoteShown { id: string; title: string; domain: string; updatedAt: string; body?: string }
 interface Domain { path: string; tasks: number; openTasks: number; notes: number; lastActivityAt: string; createdAt: string }
 type DomainSort = 'activity' | 'path' | 'created' | 'open' | 'tasks';
 /** Newest first by a time field, then by path. */
@@ -75,7 +77,7 @@ export function DomainsView({ path, archived, note, ready, params }: { path: str
 function DomainTasks({ path, archived, note, params }: { path: string; archived: boolean; note: string | null; params: URLSearchParams }) {
   const writable = useSignal(canWrite);
   const live = { query: DOMAIN_LIVE, variables: { under: path } };
-  const notes = useQuery(NOTES, { domain: path }, live);
+  const notes = useQuery<{ memories: { totalCount: number; nodes: NoteShown[] } }>(NOTES, { domain: path }, live);
   return (
     <>
       <h2 tabIndex={-1}>{path}</h2>
@@ -91,7 +93,7 @@ function DomainTasks({ path, archived, note, params }: { path: string; archived:
       <h3>Notes</h3>
       <NewNote domain={path} />
       {!notes.data ? <Loading error={notes.error} /> : notes.data.memories.nodes.length === 0 ? <p class="muted">No notes here.</p> : (
-        <ul class="notes">{notes.data.memories.nodes.map((note: any) => <NoteCard note={note} />)}</ul>
+        <ul class="notes">{notes.data.memories.nodes.map((note) => <NoteCard note={note} />)}</ul>
       )}
     </>
   );
@@ -99,7 +101,7 @@ function DomainTasks({ path, archived, note, params }: { path: string; archived:
 
 /** The note a link (a search hit, a linked note) named, open at the top, wherever it falls in the domain's list. */
 function OpenedNote({ id }: { id: string }) {
-  const note = useQuery(NOTE, { id });
+  const note = useQuery<{ memory: NoteShown | null }>(NOTE, { id });
   useEffect(() => {
     if (note.data?.memory) requestAnimationFrame(() => document.getElementById(`opened-note-${id}`)?.scrollIntoView({ block: 'start' }));
   }, [note.data]);
@@ -108,7 +110,7 @@ function OpenedNote({ id }: { id: string }) {
   return <ul class="notes opened" id={`opened-note-${id}`} aria-label="The note you opened"><NoteCard note={note.data.memory} open /></ul>;
 }
 
-function NoteCard({ note, open }: { note: any; open?: boolean }) {
+function NoteCard({ note, open }: { note: NoteShown; open?: boolean }) {
   const writable = useSignal(canWrite);
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(note.title);

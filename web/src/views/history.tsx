@@ -27,7 +27,14 @@ const KINDS: Record<string, { label: string; actions: string[] | null }> = {
 /** Who made a change: anyone, a person on the dashboard, or one agent session (its id). */
 type Maker = 'anyone' | 'person' | string;
 
-interface Row { event: any; cursor: string; before: string | null }
+/** One item's change in an event (ItemChange): `from` and `to` are states, texts, places or session ids by kind. */
+export interface ItemChange { itemId: string | null; kind: string; text: string; from: string | null; to: string | null; session: { id: string; name: string | null } | null }
+/** An event as EVENT reads it. */
+export interface TaskEvent { id: string; action: string; at: string; sessionId: string | null; session: { id: string; name: string | null } | null; changes: ItemChange[] }
+interface HistoryPage { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { cursor: string; node: TaskEvent }[] }
+interface ListItem { id: string; text: string; state: string }
+
+interface Row { event: TaskEvent; cursor: string; before: string | null }
 interface View { rows: Row[]; total: number; newer: boolean; older: boolean; at: 'newest' | 'middle' | 'oldest' }
 
 /** The names this reader has seen agents by, so the agent filter lists them. */
@@ -46,7 +53,7 @@ function rememberAgents(known: Map<string, string>, rows: Row[]): Map<string, st
  * again. Each row names the item, from → to and the session by name, and
  * expands to the list at that point.
  */
-export function History(props: { taskId: string; count: number; changes: number; title?: string; open?: boolean; rowTitle?: (event: any) => string }) {
+export function History(props: { taskId: string; count: number; changes: number; title?: string; open?: boolean; rowTitle?: (event: TaskEvent) => string }) {
   const title = props.title ?? 'History';
   const [open, setOpen] = useState(Boolean(props.open));
   const [kind, setKind] = useState('all');
@@ -66,18 +73,18 @@ export function History(props: { taskId: string; count: number; changes: number;
    * shown is read, the cursor of the newer neighbour of the page's top row.
    */
   const read = async (after: string | null, back: boolean): Promise<View | null> => {
-    const page = (await gql(HISTORY, { id: props.taskId, first: back ? PAGE : PAGE + 1, after, newestFirst: back, ...filter })).task?.history;
+    const page = (await gql<{ task: { history: HistoryPage } | null }>(HISTORY, { id: props.taskId, first: back ? PAGE : PAGE + 1, after, newestFirst: back, ...filter })).task?.history;
     if (!page) return null;
     if (back) {
       let before = after;
-      const rows = page.edges.map((edge: any) => { const row = { event: edge.node, cursor: edge.cursor, before }; before = edge.cursor; return row; });
+      const rows = page.edges.map((edge) => { const row = { event: edge.node, cursor: edge.cursor, before }; before = edge.cursor; return row; });
       return { rows, total: page.totalCount, newer: after !== null, older: page.pageInfo.hasNextPage, at: after === null ? 'newest' : page.pageInfo.hasNextPage ? 'middle' : 'oldest' };
     }
-    const edges = page.edges as any[];
+    const { edges } = page;
     const beyond = edges.length > PAGE ? edges[PAGE] : null;
     const shown = edges.slice(0, PAGE).reverse();
     let before: string | null = beyond?.cursor ?? null;
-    const rows = shown.map((edge: any) => { const row = { event: edge.node, cursor: edge.cursor, before }; before = edge.cursor; return row; });
+    const rows = shown.map((edge) => { const row = { event: edge.node, cursor: edge.cursor, before }; before = edge.cursor; return row; });
     return { rows, total: page.totalCount, newer: beyond !== null, older: after !== null, at: beyond === null ? 'newest' : after === null ? 'oldest' : 'middle' };
   };
 
@@ -161,9 +168,9 @@ export function madeBy(event: { sessionId: string | null; session?: { id: string
 }
 
 /** One change; opening it reads the list as it stood then. */
-function HistoryRow({ row, taskId, filter, rowTitle }: { row: Row; taskId: string; filter: Record<string, unknown>; rowTitle?: (event: any) => string }) {
+function HistoryRow({ row, taskId, filter, rowTitle }: { row: Row; taskId: string; filter: Record<string, unknown>; rowTitle?: (event: TaskEvent) => string }) {
   const { event } = row;
-  const [list, setList] = useState<any[] | null>(null);
+  const [list, setList] = useState<ListItem[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [opened, setOpened] = useState(false);
   // A plan's rows read in its tool set's words ("In progress → Completed" for whole-list), a domain task's in the knowledge base's.
@@ -171,7 +178,7 @@ function HistoryRow({ row, taskId, filter, rowTitle }: { row: Row; taskId: strin
   const open = (isOpen: boolean) => {
     setOpened(isOpen);
     if (!isOpen || list) return;
-    gql(SNAPSHOT, { id: taskId, after: row.before, ...filter }).then(
+    gql<{ task: { history: { nodes: { id: string; items: ListItem[] }[] } } | null }>(SNAPSHOT, { id: taskId, after: row.before, ...filter }).then(
       (data) => setList(data.task?.history.nodes[0]?.items ?? []),
       (failure: Error) => setError(failure.message),
     );
@@ -189,12 +196,12 @@ function HistoryRow({ row, taskId, filter, rowTitle }: { row: Row; taskId: strin
           <div>
             <h4>The list</h4>
             <Refusal error={error} />
-            {!opened ? null : list ? <ol>{list.map((item: any) => <li class={item.state}><span class={`state ${item.state}`}>{STATE_LABEL[item.state]}</span> {item.text}</li>)}</ol> : !error && <p class="muted">Loading…</p>}
+            {!opened ? null : list ? <ol>{list.map((item) => <li class={item.state}><span class={`state ${item.state}`}>{STATE_LABEL[item.state]}</span> {item.text}</li>)}</ol> : !error && <p class="muted">Loading…</p>}
           </div>
           <div>
             <h4>What changed</h4>
             {event.changes.length === 0 ? <p class="muted">Nothing in the list.</p> : (
-              <ul class="diff">{event.changes.map((change: any) => <li class={change.kind}>{describe(change, STATE_LABEL)}</li>)}</ul>
+              <ul class="diff">{event.changes.map((change) => <li class={change.kind}>{describe(change, STATE_LABEL)}</li>)}</ul>
             )}
           </div>
         </div>
@@ -204,12 +211,12 @@ function HistoryRow({ row, taskId, filter, rowTitle }: { row: Row; taskId: strin
 }
 
 /** The holder of a claim a change names, by name ("Migration agent"), else by its short id. */
-function holder(change: any, id: string | null): string {
+function holder(change: Pick<ItemChange, 'session'>, id: string | null): string {
   return change.session ? sessionLabel(change.session) : id ? sessionLabel({ id }) : 'a session';
 }
 
 /** One item change in words, with names: the item, from → to, whose claim. */
-export function describe(change: any, STATE_LABEL: Readonly<Record<string, string>>): string {
+export function describe(change: Omit<ItemChange, 'itemId'>, STATE_LABEL: Readonly<Record<string, string>>): string {
   const state = (value: string | null) => (value ? STATE_LABEL[value] ?? value : '');
   switch (change.kind) {
     case 'ADDED': return `+ ${change.text} (${state(change.to)})`;

@@ -1,11 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { planMessage, type PlanPreset } from '../../../src/domain/plan-rules';
-import { renderChecklist, renderSteps, stepCounts } from '../../../src/domain/plan-render';
+import { renderChecklist, renderSteps, stepCounts, type ChecklistItem } from '../../../src/domain/plan-render';
 import { gql } from '../api';
 import { Refusal } from '../widgets';
 
 const STEPS = `query($id: ID!, $deleted: Boolean!, $after: String) { task(id: $id) {
   items(first: 200, after: $after, includeDeleted: $deleted) { pageInfo { hasNextPage endCursor } nodes { id text state note added deleted } } } }`;
+/** A step as STEPS reads it: the renderer's item, its id as the API sends it. */
+type Step = Omit<ChecklistItem, 'id'> & { id: string };
+interface StepsPage { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Step[] }
 /** A plan is at most a few hundred steps; past this many pages the view says it stopped. */
 const MAX_PAGES = 5;
 
@@ -29,11 +32,11 @@ export function AgentView({ taskId, preset, version }: { taskId: string; preset:
       if (reading.current.busy) { reading.current.again = true; return; }
       reading.current.busy = true;
       try {
-        const items: any[] = [];
+        const items: Step[] = [];
         let after: string | null = null;
         // plan-and-finish's ids count deleted tasks too (an id is never handed out again), so it reads them.
         for (let page = 0; page < MAX_PAGES; page += 1) {
-          const found: any = (await gql(STEPS, { id: taskId, deleted: preset === 'PLAN_AND_FINISH', after })).task?.items;
+          const found: StepsPage | undefined = (await gql<{ task: { items: StepsPage } | null }>(STEPS, { id: taskId, deleted: preset === 'PLAN_AND_FINISH', after })).task?.items;
           if (!found) break;
           items.push(...found.nodes);
           if (!found.pageInfo.hasNextPage) break;
@@ -60,7 +63,7 @@ export function AgentView({ taskId, preset, version }: { taskId: string; preset:
   );
 }
 
-function render(preset: PlanPreset, items: any[]): string {
+function render(preset: PlanPreset, items: Step[]): string {
   const steps = items.map((item) => ({ ...item, id: Number(item.id) }));
   const live = steps.filter((step) => !step.deleted);
   switch (preset) {

@@ -5,6 +5,8 @@ import { Loading, useTitle } from '../widgets';
 
 const READY = `query($domain: String!) { ready(domain: $domain, first: 200) {
   id number text state claim { expiresAt } task { id title domain } } }`;
+/** An item of READY. */
+interface ReadyItem { id: string; number: number | null; text: string; state: string; claim: { expiresAt: string } | null; task: { id: string; title: string; domain: string | null } }
 const DOMAIN_LIVE = 'subscription($under: String) { domainChanged(under: $under) { memoryId action } }';
 /** A lease that runs out is no event: the queue is also read again this often, so an expired claim's item comes back. */
 const REREAD_MS = 30_000;
@@ -26,13 +28,13 @@ export function DomainTabs({ path, ready }: { path: string; ready: boolean }) {
  * Read again on every change under the domain (a claim takes an item off).
  */
 export function ReadyView({ path }: { path: string }) {
-  const queue = useQuery(READY, { domain: path }, { query: DOMAIN_LIVE, variables: { under: path } });
+  const queue = useQuery<{ ready: ReadyItem[] }>(READY, { domain: path }, { query: DOMAIN_LIVE, variables: { under: path } });
   useTitle(`${path} · ready`);
   useEffect(() => {
     const timer = setInterval(queue.reload, REREAD_MS);
     return () => clearInterval(timer);
   }, [path]);
-  const items: any[] | undefined = queue.data?.ready;
+  const items = queue.data?.ready;
   return (
     <>
       <h2 tabIndex={-1}>{path}: ready</h2>

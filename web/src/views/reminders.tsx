@@ -11,7 +11,7 @@ const UPDATE = 'mutation($enabled: Boolean, $intervalMinutes: Int) { updateRemin
 
 /** Maintenance → Reminders: whether agents are asked to update their open tasks at the end of a turn, and how often at most. */
 export function RemindersView() {
-  const settings = useQuery(SETTINGS, {}, { query: SETTINGS_LIVE, variables: {} });
+  const settings = useQuery<{ reminderSettings: { enabled: boolean; intervalMinutes: number } }>(SETTINGS, {}, { query: SETTINGS_LIVE, variables: {} });
   useTitle('Reminders · maintenance');
   const writable = useSignal(canWrite);
   // What the person changed, empty until they do: the form shows the stored settings from its first frame (a default

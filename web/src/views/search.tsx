@@ -8,6 +8,12 @@ const SEARCH = `query($query: String!, $after: String) { search(query: $query, f
   totalCount pageInfo { hasNextPage endCursor }
   nodes { id kind title domain updatedAt ... on Note { body } ... on Task { goal state progress { done total blocked failed } } } } }`;
 
+/** A hit of SEARCH: a task with its goal and progress, or a note with its body. */
+type Hit = { id: string; title: string; domain: string | null; updatedAt: string } & (
+  | { kind: 'TASK'; goal: string; state: string; progress: { done: number; total: number; blocked: number; failed: number } }
+  | { kind: 'NOTE'; body: string });
+interface SearchPage { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Hit[] }
+
 /** Where a hit leads: a task opens; a note opens in its domain, unfolded. */
 export function hitHref(hit: { id: string; kind: string; domain: string | null }): string {
   return hit.kind === 'TASK' ? `#/task/${hit.id}` : `#/domains/${hit.domain}?note=${hit.id}`;
@@ -32,17 +38,17 @@ function Snippet({ text, words }: { text: string; words: string[] }) {
 /** Search results in the main pane: each with its kind, domain, a snippet of where it matched, and (for tasks) whether it is stuck. */
 export function SearchView({ query }: { query: string }) {
   useTitle(query ? `Search: ${query}` : 'Search');
-  const results = useQuery(SEARCH, { query });
-  const [more, setMore] = useState<{ query: string; nodes: any[]; after: string | null; done: boolean }>({ query: '', nodes: [], after: null, done: false });
+  const results = useQuery<{ search: SearchPage }>(SEARCH, { query });
+  const [more, setMore] = useState<{ query: string; nodes: Hit[]; after: string | null; done: boolean }>({ query: '', nodes: [], after: null, done: false });
   const [error, setError] = useState<string | null>(null);
   if (!query.trim()) return <section class="main"><h2>Search</h2><p class="muted">Type words in the search box above.</p></section>;
   if (!results.data) return <section class="main"><h2>Search</h2><Loading error={results.error} /></section>;
   const page = results.data.search;
-  const extra = more.query === query ? more : { query, nodes: [], after: null, done: false };
+  const extra: typeof more = more.query === query ? more : { query, nodes: [], after: null, done: false };
   const hits = [...page.nodes, ...extra.nodes];
   const hasMore = extra.nodes.length ? !extra.done : page.pageInfo.hasNextPage;
   const words = wordsOf(query);
-  const loadMore = () => gql(SEARCH, { query, after: extra.after ?? page.pageInfo.endCursor }).then((data) => {
+  const loadMore = () => gql<{ search: SearchPage }>(SEARCH, { query, after: extra.after ?? page.pageInfo.endCursor }).then((data) => {
     const next = data.search;
     setMore({ query, nodes: [...extra.nodes, ...next.nodes], after: next.pageInfo.endCursor, done: !next.pageInfo.hasNextPage });
   }, (failure: Error) => setError(failure.message));

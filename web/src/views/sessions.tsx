@@ -8,6 +8,8 @@ import { sessionLabel } from '../session-name';
 import { AgentView } from './plan-view';
 import { StateWords, presetOf, wordsFor } from '../state-words';
 import { PLAN_STATE_WORDS } from '../../../src/domain/plan-render';
+import type { PlanPreset } from '../../../src/domain/plan-rules';
+import type { SessionRules } from '../task-types';
 
 const PLAN = `id version progress { pending inProgress done dropped blocked failed total }
   items(first: 200) { nodes { id number text state note added } }`;
@@ -21,6 +23,24 @@ const SESSION = `query($id: ID!) { session(id: $id) {
   plan { ${PLAN} history(first: 1) { totalCount } }
   children { id name statusLine finishedAt createdAt standingPlan { id } plan { ${PLAN} } }
 } }`;
+/** PLAN: a plan's version, counts and steps. */
+interface Plan {
+  id: string; version: number; progress: { pending: number; inProgress: number; done: number; dropped: number; blocked: number; failed: number; total: number };
+  items: { nodes: { id: string; number: number | null; text: string; state: string; note: string | null; added: boolean }[] };
+}
+interface SessionRow {
+  id: string; name: string | null; createdAt: string; lastActiveAt: string; finishedAt: string | null; statusLine: string; turn: number;
+  children: { id: string; name: string | null; statusLine: string; finishedAt: string | null; lastActiveAt: string }[];
+}
+interface SessionsPage { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: SessionRow[] }
+interface Session {
+  id: string; name: string | null; preset: PlanPreset; createdAt: string; lastActiveAt: string; finishedAt: string | null; statusLine: string; turn: number; domains: string[];
+  parent: { id: string; name: string | null; statusLine: string } | null;
+  rules: SessionRules; standingPlan: { id: string } | null;
+  plan: (Plan & { history: { totalCount: number } }) | null;
+  children: { id: string; name: string | null; statusLine: string; finishedAt: string | null; createdAt: string; standingPlan: { id: string } | null; plan: Plan | null }[];
+}
+
 const SESSIONS_LIVE = 'subscription { sessionChanged { sessionId action } }';
 const SESSION_LIVE = 'subscription($id: ID) { sessionChanged(id: $id) { sessionId action } }';
 const PAGE = 50;
@@ -40,17 +60,17 @@ export function SessionsView({ id, params }: { id: string | null; params: URLSea
   const show = params.get('show') === 'finished' ? 'finished' : params.get('show') === 'working' ? 'working' : 'all';
   const [find, setFind] = useState(params.get('find') ?? '');
   const variables = { first: PAGE, finished: show === 'all' ? null : show === 'finished', search: find.trim() || null };
-  const list = useQuery(SESSIONS, variables, { query: SESSIONS_LIVE, variables: {} });
-  const [more, setMore] = useState<{ key: string; nodes: any[]; after: string | null }>({ key: '', nodes: [], after: null });
+  const list = useQuery<{ sessions: SessionsPage }>(SESSIONS, variables, { query: SESSIONS_LIVE, variables: {} });
+  const [more, setMore] = useState<{ key: string; nodes: SessionRow[]; after: string | null }>({ key: '', nodes: [], after: null });
   const key = JSON.stringify(variables);
   useTitle(id ? `Session ${id.slice(0, 8)}` : 'Sessions');
   const page = list.data?.sessions;
-  const extra = more.key === key ? more : { key, nodes: [], after: null };
+  const extra: typeof more = more.key === key ? more : { key, nodes: [], after: null };
   const rows = page ? [...page.nodes, ...extra.nodes] : [];
   const after = extra.after ?? page?.pageInfo.endCursor ?? null;
   const hasMore = page ? (extra.nodes.length ? extra.after !== null : page.pageInfo.hasNextPage) : false;
   const loadMore = async () => {
-    const next = (await gql(SESSIONS, { ...variables, after })).sessions;
+    const next = (await gql<{ sessions: SessionsPage }>(SESSIONS, { ...variables, after })).sessions;
     setMore({ key, nodes: [...extra.nodes, ...next.nodes], after: next.pageInfo.hasNextPage ? next.pageInfo.endCursor : null });
   };
   const filterHref = (value: string) => `#/sessions${id ? `/${id}` : ''}${value === 'all' ? '' : `?show=${value}`}`;
@@ -69,7 +89,7 @@ export function SessionsView({ id, params }: { id: string | null; params: URLSea
         </form>
         {!page ? <Loading error={list.error} /> : rows.length === 0 ? <p class="muted">{find ? `No session’s id or name matches “${find}”.` : 'No sessions yet.'}</p> : (
           <ul class="session-list">
-            {rows.map((session: any) => (
+            {rows.map((session) => (
               <li>
                 <a href={`#/sessions/${session.id}`} aria-current={session.id === id ? 'page' : undefined} title={session.id}>{session.name || session.id.slice(0, 8)}</a>{session.name && <span class="muted small"> {session.id.slice(0, 8)}</span>}{' '}
                 <span class={session.finishedAt ? 'muted' : 'active-dot'}>{session.finishedAt ? 'finished' : 'working'}</span>
@@ -77,7 +97,7 @@ export function SessionsView({ id, params }: { id: string | null; params: URLSea
                 <div class="muted small">started <time dateTime={session.createdAt}>{when(session.createdAt)}</time> · active <time dateTime={session.lastActiveAt}>{when(session.lastActiveAt)}</time></div>
                 {session.children.length > 0 && (
                   <ul class="helpers" aria-label={`Helpers of ${sessionLabel(session)}`}>
-                    {session.children.map((child: any) => <li><a href={`#/sessions/${child.id}`} title={child.id}>↳ {child.name || child.id.slice(0, 8)}</a> <span class="muted small">{child.statusLine}</span></li>)}
+                    {session.children.map((child) => <li><a href={`#/sessions/${child.id}`} title={child.id}>↳ {child.name || child.id.slice(0, 8)}</a> <span class="muted small">{child.statusLine}</span></li>)}
                   </ul>
                 )}
               </li>
@@ -92,7 +112,7 @@ export function SessionsView({ id, params }: { id: string | null; params: URLSea
 }
 
 function SessionDetail({ id }: { id: string }) {
-  const session = useQuery(SESSION, { id }, { query: SESSION_LIVE, variables: { id } });
+  const session = useQuery<{ session: Session | null }>(SESSION, { id }, { query: SESSION_LIVE, variables: { id } });
   const [changes, setChanges] = useState(0);
   useEffect(() => setChanges((n) => n + 1), [session.data]);
   if (!session.data) return <Loading error={session.error} />;
@@ -108,14 +128,14 @@ function SessionDetail({ id }: { id: string }) {
       <h2 id="session-title" tabIndex={-1}>{s.name ? s.name : `Session ${s.id.slice(0, 8)}`}</h2>
       <p class="status-line" aria-label="Status">{s.statusLine}</p>
       <p class="muted">id {s.id} · started {when(s.createdAt)} · last active {when(s.lastActiveAt)} · turn {s.turn}{s.finishedAt ? ` · finished ${when(s.finishedAt)}` : ''}{s.domains.length ? ` · domains: ${s.domains.join(', ')}` : ''}</p>
-      {s.plan && <p><a href={`#/task/${s.plan.id}`}>Open the plan as a checklist</a> <span class="muted">— change its steps there{s.rules.planOnce ? ' (it is locked for the agent; your changes are recorded as a person’s edits)' : ''}{s.rules.noteRequiredFor.length ? `; ${s.rules.noteRequiredFor.map((state: string) => words[state]).join(', ')} need a note` : ''}</span></p>}
+      {s.plan && <p><a href={`#/task/${s.plan.id}`}>Open the plan as a checklist</a> <span class="muted">— change its steps there{s.rules.planOnce ? ' (it is locked for the agent; your changes are recorded as a person’s edits)' : ''}{s.rules.noteRequiredFor.length ? `; ${s.rules.noteRequiredFor.map((state) => words[state]).join(', ')} need a note` : ''}</span></p>}
       <SessionClaims id={s.id} />
       {s.standingPlan && s.plan ? (preset === 'WHOLE_LIST' ? <TodosPanel plan={s.plan} /> : <AgentView taskId={s.plan.id} preset={preset} version={s.plan.version} />) : s.plan ? <p class="muted">The plan cleared when turn {s.turn} started; it shows again with the next update.</p> : <p class="muted">{s.finishedAt ? 'No plan written: the session finished without one.' : 'No plan written yet: the plan shows here once the agent writes one.'}</p>}
       {s.plan && <History taskId={s.plan.id} count={s.plan.history.totalCount} changes={changes} title="Updates" rowTitle={rowTitle} open />}
       {s.children.length > 0 && (
         <section aria-labelledby="helpers-heading">
           <h3 id="helpers-heading">Helpers</h3>
-          {s.children.map((child: any) => (
+          {s.children.map((child) => (
             <div class="helper">
               <p><a href={`#/sessions/${child.id}`}>{sessionLabel(child)}</a> <span class="status-line">{child.statusLine}</span></p>
               {child.standingPlan && child.plan && <TodosPanel plan={child.plan} />}
@@ -129,7 +149,7 @@ function SessionDetail({ id }: { id: string }) {
 }
 
 /** The plan above the message box: counts by state, expandable to every item with its note. */
-function TodosPanel({ plan }: { plan: any }) {
+function TodosPanel({ plan }: { plan: Plan }) {
   const p = plan.progress;
   const counts: [string, number][] = [['PENDING', p.pending], ['IN_PROGRESS', p.inProgress], ['DONE', p.done]];
   // The three states every plan uses; the others once the session puts an item in one.
@@ -143,7 +163,7 @@ function TodosPanel({ plan }: { plan: any }) {
         {counts.map(([state, count]) => <span class={`count-chip ${state}`}>{NAME[state]} {count}</span>)}
       </summary>
       <ol>
-        {plan.items.nodes.map((item: any) => (
+        {plan.items.nodes.map((item) => (
           <li class={item.state}>
             <span aria-label={NAME[item.state]} title={NAME[item.state]}>{GLYPH[item.state]}</span> <span class="muted small">#{item.id}</span> {item.text}
             {item.added && <span class="muted"> (added mid-session)</span>}

@@ -180,9 +180,12 @@ function Board({ path, lanes, tasks }: { path: string; lanes: readonly Lane[]; t
   );
 }
 
+/** What TASKS answers: a page of the domain's tasks. */
+interface TasksAnswer { memories: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: TaskRow[] } }
+
 /** Every task of the domain in `order`: a small first page paints at once, the rest follow 200 at a time. */
 function useAllTasks(domain: string, status: string, order: 'NEWEST' | 'RECENTLY_UPDATED', live: { query: string; variables: Record<string, unknown> }) {
-  const first = useQuery(TASKS, { domain, status, order, first: 50 }, live);
+  const first = useQuery<TasksAnswer>(TASKS, { domain, status, order, first: 50 }, live);
   const [rest, setRest] = useState<{ key: string; nodes: TaskRow[] }>({ key: '', nodes: [] });
   const page = first.data?.memories;
   const key = page ? `${domain}|${status}|${order}|${page.pageInfo.endCursor}|${page.totalCount}|${page.nodes[0]?.updatedAt}` : '';
@@ -192,7 +195,7 @@ function useAllTasks(domain: string, status: string, order: 'NEWEST' | 'RECENTLY
       const nodes: TaskRow[] = [];
       let after = page.pageInfo.endCursor;
       for (let i = 0; after && i < 25; i += 1) {
-        const next = (await gql(TASKS, { domain, status, order, first: 200, after })).memories;
+        const next = (await gql<TasksAnswer>(TASKS, { domain, status, order, first: 200, after })).memories;
         nodes.push(...next.nodes);
         after = next.pageInfo.hasNextPage ? next.pageInfo.endCursor : null;
       }

@@ -9,20 +9,27 @@ const DELIVERY = 'id attempts lastStatus lastError deliveredAt nextAttemptAt cha
 const WEBHOOKS = `{ webhooks { id url owned domain active createdAt stoppedBy { ${DELIVERY} } deliveries(first: 10) { ${DELIVERY} } } }`;
 const CREATE = 'mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { id url } }';
 const DELETE = 'mutation($id: ID!) { deleteWebhook(id: $id) }';
+/** A POST of DELIVERY: its changes (the first, and how many), its attempts and how the last went. */
+interface Delivery {
+  id: string; attempts: number; lastStatus: number | null; lastError: string | null; deliveredAt: string | null; nextAttemptAt: string | null; changeCount: number;
+  change: { id: string; action: string; domain: string | null; at: string } | null;
+}
+interface Webhook { id: string; url: string; owned: boolean; domain: string | null; active: boolean; createdAt: string; stoppedBy: Delivery | null; deliveries: Delivery[] }
+
 /** Deliveries are sent and retried outside the change log, so the page reads them again on this beat too. */
 const REREAD_MS = 5_000;
 const SECRET_MIN = 16;
 
 /** Maintenance → Webhooks: where changes are POSTed, how the latest deliveries went, and which webhooks gave up. */
 export function WebhooksView() {
-  const hooks = useQuery(WEBHOOKS, {}, { query: 'subscription { domainChanged { memoryId } }', variables: {} });
+  const hooks = useQuery<{ webhooks: Webhook[] }>(WEBHOOKS, {}, { query: 'subscription { domainChanged { memoryId } }', variables: {} });
   useTitle('Webhooks · maintenance');
   const writable = useSignal(canWrite);
   useEffect(() => {
     const timer = setInterval(hooks.reload, REREAD_MS);
     return () => clearInterval(timer);
   }, []);
-  const list: any[] | undefined = hooks.data?.webhooks;
+  const list = hooks.data?.webhooks;
   return (
     <section class="main" aria-labelledby="webhooks-heading">
       <MaintenanceTabs current="webhooks" />
@@ -37,7 +44,7 @@ export function WebhooksView() {
   );
 }
 
-function WebhookCard({ hook, writable, onGone }: { hook: any; writable: boolean; onGone(): void }) {
+function WebhookCard({ hook, writable, onGone }: { hook: Webhook; writable: boolean; onGone(): void }) {
   const [confirming, setConfirming] = useState(false);
   const [run, error, busy] = useAction();
   const remove = async () => {
@@ -55,7 +62,7 @@ function WebhookCard({ hook, writable, onGone }: { hook: any; writable: boolean;
           <strong>Nothing more is sent to this webhook.</strong>{' '}
           {hook.stoppedBy
             ? hook.stoppedBy.change
-              ? <>Delivery {hook.stoppedBy.id} ({changesWords(hook.stoppedBy)}) failed all {hook.stoppedBy.attempts} attempts; the last {failure(hook.stoppedBy)}.</>
+              ? <>Delivery {hook.stoppedBy.id} ({changesWords(hook.stoppedBy.changeCount, hook.stoppedBy.change)}) failed all {hook.stoppedBy.attempts} attempts; the last {failure(hook.stoppedBy)}.</>
               : <>Its undelivered changes {hook.stoppedBy.lastError}.</>
             : 'A delivery failed every attempt.'}{' '}
           Fix the receiver, then reactivate it (the reactivateWebhook mutation): it resumes from the last change it delivered, and sends every change the log still holds.
@@ -76,7 +83,7 @@ function WebhookCard({ hook, writable, onGone }: { hook: any; writable: boolean;
   );
 }
 
-function Deliveries({ rows }: { rows: any[] }) {
+function Deliveries({ rows }: { rows: Delivery[] }) {
   if (rows.length === 0) return <p class="muted small">No deliveries yet: the first change under its domain will be sent.</p>;
   return (
     <table class="tasks deliveries">
@@ -86,7 +93,7 @@ function Deliveries({ rows }: { rows: any[] }) {
         {rows.map((row) => (
           <tr class={row.deliveredAt ? 'delivered' : row.attempts > 0 ? 'failing' : ''}>
             <td>{row.id}</td>
-            <td>{row.change ? <>{changesWords(row)}{row.change.domain && <span class="muted"> · {row.change.domain}</span>}</> : '—'}</td>
+            <td>{row.change ? <>{changesWords(row.changeCount, row.change)}{row.change.domain && <span class="muted"> · {row.change.domain}</span>}</> : '—'}</td>
             <td class="nowrap">{status(row)}</td>
             <td>{row.attempts}</td>
             <td class="nowrap">{row.nextAttemptAt ? <time dateTime={row.nextAttemptAt}>{when(row.nextAttemptAt)}</time> : '—'}</td>
@@ -98,20 +105,20 @@ function Deliveries({ rows }: { rows: any[] }) {
   );
 }
 
-function status(row: any): string {
+function status(row: Delivery): string {
   if (row.deliveredAt) return `Delivered (HTTP ${row.lastStatus}) ${when(row.deliveredAt)}`;
   if (row.attempts === 0) return 'Waiting to be sent';
   if (!row.nextAttemptAt) return `Gave up (${row.lastStatus === null ? 'no answer' : `HTTP ${row.lastStatus}`})`;
   return `Failed (${row.lastStatus === null ? 'no answer' : `HTTP ${row.lastStatus}`}), will retry`;
 }
 
-function failure(row: any): string {
+function failure(row: Delivery): string {
   return row.lastStatus === null ? `got no answer (${row.lastError ?? 'could not connect'})` : `was answered HTTP ${row.lastStatus}`;
 }
 
 /** "item state", or "item state and 4 more" for a POST that carried several changes. */
-function changesWords(row: any): string {
-  return row.changeCount > 1 ? `${actionWords(row.change.action)} and ${row.changeCount - 1} more` : actionWords(row.change.action);
+function changesWords(changeCount: number, change: { action: string }): string {
+  return changeCount > 1 ? `${actionWords(change.action)} and ${changeCount - 1} more` : actionWords(change.action);
 }
 
 /** ITEM_STATE → "item state". */

@@ -14,7 +14,7 @@ export function AddItems({ taskId, version }: { taskId: string; version: number 
     const send = () => saveAtVersion({
       base: { version, value: 0 },
       send: (expectedVersion) => gql(ADD_ITEMS, { input: { taskId, items, expectedVersion } }),
-      current: async () => ({ version: (await gql('query($id: ID!) { task(id: $id) { version } }', { id: taskId })).task.version, value: 0 }),
+      current: async () => ({ version: (await gql<{ task: { version: number } }>('query($id: ID!) { task(id: $id) { version } }', { id: taskId })).task.version, value: 0 }),
     });
     if (items.length && (await run(send))) setText('');
   };

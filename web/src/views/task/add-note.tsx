@@ -3,8 +3,9 @@ import { gql } from '../../api';
 import { HashField } from '../../hash-field';
 import { Refusal, useAction } from '../../widgets';
 import { ADD_NOTE } from './documents';
+import type { Choice } from './choices';
 
-export function AddNote({ taskId, choices, onMenu }: { taskId: string; choices: any[]; onMenu?: () => void }) {
+export function AddNote({ taskId, choices, onMenu }: { taskId: string; choices: Choice[]; onMenu?: () => void }) {
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
   const [run, error, busy] = useAction();

@@ -1,14 +1,15 @@
 import { useRef } from 'preact/hooks';
 import { gql } from '../../api';
 import { memo, sameProps } from '../../memo';
-import { type Item } from '../../task-data';
+import type { Item, TaskNotes } from '../../task-types';
 import { Refusal, useAction } from '../../widgets';
 import { announce } from '../../shortcuts';
 import { MOVE_ITEM } from './documents';
 import type { ItemWithComments } from './types';
 import { ItemRow } from './item-row';
+import type { Choice } from './choices';
 
-export interface ListProps { taskId: string; plan: boolean; notes: any; items: ItemWithComments[]; choices: any[]; version: { current: number }; writable: boolean; focusItem: string | null; rules: { noteRequiredFor: string[]; planOnce: boolean } | null }
+export interface ListProps { taskId: string; plan: boolean; notes: TaskNotes; items: ItemWithComments[]; choices: Choice[]; version: { current: number }; writable: boolean; focusItem: string | null; rules: { noteRequiredFor: string[]; planOnce: boolean } | null }
 /** What a row asks of its list; the same object for the list's life, reading the list as it is now. */
 export interface RowActions { move(item: Item, offset: -1 | 1): void; dragStart(item: Item): void; drop(item: Item): void; dragEnd(): void }
 

@@ -1,4 +1,4 @@
-import { type Item } from '../../task-data';
+import { type Item } from '../../task-types';
 
 export interface Choice { id: string; number: number | null; text: string }
 export const NO_NOTES = { totalCount: 0, nodes: [] };

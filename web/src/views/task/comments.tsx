@@ -5,11 +5,13 @@ import { memo, sameProps } from '../../memo';
 import { RefText } from '../../refs';
 import { MoreText, Refusal, useAction, when } from '../../widgets';
 import { ADD_COMMENT } from './documents';
+import type { Comment } from '../../task-types';
+import type { Choice } from './choices';
 
 /** Re-rendered when its comments or the # choices change. */
 export const Comments = memo(CommentsView, sameProps);
 
-function CommentsView({ taskId, itemId, comments, choices, writable, label, onMenu }: { taskId: string; itemId?: string; comments: any[]; choices: any[]; writable: boolean; label: string; onMenu?: () => void }) {
+function CommentsView({ taskId, itemId, comments, choices, writable, label, onMenu }: { taskId: string; itemId?: string; comments: Comment[]; choices: Choice[]; writable: boolean; label: string; onMenu?: () => void }) {
   const [body, setBody] = useState('');
   const [run, error, busy] = useAction();
   const add = async (event: Event) => {

@@ -7,8 +7,9 @@ import { RefText } from '../../refs';
 import { MoreText, Refusal, useAction } from '../../widgets';
 import { EDIT_TASK, CURRENT_GOAL } from './documents';
 import type { Choice } from './choices';
+import type { ItemRef } from '../../task-types';
 
-interface GoalProps { taskId: string; goal: string; goalRefs: any[]; version: { current: number }; choices: Choice[]; writable: boolean }
+interface GoalProps { taskId: string; goal: string; goalRefs: ItemRef[]; version: { current: number }; choices: Choice[]; writable: boolean }
 /** Re-rendered when the goal, its links or the # choices change, not on every change of the task. */
 export const Goal = memo(GoalView, sameProps);
 
@@ -23,7 +24,7 @@ function GoalView({ taskId, goal: saved, goalRefs, version, choices, writable }:
       const outcome = await saveAtVersion({
         base,
         send: (version) => gql(EDIT_TASK, { input: { id: task.id, goal, expectedVersion: version } }),
-        current: async () => { const now = (await gql(CURRENT_GOAL, { id: task.id })).task; return { version: now.version, value: now.goal }; },
+        current: async () => { const now = (await gql<{ task: { version: number; goal: string } }>(CURRENT_GOAL, { id: task.id })).task; return { version: now.version, value: now.goal }; },
       });
       if (outcome.saved) { setEditing(null); setConflict(null); } else setConflict({ theirs: outcome.theirs, version: outcome.version });
     });

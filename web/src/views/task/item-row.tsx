@@ -14,8 +14,10 @@ import { UPDATE_ITEM, CURRENT_ITEM } from './documents';
 import type { ItemWithComments } from './types';
 import type { ListProps, RowActions } from './checklist';
 import { ItemDetails } from './item-details';
+import type { TaskNotes } from '../../task-types';
+import type { Choice } from './choices';
 
-interface RowProps { item: ItemWithComments; taskId: string; plan: boolean; notes: any; choices: any[]; version: { current: number }; writable: boolean; focused: boolean; rules: ListProps['rules']; actions: RowActions }
+interface RowProps { item: ItemWithComments; taskId: string; plan: boolean; notes: TaskNotes; choices: Choice[]; version: { current: number }; writable: boolean; focused: boolean; rules: ListProps['rules']; actions: RowActions }
 
 /** Re-rendered when its own item, its comments, the rules, or (while open) the briefs and # choices change. */
 export const ItemRow = memo(ItemRowView, (before: RowProps, after: RowProps) =>
@@ -48,7 +50,7 @@ function ItemRowView(props: RowProps) {
     return () => row.current?.removeEventListener(TOGGLE_DETAILS_EVENT, onToggle);
   }, []);
   const current = async () => {
-    const now = (await gql(CURRENT_ITEM, { id: item.id })).item;
+    const now = (await gql<{ item: { text: string; state: string; task: { version: number } } }>(CURRENT_ITEM, { id: item.id })).item;
     return { version: now.task.version, value: now };
   };
   const sendState = (state: string, base: { version: number; from: string }, comment?: string) => void run(async () => {

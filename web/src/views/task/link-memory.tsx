@@ -1,17 +1,20 @@
 import { useState } from 'preact/hooks';
 import { gql } from '../../api';
-import { type Item } from '../../task-data';
+import { type Item } from '../../task-types';
 import { Refusal, useAction } from '../../widgets';
 import { UPDATE_ITEM, SEARCH_NOTES } from './documents';
 
+/** A note SEARCH_NOTES finds. */
+interface NoteHit { id: string; title: string; domain: string | null }
+
 export function LinkMemory({ item }: { item: Item }) {
   const [query, setQuery] = useState('');
-  const [hits, setHits] = useState<any[]>([]);
+  const [hits, setHits] = useState<NoteHit[]>([]);
   const [run, error] = useAction();
   const find = (value: string) => {
     setQuery(value);
     if (value.trim().length < 2) return setHits([]);
-    gql(SEARCH_NOTES, { query: value }).then((data) => setHits(data.search.nodes), () => setHits([]));
+    gql<{ search: { nodes: NoteHit[] } }>(SEARCH_NOTES, { query: value }).then((data) => setHits(data.search.nodes), () => setHits([]));
   };
   return (
     <div class="link-memory">

@@ -4,19 +4,22 @@ import { HashField } from '../../hash-field';
 import { RefText } from '../../refs';
 import { MoreText, Refusal, useAction } from '../../widgets';
 import { EDIT_NOTE } from './documents';
+import type { TaskNote as TaskNoteShown } from '../../task-types';
+import type { Choice } from './choices';
 
 const BRIEF_FIELDS = [['goal', 'Goal'], ['context', 'Context'], ['steps', 'Steps'], ['pitfalls', 'Pitfalls'], ['doneWhen', 'Done when'], ['extraInfo', 'Extra info']] as const;
 
-export function TaskNote({ note, task, choices, writable }: { note: any; task: any; choices: any[]; writable: boolean }) {
+export function TaskNote({ note, task, choices, writable }: { note: TaskNoteShown; task: { id: string }; choices: Choice[]; writable: boolean }) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(note.title);
   const [body, setBody] = useState(note.body ?? '');
   const [brief, setBrief] = useState<Record<string, string>>({});
   const [run, error, busy] = useAction();
+  const sections = note.brief;
   const start = () => {
     setTitle(note.title);
     setBody(note.body ?? '');
-    setBrief(note.brief ? Object.fromEntries(BRIEF_FIELDS.map(([key]) => [key, note.brief[key] ?? ''])) : {});
+    setBrief(sections ? Object.fromEntries(BRIEF_FIELDS.map(([key]) => [key, sections[key] ?? ''])) : {});
     setEditing(true);
   };
   const save = async (event: Event) => {
@@ -26,12 +29,12 @@ export function TaskNote({ note, task, choices, writable }: { note: any; task: a
       input.brief = {
         ...Object.fromEntries(BRIEF_FIELDS.map(([key]) => [key, brief[key]])),
         extraInfo: brief.extraInfo?.trim() ? brief.extraInfo : null,
-        dependsOn: note.brief.dependsOn.map((dep: any) => ({ item: dep.item.id, reason: dep.reason })),
+        dependsOn: note.brief.dependsOn.map((dep) => ({ item: dep.item.id, reason: dep.reason })),
       };
     } else input.body = body;
     if (await run(() => gql(EDIT_NOTE, { input }))) setEditing(false);
   };
-  const kind = note.brief ? `Brief on ${note.items.map((item: any) => `#${item.number ?? '–'}`).join(', ')}` : 'Note';
+  const kind = note.brief ? `Brief on ${note.items.map((item) => `#${item.number ?? '–'}`).join(', ')}` : 'Note';
   return (
     <div class="task-note" id={`note-${note.id}`}>
       {editing ? (
@@ -46,11 +49,11 @@ export function TaskNote({ note, task, choices, writable }: { note: any; task: a
       ) : (
         <details open={Boolean(note.brief)}>
           <summary><span class="muted">{kind}:</span> {note.title}</summary>
-          {note.brief ? (
+          {sections ? (
             <dl class="brief">
-              {BRIEF_FIELDS.map(([key, label]) => note.brief[key] ? <><dt>{label}</dt><dd><RefText text={note.brief[key]} refs={note.refs} taskId={task.id} /></dd></> : null)}
+              {BRIEF_FIELDS.map(([key, label]) => sections[key] ? <><dt>{label}</dt><dd><RefText text={sections[key]} refs={note.refs} taskId={task.id} /></dd></> : null)}
               <dt>Depends on</dt>
-              <dd>{note.brief.dependsOn.length === 0 ? 'none' : note.brief.dependsOn.map((dep: any) => (
+              <dd>{sections.dependsOn.length === 0 ? 'none' : sections.dependsOn.map((dep) => (
                 <span><RefText text={`[[#${dep.item.id}]]`} refs={[dep.item]} taskId={task.id} />{dep.reason ? ` (${dep.reason})` : ''} </span>
               ))}</dd>
             </dl>

@@ -20,6 +20,7 @@ import { Checklist } from './checklist';
 import { AddItems } from './add-items';
 import { Notes } from './notes';
 import { Comments } from './comments';
+import type { Comment } from '../../task-types';
 
 /** A task as a checklist, with its goal, notes and briefs, comments and history; live, a changed row at a time. */
 export function TaskView({ id, focusItem }: { id: string; focusItem: string | null }) {
@@ -40,7 +41,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
         requestAnimationFrame(() => document.getElementById(`item-${focusItem}`)?.scrollIntoView({ block: 'center' }));
         return;
       }
-      const item = (await gql('query($id: ID!) { item(id: $id) { deleted task { id } } }', { id: focusItem })).item;
+      const item = (await gql<{ item: { deleted: boolean; task: { id: string } } | null }>('query($id: ID!) { item(id: $id) { deleted task { id } } }', { id: focusItem })).item;
       if (item?.deleted && item.task.id === id && !showDeleted) setShowDeleted(true);
       else setNotHere(item ? (item.task.id === id ? null : item.task.id) : '');
     });
@@ -54,7 +55,7 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   // Rows keep their identity while their item and comments do, so a change to one row re-renders that row only.
   const rowCache = useRef(new Map<string, ItemWithComments>());
   const items = useMemo(() => {
-    const byItem = new Map<string, any[]>();
+    const byItem = new Map<string, Comment[]>();
     for (const comment of data.comments) if (comment.item) byItem.set(comment.item.id, [...(byItem.get(comment.item.id) ?? []), comment]);
     const next = new Map<string, ItemWithComments>();
     const rows = data.items.map((item) => {
@@ -71,8 +72,8 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   // What a change leaves as it was keeps its identity, so the goal, notes and comments beside the list skip a change to a row's state.
   const choicesKept = useRef<Choice[]>([]);
   const choices = useMemo(() => (choicesKept.current = sameChoices(choicesKept.current, items)), [items]);
-  const commentsKept = useRef<any[]>([]);
-  const taskComments = useMemo(() => (commentsKept.current = sameList(commentsKept.current, data.comments.filter((comment: any) => !comment.item))), [data.comments]);
+  const commentsKept = useRef<Comment[]>([]);
+  const taskComments = useMemo(() => (commentsKept.current = sameList(commentsKept.current, data.comments.filter((comment) => !comment.item))), [data.comments]);
   // The # menu's "load every item", the same function for the page's life (the list's own changes with every page).
   const loadAllNow = useRef(data.loadAll);
   loadAllNow.current = data.loadAll;
