@@ -62,7 +62,9 @@ describe('a second server on the same SQLite file', () => {
     expect(second.code).toBe(1);
     const lines = second.output.trim().split('\n');
     expect(lines).toHaveLength(1);
-    const { msg } = JSON.parse(lines[0]!);
+    // One plain line, as every start-up failure is (no JSON, no stack).
+    const msg = lines[0]!;
+    expect(msg).toMatch(/^taskbase could not start: /);
     expect(msg).toContain('already serves the SQLite file');
     expect(msg).toContain('a SQLite file has one server process');
     expect(msg).toContain(`pid ${first.process.pid}`);

@@ -36,7 +36,11 @@ const LIST_BOUNDS: Record<string, number> = {
   // item keeps its text, so each item after has at most two changes (state, moved; added is one), and one per
   // item removed. A task's changes touch at most ITEMS_PER_CALL_MAX items at once.
   'TaskEvent.changes': Math.max(3 * MAX_ITEMS_CEILING, 2 * ITEMS_PER_CALL_MAX),
+  // A logged change carries the item changes of its history row.
+  'LoggedChange.itemChanges': Math.max(3 * MAX_ITEMS_CEILING, 2 * ITEMS_PER_CALL_MAX),
   'Task.inProgress': ITEMS_PER_TASK_MAX,
+  // One session at most per live item holds its claim.
+  'Task.claimedBy': ITEMS_PER_TASK_MAX,
   'Task.goalRefs': REFS_PER_TEXT_MAX,
   'Item.related': LINKS_PER_ITEM_MAX,
   // Each once, from every brief on the item; a brief waits only for the task's live items.
