@@ -38,25 +38,30 @@ async function taskbase(databaseUrl: string, ...args: string[]): Promise<{ code:
 }
 
 const CREATE = 'mutation($title: String!) { createTask(input: { title: $title, goal: "Kept through a backup", domain: "ops/backup", items: ["Step"] }) { task { id } } }';
-const TITLES = '{ memories(domain: "ops/backup", first: 200) { totalCount nodes { title } } }';
+const TITLES = 'query($after: String) { memories(domain: "ops/backup", first: 200, after: $after) { pageInfo { hasNextPage endCursor } nodes { title } } }';
 
 /** Writes tasks one after another until stopped (at most 180, one page of memories); answers the titles the server acknowledged, in order. */
-function writeUntilStopped(server: BuiltServer): { stop(): Promise<string[]> } {
+function writeUntilStopped(server: BuiltServer): { count(): number; stop(): Promise<string[]> } {
   const acknowledged: string[] = [];
   let stopped = false;
   const loop = (async () => {
-    for (let n = 0; !stopped && n < 180; n += 1) {
+    for (let n = 0; !stopped; n += 1) {
       const title = `Write ${n}`;
       const answer = await server.graphql(CREATE, { title });
       if (!answer.errors) acknowledged.push(title);
     }
   })();
-  return { stop: async () => { stopped = true; await loop; return acknowledged; } };
+  return { count: () => acknowledged.length, stop: async () => { stopped = true; await loop; return acknowledged; } };
 }
 
 async function titlesOn(server: BuiltServer): Promise<string[]> {
-  const answer = await server.graphql(TITLES);
-  return answer.data.memories.nodes.map((node: { title: string }) => node.title).sort();
+  const titles: string[] = [];
+  for (let after: string | null = null; ;) {
+    const page: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: { title: string }[] } = (await server.graphql(TITLES, { after })).data.memories;
+    titles.push(...page.nodes.map((node: { title: string }) => node.title));
+    if (!page.pageInfo.hasNextPage) return titles.sort();
+    after = page.pageInfo.endCursor;
+  }
 }
 
 // One database's tests per run (the suite runs once on each), so neither run lists the other's as skipped.
@@ -74,6 +79,10 @@ if (!postgresBase) describe('a SQLite database backed up during writes, then res
     for (const backup of backups) {
       const made = await taskbase(url, 'backup', backup);
       expect(made, made.output).toMatchObject({ code: 0, output: expect.stringMatching(/^backed up .* checked whole/) });
+      // The next copy starts only once a write was acknowledged after this one ended, however slow the machine:
+      // so each copy must hold more than the one before.
+      const after = writes.count();
+      for (const until = Date.now() + 30_000; writes.count() <= after && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const acknowledged = await writes.stop();
     // Each copy is whole, and holds the writes acknowledged before it began: a prefix, in order, with nothing torn.
