@@ -40,7 +40,7 @@ export function DomainsView({ path, archived, note, ready, params }: { path: str
     .filter((domain) => domain.path.toLowerCase().includes(filter.trim().toLowerCase()) && STATE_FILTER[state](domain));
   if (sort !== 'path') shown.sort(ORDER[sort]);
   return (
-    <div class="split">
+    <div class={path ? 'split domain-open' : 'split'}>
       <nav aria-label="Domains" class="tree">
         <h2>Domains {domains.data && <span class="count">({domains.data.domains.length})</span>}</h2>
         <div class="tree-tools">
