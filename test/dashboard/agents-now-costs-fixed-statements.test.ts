@@ -49,7 +49,8 @@ describe('Agents now', () => {
     expect(Date.parse(newest.plan.items.nodes[0].updatedAt)).toBeGreaterThan(Date.parse(newest.createdAt) - 1);
 
     expect(many.count, `${few.shapes}\n=====\n${many.shapes}`).toBe(few.count);
-    // A handful: the two lists and their counts, then one per kind of row they show (plans, steps, claims, claimed items, their tasks, dependencies).
-    expect(many.count, many.shapes).toBeLessThanOrEqual(16);
+    // A handful: the two lists and their counts, then one per kind of row they show (plans, steps, claims, claimed items, their tasks,
+    // dependencies, and whether each agent has seen a person's steering).
+    expect(many.count, many.shapes).toBeLessThanOrEqual(17);
   }, 120_000);
 });

@@ -111,6 +111,8 @@ export async function claimRowForFence(
     // Both parts read the row as it was before the statement: the fence's verdict is on the claim being ended. A refusal rolls the end back.
     [row] = await selectRows(manager, `WITH f AS (${read}), e AS (UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING 1)
       SELECT * FROM f`, [itemId, itemId]);
+    // Ended on purpose, with a change of its own: not to be told as an expiry (claim-expiry.ts).
+    await noteClaimsEnded(manager, 'itemId', [itemId]);
   } else {
     [row] = await selectRows(manager, read, [itemId]);
     if (end) await endClaimsOnItems(manager, [itemId], { leavingReady: true });
