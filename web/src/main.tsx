@@ -99,7 +99,11 @@ function App() {
   const first = useRef(true);
   useEffect(() => {
     if (first.current) { first.current = false; return; }
-    const timer = setTimeout(() => (document.querySelector('main h2') as HTMLElement | null)?.focus({ preventScroll: !!route.params.get('item') }), 300);
+    const timer = setTimeout(() => {
+      // Unless the person already acted in the new view (opened a menu, typed in a field): focus is theirs then.
+      if (document.activeElement?.closest('[role="menu"], input, textarea, select')) return;
+      (document.querySelector('main h2') as HTMLElement | null)?.focus({ preventScroll: !!route.params.get('item') });
+    }, 300);
     return () => clearTimeout(timer);
   }, [route.view, route.id]);
   const tab = (view: Route['view'], href: string, label: string) => (
