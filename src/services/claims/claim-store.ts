@@ -5,7 +5,7 @@ import type { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/in
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
-import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
+import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { HOLD_TASK_HISTORY, insertTaskEvent, TRY_TASK_HISTORY, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
@@ -239,16 +239,17 @@ export async function takeReadyCandidate(
   manager: EntityManager, domain: string, passed: readonly number[], sessionId: string,
   /** A task whose ready items come first: the one this write just settled an item of, whose locks it holds already. */
   preferTask: number | null = null,
-): Promise<(ReadyItem & { sessionClaims: number }) | null> {
+): Promise<(ReadyItem & { task: MemoryEntity; sessionClaims: number }) | null> {
   const kind = kindOf(manager);
   const { where, scope } = readyScope(domain);
   const skip = passed.length ? ` AND r."itemId" NOT IN (${placeholders(passed.length)})` : '';
   const locking = kind === 'postgres' ? ' FOR UPDATE OF r, i SKIP LOCKED' : '';
-  // With the candidate, the live claims the session holds (liveClaimCount), for the cap: one round trip, not two.
-  const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)})
-    FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+  // With the candidate, the live claims the session holds (liveClaimCount), for the cap, and its task's row, which the
+  // claim's answer shows: one round trip, not three.
+  const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)}), ${memoryColumns('m')}
+    FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId" INNER JOIN "memories" m ON m."id" = r."taskId"
     WHERE ${where} AND ${readyRowIsFree(kind)} AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')${skip}
     ORDER BY ${preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
   const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed, ...(preferTask === null ? [] : [preferTask])]);
-  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) } : null;
+  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]), task: memoryOf(row, ITEM_WIDTH + 2) } : null;
 }
