@@ -47,8 +47,8 @@ function stepData(step: StepLine, index: number) {
 
 /**
  * An update's answer: the step it changed, the counts and the status line,
- * never the rest of the plan. Rendering every step with every validation on
- * each update made the answers grow with all that was ever written (40 steps
+ * never the rest of the plan: rendering every step with every validation on
+ * each update would grow the answers with all that was ever written (40 steps
  * of 600-character validations: 604 KB over 40 updates); view shows the rest.
  */
 export function updated(sessionId: string, message: string, plan: PlanView, index: number) {

@@ -169,7 +169,7 @@ export class ClaimService {
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'claimNext');
       let finished: ItemChanged | null = null;
-      // Without finish, the key's fingerprint is what it was before finish existed.
+      // Without finish, the key's fingerprint leaves finish out: a plain claimNext's key matches its retry whatever the input's shape.
       const { finish: _finish, ...plain } = input;
       const claimed = await createOnce<ClaimResult | null>(uow, 'claimNext', finish ? input : plain,
         (stored) => this.claimedBefore(uow, sessionId, Number(stored.id)),
