@@ -171,6 +171,20 @@ describe('knowledge-base refusals', () => {
     }
   });
 
+  it("tell task_add, task_comment and task_note that a session's plan is no task, even the caller's own, and change nothing", async () => {
+    const both = await connectMcp(server, { structured: true, tools: 'whole-list,knowledge-base' });
+    try {
+      const written = await both.ok('todo_write', { todos: [{ content: 'Read the code', status: 'pending' }] });
+      const { session } = await server.ok(`query ($id: ID!) { session(id: $id) { plan { id } } }`, { id: written.data.sessionId });
+      const plan = session.plan.id as string;
+      for (const [name, args] of [['task_add', { items: 'New' }], ['task_comment', { body: 'ok' }], ['task_note', { title: 'Whole task', body: 'b' }]] as const) {
+        expect(await refusedByTool(server, both, name, { uid: plan, ...args }), name).toBe(`Error: no task has uid "${plan}". Use the uid task returned, or find it with search or must_read.`);
+      }
+    } finally {
+      await both.close();
+    }
+  });
+
   it('ask in the reminder only for what task_item takes', async () => {
     const session = (await mcp.sessionId())!;
     await mcp.ok('must_read', { domain: 'acme/reminded' });
