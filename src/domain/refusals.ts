@@ -48,6 +48,8 @@ export interface RefusalFacts {
   ITEM_NOT_IN_TASK: { taskId: string; itemId: string };
   /** An id names no memory (note or task). */
   MEMORY_NOT_FOUND: { memoryId: string };
+  /** A change of a task's list names a memory that is a note. */
+  NOT_A_TASK: { memoryId: string; kind: 'NOTE' };
   /** A change names a deleted item. */
   ITEM_DELETED: { itemId: string; text: string };
   /** A brief starts waiting for a deleted item. */
@@ -130,6 +132,7 @@ export const REFUSAL_CODES: { [R in RefusalReason]: ErrorCode } = {
   ITEM_NOT_FOUND: 'NOT_FOUND',
   ITEM_NOT_IN_TASK: 'NOT_FOUND',
   MEMORY_NOT_FOUND: 'NOT_FOUND',
+  NOT_A_TASK: 'BAD_USER_INPUT',
   ITEM_DELETED: 'DELETED_ITEM',
   DEPENDENCY_DELETED: 'DELETED_ITEM',
   RELATED_NOT_FOUND: 'NOT_FOUND',
@@ -249,6 +252,8 @@ function graphqlFact(refusal: Refusal): string {
     }
     case 'MEMORY_NOT_FOUND':
       return `No memory has id "${refusal.facts.memoryId}". Use an id that createNote or createTask returned, or find it with search.`;
+    case 'NOT_A_TASK':
+      return `Memory ${refusal.facts.memoryId} is a note, not a task; change it with editNote. Tasks come from createTask.`;
     case 'ITEM_DELETED': {
       const { itemId, text } = refusal.facts;
       return `Item ${itemId} ("${text}") is deleted; it can still be cited as [[#${itemId}]] but not changed.`;

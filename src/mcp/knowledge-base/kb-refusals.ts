@@ -84,7 +84,9 @@ function kbFact(refusal: Refusal): string {
     case 'VERSION_CONFLICT':
       return `Task ${refusal.facts.taskId} changed since you read it (it is at version ${refusal.facts.currentVersion}). Read it again with task_read, then send your change again.`;
     case 'TASK_NOT_FOUND':
-      return `No task has uid "${refusal.facts.taskId}". Use the uid task returned, or find the task with search or list_by_domain.`;
+      return `no task has uid "${refusal.facts.taskId}". Use the uid task returned, or find it with search or must_read.`;
+    case 'NOT_A_TASK':
+      return `memory ${refusal.facts.memoryId} is a note, not a task: read it with get_memory, change it with edit_memory.`;
     case 'ITEM_NOT_FOUND':
       return `No item has id "${refusal.facts.itemId}". Item ids are the numbers shown as [[#id]]; task_read lists a task's items with their ids.`;
     case 'ITEM_NOT_IN_TASK':

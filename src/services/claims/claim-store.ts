@@ -5,7 +5,7 @@ import type { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/in
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
-import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
+import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { HOLD_TASK_HISTORY, insertTaskEvent, TRY_TASK_HISTORY, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
@@ -96,27 +96,27 @@ export async function takeClaim(
 /**
  * The claim row of an item (live or not) as the fence reads it, and the
  * database's time in the same statement: read in the write's transaction,
- * after the item's row is written (see TaskService.updateItem).
+ * after the item's row is written (see TaskService.updateItem). With `end`
+ * the write settles the item and its claim ends too: endClaimsOnItems reads
+ * the row as it was and ends it.
  */
-export async function claimRowForFence(
-  manager: EntityManager,
-  itemId: number,
-  /** The write settles the item: its live claim ends too (endClaimsOnItems, leavingReady), in the same statement on PostgreSQL. The row read is the claim before. */
-  { end = false }: { end?: boolean } = {},
-): Promise<{ claim: ClaimEntity | null; now: string | null }> {
-  const kind = kindOf(manager);
-  const read = `SELECT ${claimColumns('c')}, ${dbNowSql(kind)} FROM "claims" c WHERE c."itemId" = ?`;
-  let row: unknown[] | undefined;
-  if (end && kind === 'postgres') {
-    // Both parts read the row as it was before the statement: the fence's verdict is on the claim being ended. A refusal rolls the end back.
-    [row] = await selectRows(manager, `WITH f AS (${read}), e AS (UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING 1)
-      SELECT * FROM f`, [itemId, itemId]);
-    // Ended on purpose, with a change of its own: not to be told as an expiry (claim-expiry.ts).
-    await noteClaimsEnded(manager, 'itemId', [itemId]);
-  } else {
-    [row] = await selectRows(manager, read, [itemId]);
-    if (end) await endClaimsOnItems(manager, [itemId], { leavingReady: true });
-  }
+export async function claimRowForFence(manager: EntityManager, itemId: number, { end = false }: { end?: boolean } = {}): Promise<ClaimBefore> {
+  if (end) return endClaimsOnItems(manager, [itemId], { leavingReady: true, readingBefore: itemId });
+  const [row] = await selectRows(manager, claimRowRead(kindOf(manager)), [itemId]);
+  return claimBeforeOf(row);
+}
+
+/** An item's claim row before a write ended it (null: it never had one), and the database's time as it was read. */
+export interface ClaimBefore {
+  claim: ClaimEntity | null;
+  now: string | null;
+}
+
+function claimRowRead(kind: DatabaseKind): string {
+  return `SELECT ${claimColumns('c')}, ${dbNowSql(kind)} FROM "claims" c WHERE c."itemId" = ?`;
+}
+
+function claimBeforeOf(row: unknown[] | undefined): ClaimBefore {
   return row ? { claim: claimOf(row), now: row[CLAIM_WIDTH] as string } : { claim: null, now: null };
 }
 
@@ -131,19 +131,39 @@ export async function setClaimExpiry(manager: EntityManager, itemId: number, ttl
 
 /**
  * Ends the live claims on these items (settled or deleted work): no history
- * of its own, the change that ended it has one. The row stays, expired by the
- * database's clock, so a session whose claim it had taken over is still
- * fenced: its late DONE on finished work is refused, not answered DONE.
+ * of its own, the change that ended it has one, and the end is accounted for
+ * (noteClaimsEnded), so the expiry sweeper never tells it as an expiry. The
+ * row stays, expired by the database's clock, so a session whose claim it had
+ * taken over is still fenced: its late DONE on finished work is refused, not
+ * answered DONE. `readingBefore` (one of the items): answers that item's
+ * claim row as it was before the end, for the claims fence's verdict on the
+ * claim being ended; on PostgreSQL read and ended in one statement (a
+ * refusal rolls the end back).
  */
-export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], { leavingReady = false }: { leavingReady?: boolean } = {}): Promise<void> {
-  if (itemIds.length === 0) return;
+export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], options?: { leavingReady?: boolean }): Promise<void>;
+export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], options: { leavingReady?: boolean; readingBefore: number }): Promise<ClaimBefore>;
+export async function endClaimsOnItems(
+  manager: EntityManager,
+  itemIds: readonly number[],
+  { leavingReady = false, readingBefore }: { leavingReady?: boolean; readingBefore?: number } = {},
+): Promise<ClaimBefore | void> {
+  if (itemIds.length === 0) return readingBefore === undefined ? undefined : { claim: null, now: null };
   const ids = distinct(itemIds);
   const kind = kindOf(manager);
-  await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`, ids);
+  const end = `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`;
+  let before: unknown[] | undefined;
+  if (readingBefore === undefined) await runStatement(manager, end, ids);
+  else if (kind === 'postgres') {
+    // Both parts see the rows as they were before the statement.
+    [before] = await selectRows(manager, `WITH f AS (${claimRowRead(kind)}), e AS (${end} RETURNING 1) SELECT * FROM f`, [readingBefore, ...ids]);
+  } else {
+    [before] = await selectRows(manager, claimRowRead(kind), [readingBefore]);
+    await runStatement(manager, end, ids);
+  }
   // Items being settled or deleted (`leavingReady`) lose their ready rows with the task's write (recordTaskChange).
   if (!leavingReady) await markClaimedUntil(manager, ids, `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
-  // Ended on purpose, with a change of its own: not to be told as an expiry (claim-expiry.ts).
   await noteClaimsEnded(manager, 'itemId', ids);
+  if (readingBefore !== undefined) return claimBeforeOf(before);
 }
 
 /** Ends every live claim of a session (it finished), keeping the rows as endClaimsOnItems does. */
@@ -239,16 +259,17 @@ export async function takeReadyCandidate(
   manager: EntityManager, domain: string, passed: readonly number[], sessionId: string,
   /** A task whose ready items come first: the one this write just settled an item of, whose locks it holds already. */
   preferTask: number | null = null,
-): Promise<(ReadyItem & { sessionClaims: number }) | null> {
+): Promise<(ReadyItem & { task: MemoryEntity; sessionClaims: number }) | null> {
   const kind = kindOf(manager);
   const { where, scope } = readyScope(domain);
   const skip = passed.length ? ` AND r."itemId" NOT IN (${placeholders(passed.length)})` : '';
   const locking = kind === 'postgres' ? ' FOR UPDATE OF r, i SKIP LOCKED' : '';
-  // With the candidate, the live claims the session holds (liveClaimCount), for the cap: one round trip, not two.
-  const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)})
-    FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+  // With the candidate, the live claims the session holds (liveClaimCount), for the cap, and its task's row, which the
+  // claim's answer shows: one round trip, not three.
+  const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)}), ${memoryColumns('m')}
+    FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId" INNER JOIN "memories" m ON m."id" = r."taskId"
     WHERE ${where} AND ${readyRowIsFree(kind)} AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')${skip}
     ORDER BY ${preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
   const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed, ...(preferTask === null ? [] : [preferTask])]);
-  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) } : null;
+  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]), task: memoryOf(row, ITEM_WIDTH + 2) } : null;
 }

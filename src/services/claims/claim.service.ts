@@ -8,7 +8,7 @@ import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
-import type { ItemChanged } from '../task-aggregate/task-view.js';
+import { taskViewIn, taskViewOf, type ItemChanged, type TaskView } from '../task-aggregate/task-view.js';
 
 /** What a finish asks of updateItem: the held item settled, with the agent's comment. */
 interface ItemSettling { id: string; state: ItemState; comment: string | null }
@@ -19,10 +19,11 @@ interface ClaimInput {
   ttlSeconds?: number | null;
 }
 
-/** An item and the claim on it after the call (null once released). */
+/** An item and the claim on it after the call (null once released), with its task as the write read it: what an agent's tool shows, read nowhere else. */
 export interface ClaimResult {
   item: ItemEntity;
   claim: ClaimEntity | null;
+  view: TaskView;
 }
 
 /** The held item claimNext settles before it takes the next one: DONE (the default) or DROPPED, with an optional comment (its note). */
@@ -75,7 +76,8 @@ export class ClaimService {
       const now = await readDbNow(uow.manager);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
       if (held && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt, now);
-      if (held) return { item, claim: await this.extend(uow, aggregate.task, held, ttl) };
+      const view = taskViewOf(aggregate.task, aggregate.items);
+      if (held) return { item, claim: await this.extend(uow, aggregate.task, held, ttl), view };
       await this.checkClaimCaps(uow, sessionId);
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
       const stamps = await takeClaim(uow.manager, claim, ttl);
@@ -85,7 +87,7 @@ export class ClaimService {
         throw claimedBy(String(item.id), winner?.sessionId ?? 'another session', winner?.expiresAt ?? now, now);
       }
       await recordClaim(uow, aggregate.task, aggregate.items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, aggregate);
-      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
+      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }), view };
     });
   }
 
@@ -101,7 +103,7 @@ export class ClaimService {
         const other = held ? { holder: held.sessionId, expiresAt: held.expiresAt, now: await readDbNow(uow.manager) } : null;
         throw notClaimed(String(item.id), sessionId, item.state, other);
       }
-      return { item, claim: await this.extend(uow, aggregate.task, held, ttl) };
+      return { item, claim: await this.extend(uow, aggregate.task, held, ttl), view: taskViewOf(aggregate.task, aggregate.items) };
     });
   }
 
@@ -116,12 +118,13 @@ export class ClaimService {
       const sessionId = await uow.knownSessionId();
       const { aggregate, item } = await loadItemForChange(uow, id);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
-      if (!held) return { item, claim: null };
+      const view = taskViewOf(aggregate.task, aggregate.items);
+      if (!held) return { item, claim: null, view };
       if (sessionId && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt, await readDbNow(uow.manager));
       await endClaimsOnItems(uow.manager, [item.id]);
       // The history row's session is who released it (none: a person); the change names whose claim it was.
       await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_RELEASED', { itemId: String(item.id), kind: 'RELEASED', text: item.text, from: held.sessionId, to: null }, aggregate);
-      return { item, claim: null };
+      return { item, claim: null, view };
     });
   }
 
@@ -166,7 +169,7 @@ export class ClaimService {
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'claimNext');
       let finished: ItemChanged | null = null;
-      // Without finish, the key's fingerprint is what it was before finish existed.
+      // Without finish, the key's fingerprint leaves finish out: a plain claimNext's key matches its retry whatever the input's shape.
       const { finish: _finish, ...plain } = input;
       const claimed = await createOnce<ClaimResult | null>(uow, 'claimNext', finish ? input : plain,
         (stored) => this.claimedBefore(uow, sessionId, Number(stored.id)),
@@ -213,7 +216,7 @@ export class ClaimService {
       }
       const items = holding?.taskId === item.taskId ? holding.items : await itemsOfTaskIds(uow.manager, [item.taskId]);
       await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
-      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
+      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }), view: taskViewOf(ready.task, items) };
     }
     return null;
   }
@@ -230,7 +233,8 @@ export class ClaimService {
     if (!item) return null;
     const [held] = await liveClaimsOf(uow.manager, [item.id]);
     if (held && held.sessionId !== sessionId) throw claimNextTakenOver(String(item.id), sessionId, held.sessionId, held.expiresAt, await readDbNow(uow.manager));
-    return { item, claim: held ?? null };
+    const view = await taskViewIn(uow.manager, item.taskId);
+    return view && { item, claim: held ?? null, view };
   }
 
   /** Moves a held claim (on an item of `task`) to expire `ttl` seconds after the database's clock as it is written: a change-log event, no history row. */

@@ -1,5 +1,5 @@
 import type { HistoryAction } from '../../domain/history.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, refuse } from '../../domain/errors.js';
 import { ITEM_LABEL_MAX } from '../../domain/text-rules.js';
 import { diffSnapshots, type ItemChange, type Snapshot } from '../../domain/list-diff.js';
 import { insertAfter } from '../../domain/ordering.js';
@@ -56,20 +56,21 @@ export async function loadTaskForChange(
   owner?: SessionEntity,
   /** The task as read unlocked just before (loadItemForChange): whose plan it is, and its items at its version. */
   peeked?: TaskPeek,
+  /** Only a knowledge-base task will do: a session's plan is no task to this caller (the knowledge-base tools show none). */
+  { tasksOnly = false }: { tasksOnly?: boolean } = {},
 ): Promise<TaskAggregate> {
   const taskId = parseId(id);
   const postgres = uow.manager.connection.options.type === 'postgres';
   const ownPlan = owner !== undefined && owner.planTaskId === taskId;
   const [peek] = peeked ? [[peeked.sessionId]] : taskId === null || !postgres || ownPlan ? [] : await selectRows(uow.manager, TASK_SESSION, [taskId]);
+  if (tasksOnly && peek?.[0]) throw taskNotFound(String(id));
   let session: SessionEntity | null = ownPlan ? owner : null;
   if (peek?.[0]) session = await lockSession(uow, peek[0] as string);
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
   const [row] = taskId === null ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
   const task = row ? memoryOf(row) : null;
-  if (task?.kind === 'NOTE') {
-    throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`, { memoryId: String(task.id), kind: 'NOTE' });
-  }
-  if (!task) throw taskNotFound(String(id));
+  if (task?.kind === 'NOTE') throw refuse('NOT_A_TASK', { memoryId: String(task.id), kind: 'NOTE' });
+  if (!task || (tasksOnly && task.sessionId)) throw taskNotFound(String(id));
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
     throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`, { taskId: String(task.id) });
   }

@@ -59,6 +59,8 @@ export interface AddItemsInput {
   after?: string | null;
   expectedVersion?: number | null;
   idempotencyKey?: string | null;
+  /** Only a knowledge-base task will do (the knowledge-base tools): a session's plan is refused as no task. */
+  tasksOnly?: boolean;
 }
 
 interface TaskWithItems {
@@ -288,7 +290,7 @@ export class TaskService {
     return this.writer.run(caller, (uow) => createOnce(uow, 'addItems', input,
       (stored) => this.reload(uow.manager, stored.id, stored.itemIds ?? []),
       async () => {
-        const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion);
+        const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion, undefined, undefined, { tasksOnly: input.tasksOnly });
         if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.', { field: 'items', count: 0 });
         const live = aggregate.items.filter((item) => !item.deleted);
         const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);
