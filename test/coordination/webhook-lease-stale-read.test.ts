@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from 'typeorm';
 import { Database } from '../../src/db/database.js';
-import { appendChanges } from '../../src/services/kernel/changes/change-log.js';
+import { appendChanges, sequenceChanges } from '../../src/services/kernel/changes/change-log.js';
 import { runStatement, selectRows } from '../../src/services/kernel/statements.js';
 import { WebhookDispatcher } from '../../src/services/webhooks/webhook-dispatcher.js';
 import { testDatabase } from '../harness.js';
@@ -57,6 +57,8 @@ beforeAll(async () => {
     `INSERT INTO "webhooks" ("url", "domain", "secret", "active", "createdAt", "position") VALUES (?, NULL, ?, ?, ?, ?)`,
     ['http://127.0.0.1:9/hook', 'secret', true, at, 0]));
   await db.transaction((manager) => appendChanges(manager, db.kind, [{ entity: 'SETTINGS', id: 'reminders', action: 'SETTINGS_CHANGED', madeBy: null, at }]));
+  // Read by a server's feed, as before it wakes a dispatcher (on PostgreSQL, moved from the queue into the log).
+  await sequenceChanges(await db.tail());
 });
 afterAll(async () => { await db?.close(); });
 

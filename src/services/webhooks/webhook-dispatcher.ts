@@ -5,7 +5,7 @@ import { inScope } from '../../domain/domains.js';
 import { retryDelayMs, type WebhookRetry } from '../../domain/webhooks.js';
 import { loggedChangeOf } from '../kernel/changes/logged-change.js';
 import type { ChangeFeed } from '../kernel/changes/change-feed.js';
-import { loggedChangesAfter, newestChangeId } from '../kernel/changes/change-log.js';
+import { loggedChangesAfter } from '../kernel/changes/change-log.js';
 import { CoalescedPasses } from '../kernel/coalesced.js';
 import { num, runStatement, selectRows } from '../kernel/statements.js';
 import type { Clock } from '../kernel/unit-of-work.js';
@@ -48,6 +48,8 @@ interface Hook {
   position: number;
   /** The last change of the POST under way, or null. */
   sending: number | null;
+  /** The delivery of the POST under way or due for a retry, when `sending` is set. */
+  open: Open | null;
 }
 
 /** A webhook's open delivery: the POST of the changes after `after` up to `through`. */
@@ -230,11 +232,26 @@ export class WebhookDispatcher {
     });
   }
 
+  /** The active webhooks, each with its open delivery (a POST under way or a retry due): one read for both. */
   private async activeHooks(tail: EntityManager): Promise<Hook[]> {
-    return (await selectRows(tail, `SELECT "id", "url", "secret", "domain", "position", "sending" FROM "webhooks" WHERE "active" = ? ORDER BY "id"`, [true]))
-      .map(([id, url, secret, domain, position, sending]): Hook => ({
-        id: num(id), url: url as string, secret: secret as string, domain: domain as string | null, position: num(position), sending: sending === null ? null : num(sending),
-      }));
+    const rows = await selectRows(tail, `SELECT w."id", w."url", w."secret", w."domain", w."position", w."sending",
+        d."id", d."afterChangeId", d."throughChangeId", d."changeCount", d."attempts", d."nextAttemptAt", d."leasedUntil"
+      FROM (SELECT "id", "url", "secret", "domain", "position", "sending" FROM "webhooks" WHERE "active" = ?) w
+      LEFT JOIN "webhook_deliveries" d ON w."sending" IS NOT NULL AND d."webhookId" = w."id" AND d."deliveredAt" IS NULL AND d."nextAttemptAt" IS NOT NULL
+      ORDER BY w."id", d."id"`, [true]);
+    const hooks = new Map<number, Hook>();
+    for (const [id, url, secret, domain, position, sending, deliveryId, after, through, changeCount, attempts, nextAttemptAt, leasedUntil] of rows) {
+      const open: Open | null = deliveryId === null ? null : {
+        id: num(deliveryId), webhookId: num(id), after: num(after), through: num(through), changeCount: num(changeCount), attempts: num(attempts),
+        nextAttemptAt: nextAttemptAt as string, leasedUntil: leasedUntil as string | null,
+      };
+      // A webhook has one open delivery; were there two, the newest is the one its `sending` names.
+      hooks.set(num(id), {
+        id: num(id), url: url as string, secret: secret as string, domain: domain as string | null, position: num(position),
+        sending: sending === null ? null : num(sending), open: open ?? hooks.get(num(id))?.open ?? null,
+      });
+    }
+    return [...hooks.values()];
   }
 
   /** What each webhook not being sent to here needs, read as of now with this pass's answers applied. */
@@ -257,23 +274,17 @@ export class WebhookDispatcher {
     const idle = hooks.filter((hook) => !this.sending.has(hook.id) && !waiting.has(hook.id));
     const steps: Step[] = [];
     const retrying = idle.filter((hook) => hook.sending !== null);
-    if (retrying.length > 0) {
-      const open = await this.openDeliveries(tail, retrying.map((hook) => hook.id));
-      for (const hook of retrying) {
-        const delivery = open.get(hook.id);
-        if (!delivery || delivery.nextAttemptAt > now || (delivery.leasedUntil !== null && delivery.leasedUntil > now)) continue;
-        const rows = (await loggedChangesAfter(tail, delivery.after, READ_ROWS)).filter((row) => num(row.id) <= delivery.through);
-        const changes = render(this.inDomain(hook, rows));
-        steps.push({ webhookId: hook.id, run: (manager) => this.lease(manager, hook, delivery, changes) });
-      }
+    for (const hook of retrying) {
+      const delivery = hook.open;
+      if (!delivery || delivery.nextAttemptAt > now || (delivery.leasedUntil !== null && delivery.leasedUntil > now)) continue;
+      const rows = (await loggedChangesAfter(tail, delivery.after, READ_ROWS, { move: false })).filter((row) => num(row.id) <= delivery.through);
+      const changes = render(this.inDomain(hook, rows));
+      steps.push({ webhookId: hook.id, run: (manager) => this.lease(manager, hook, delivery, changes) });
     }
     const behind = idle.filter((hook) => hook.sending === null);
     const moves: Move[] = [];
-    if (behind.length === 0) return { steps, moves };
-    const newest = await newestChangeId(tail);
     const log = new LogWindow(tail);
     for (const hook of behind.sort((a, b) => a.position - b.position)) {
-      if (hook.position >= newest) continue;
       const rows = await log.after(hook.position);
       if (rows.length === 0) continue;
       if (num(rows[0].id) > hook.position + 1 && (await this.oldestChangeId(tail)) > hook.position + 1) {
@@ -297,25 +308,19 @@ export class WebhookDispatcher {
     return oldest === null || oldest === undefined ? 0 : num(oldest);
   }
 
-  private async openDeliveries(tail: EntityManager, webhookIds: number[]): Promise<Map<number, Open>> {
-    const rows = await selectRows(tail, `SELECT "id", "webhookId", "afterChangeId", "throughChangeId", "changeCount", "attempts", "nextAttemptAt", "leasedUntil"
-      FROM "webhook_deliveries" WHERE "webhookId" IN (${webhookIds.map(() => '?').join(', ')}) AND "deliveredAt" IS NULL AND "nextAttemptAt" IS NOT NULL`, webhookIds);
-    return new Map(rows.map(([id, webhookId, after, through, changeCount, attempts, nextAttemptAt, leasedUntil]) => [num(webhookId), {
-      id: num(id), webhookId: num(webhookId), after: num(after), through: num(through), changeCount: num(changeCount), attempts: num(attempts),
-      nextAttemptAt: nextAttemptAt as string, leasedUntil: leasedUntil as string | null,
-    }]));
-  }
-
   /**
    * On PostgreSQL, a condition that passes over every webhook whose row
    * another server's pass holds (it is recording that webhook's answer or
    * opening its next POST, and will do what is due): waiting for it would
    * queue every server's pass behind the slowest one's whole transaction.
+   * It locks only rows still without a POST under way: a row read stale
+   * whose POST another server opened since is left unlocked, so the answer
+   * that server records for it never waits for this pass.
    * SQLite has one server per file.
    */
   private unlocked(ids: number[]): { sql: string; parameters: number[] } {
     return this.db.kind === 'postgres'
-      ? { sql: ` AND "webhooks"."id" IN (SELECT "id" FROM "webhooks" WHERE "id" IN (${ids.map(() => '?').join(', ')}) FOR UPDATE SKIP LOCKED)`, parameters: ids }
+      ? { sql: ` AND "webhooks"."id" IN (SELECT "id" FROM "webhooks" WHERE "id" IN (${ids.map(() => '?').join(', ')}) AND "sending" IS NULL FOR UPDATE SKIP LOCKED)`, parameters: ids }
       : { sql: '', parameters: [] };
   }
 
@@ -479,7 +484,7 @@ class LogWindow {
       const rows = window.rows.filter((row) => num(row.id) > position);
       if (rows.length > 0 || window.toEnd) return rows;
     }
-    const rows = await loggedChangesAfter(this.tail, position, READ_ROWS);
+    const rows = await loggedChangesAfter(this.tail, position, READ_ROWS, { move: false });
     this.windows.push({ from: position, rows, toEnd: rows.length < READ_ROWS });
     return rows;
   }
