@@ -242,9 +242,10 @@ function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): strin
  * and the list after as a delta from the latest row's: history-rows.ts), keeps the
  * search document current (rewritten only when its title, goal or live
  * labels changed) and queues the change event. Every change of a task's items ends here, so the counts never
- * disagree with the items, nor the ready queue (ready-rows.ts) with them.
+ * disagree with the items, nor the ready queue (ready-rows.ts) with them. `itemId` names the item a change
+ * that leaves the list as it was is about (what it waits for), for the change log.
  */
-export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
+export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction, itemId?: number): Promise<void> {
   const { task, items } = aggregate;
   const counts = countColumns(items);
   const bumped = await selectRows(uow.manager, BUMP_TASK, [
@@ -268,7 +269,7 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   }
   uow.emit({
     entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
-    about: { itemId: soleItemOf(changes), sessionId: task.sessionId },
+    about: { itemId: soleItemOf(changes) ?? (itemId === undefined ? null : String(itemId)), sessionId: task.sessionId },
   });
 }
 
