@@ -98,6 +98,10 @@ describe('waits without a brief (updateItem after)', () => {
       { item: ref(handler, 2), reason: null, reasonText: null },
     ]);
     expect((await coordination(handler.id)).blocks).toEqual([{ id: docs.id, text: docs.text }]);
+    // Item.dependsOn reads the same waits.
+    expect((await server.ok('query($id: ID!) { item(id: $id) { dependsOn { item { id } reason } } }', { id: docs.id })).item.dependsOn).toEqual([
+      { item: { id: schema.id }, reason: 'the table first' }, { item: { id: handler.id }, reason: null },
+    ]);
     expect(await readyIds(domain)).toEqual([schema.id, handler.id]);
     const agent = await startSession(server);
     await server.ok(UPDATE_ITEM, { input: { id: schema.id, state: 'DONE' } });
