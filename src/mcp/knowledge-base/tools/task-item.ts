@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { stillBlocks } from '../../../domain/claims.js';
+import { parseId } from '../../../domain/task-rules.js';
 import { itemLine, itemView, summaryText, taskSummary } from '../kb-read.js';
 import { parseKbState } from '../kb-text.js';
 import { fenceLine, heldByAnotherLine } from '../kb-claims.js';
@@ -47,7 +48,7 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
         }));
       }
       // The task as the write left it: the service answers with it (and checked that the item is the task's), so nothing is read again.
-      const item = after.all.find((candidate) => String(candidate.id) === args.item.trim())!;
+      const item = after.all.find((candidate) => candidate.id === parseId(args.item))!;
       const view = itemView(after, item);
       const summary = taskSummary(after);
       const lead = args.delete ? `Deleted item ${view.id} "${view.text}"; no other item moved.` : itemLine(view);
@@ -59,9 +60,9 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
 
 /** What the item now waits for by its `after`, as task_read names items: the open ones by place and label. */
 function waitsLine(task: TaskView, sent: readonly string[]): string {
-  const ids = sent.map((id) => id.trim());
-  const open = task.all.filter((candidate) => ids.includes(String(candidate.id)) && stillBlocks(candidate));
-  if (ids.length === 0) return 'It waits for nothing by after now (its briefs\' depends_on still count).';
+  const ids = new Set(sent.map(parseId));
+  const open = task.all.filter((candidate) => ids.has(candidate.id) && stillBlocks(candidate));
+  if (sent.length === 0) return 'It waits for nothing by after now (its briefs\' depends_on still count).';
   if (open.length === 0) return 'Everything it waits for by after is settled.';
   return `Waits for ${open.map((target) => `#${itemView(task, target).number} ${target.text}`).join(', ')}: not ready until each is done or dropped.`;
 }
