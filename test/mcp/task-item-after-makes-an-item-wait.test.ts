@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness.js';
 import { freshDomain } from '../fixtures/knowledge.js';
 import { readHistory } from '../fixtures/history.js';
+import { startSession, writeTodos } from '../fixtures/sessions.js';
 import { connectMcp, refusedByTool, type McpTestClient } from '../fixtures/mcp.js';
 
 let server: TestServer;
@@ -100,6 +101,11 @@ describe('task_item after', () => {
     expect(await refusedByTool(server, agent, 'task_item', { uid: other.uid, item: other.ship, after: [other.docs] })).toContain(`after names item ${other.docs}, which is deleted`);
     const many = Array.from({ length: 21 }, (_, index) => String(1_000_000 + index));
     expect(await refusedByTool(server, agent, 'task_item', { uid, item: parser, after: many })).toContain('after names 21 items; it names at most 20');
+    // A session's plan is not a task here, whatever its step's id: as before the write, no task has that uid.
+    const plan = (await writeTodos(server, await startSession(server), [['Plan step', 'PENDING']])).plan!;
+    const step = plan.items.nodes[0]!.id;
+    expect(await refusedByTool(server, agent, 'task_item', { uid: plan.id, item: step, state: 'done' })).toContain(`No task has uid "${plan.id}"`);
+    expect(await refusedByTool(server, agent, 'task_item', { uid: plan.id, item: step, delete: true })).toContain(`No task has uid "${plan.id}"`);
     // A delete stands alone, after included.
     expect(await refusedByTool(server, agent, 'task_item', { uid, item: parser, delete: true, after: [docs] })).toContain('a delete stands alone');
   });

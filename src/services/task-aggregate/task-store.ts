@@ -98,12 +98,14 @@ const TASK_SESSION = `SELECT m."sessionId" FROM "memories" m WHERE m."id" = ?`;
 export async function loadItemForChange(
   uow: UnitOfWork,
   id: string,
-  options: { taskId?: string | null; expectedVersion?: number | null } = {},
+  /** `taskId`: the task the item must belong to; with `notAPlan`, that task must not be a session's plan (as no task by that id). */
+  options: { taskId?: string | null; expectedVersion?: number | null; notAPlan?: boolean } = {},
 ): Promise<{ aggregate: TaskAggregate; item: ItemEntity }> {
   const itemId = parseId(id);
   const peeked = itemId === null ? null : await peekItemTask(uow, itemId);
   if (!peeked) throw itemNotFound(id);
   if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== peeked.taskId) throw itemNotInTask(id, options.taskId);
+  if (options.notAPlan && options.taskId && peeked.sessionId) throw taskNotFound(options.taskId);
   const aggregate = await loadTaskForChange(uow, peeked.taskId, options.expectedVersion, undefined, peeked);
   return { aggregate, item: liveItem(aggregate, id) };
 }

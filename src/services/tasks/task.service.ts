@@ -54,6 +54,8 @@ export interface UpdateItemInput {
   force?: boolean | null;
   /** The items of its task this one waits for, besides its briefs' (replacing what an earlier `after` said; [] clears it). */
   after?: readonly string[] | null;
+  /** With taskId: refuse that task as not found when it is a session's plan (the knowledge-base tools leave plans to their own tools). */
+  notAPlan?: boolean;
 }
 
 export interface AddItemsInput {
@@ -151,7 +153,7 @@ export class TaskService {
     // Claims fence what the item is (its state, its label), asked for even when it would change nothing: a late DONE
     // on work another session finished is refused, not answered DONE. A comment or a link is not fenced.
     const fenced = [input.state, input.text].some((value) => value !== null && value !== undefined);
-    const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion });
+    const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion, notAPlan: input.notAPlan });
     const change: ItemRowChange = {};
     const actions: HistoryAction[] = [];
     if (input.text !== null && input.text !== undefined) {
@@ -241,11 +243,11 @@ export class TaskService {
 
   /**
    * Answers with the task after the delete and every item, the deleted one too, as the tools show it.
-   * `taskId`, when given, is the task the item must belong to (NOT_FOUND otherwise).
+   * `scope` guards a mixed-up id as updateItem's taskId and notAPlan do.
    */
-  async deleteItem(caller: Caller, id: string, taskId?: string | null): Promise<TaskView> {
+  async deleteItem(caller: Caller, id: string, scope: { taskId?: string | null; notAPlan?: boolean } = {}): Promise<TaskView> {
     return this.writer.run(caller, async (uow) => {
-      const { aggregate, item } = await loadItemForChange(uow, id, { taskId });
+      const { aggregate, item } = await loadItemForChange(uow, id, scope);
       if (aggregate.rules) {
         checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'delete');
         checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);

@@ -37,14 +37,14 @@ Example: {"uid": "12", "item": "57", "state": "done", "comment": "Handler keys o
       if (args.delete) {
         if (others.length) throw new ToolRefusal(`a delete stands alone: send delete with uid and item only (not ${others.join(', ')}).`);
         requireWrite(ctx);
-        after = await ctx.services.tasks.deleteItem(caller, args.item, args.uid);
+        after = await ctx.services.tasks.deleteItem(caller, args.item, { taskId: args.uid, notAPlan: true });
       } else {
         if (others.length === 0) throw new ToolRefusal('say what to change: state, comment, related, text, after, or delete: true.');
         const state = args.state === undefined ? null : parseKbState(args.state);
         requireWrite(ctx);
         ({ view: after, fence } = await ctx.services.tasks.updateItem(caller, {
           id: args.item, taskId: args.uid, state, comment: args.comment ?? null, text: args.text ?? null,
-          related: args.related ? [args.related] : null, force: args.force ?? null, after: args.after ?? null,
+          related: args.related ? [args.related] : null, force: args.force ?? null, after: args.after ?? null, notAPlan: true,
         }));
       }
       // The task as the write left it: the service answers with it (and checked that the item is the task's), so nothing is read again.
