@@ -63,6 +63,8 @@ describe('knowledge-base refusals', () => {
     const other = await mcp.ok('task', { title: 'Another task', goal: 'g', items: 'One\nTwo', domain: 'acme/other' });
     const note = (await mcp.ok('remember', { title: 'A note', body: 'Body.', domain: 'acme/billing' })).data.uid as string;
     await mcp.ok('task_item', { uid, item: lookup, delete: true });
+    // Refunds waits for the charge: the charge waiting for refunds would be a cycle.
+    await mcp.ok('task_item', { uid, item: refunds, after: [charge] });
     const brief = (fields: Record<string, string>) => ({
       uid, title: 'Brief', items: refunds, goal: 'g', context: 'c', steps: 's', pitfalls: 'p', done_when: 'd', depends_on: 'none', ...fields,
     });
@@ -94,6 +96,11 @@ describe('knowledge-base refusals', () => {
       ['task_item', { uid, item: charge, text: 'x'.repeat(81) }],
       ['task_item', { uid, item: lookup, state: 'done' }],
       ['task_item', { uid: note, item: charge, state: 'done' }],
+      ['task_item', { uid, item: charge, after: [charge] }],
+      ['task_item', { uid, item: charge, after: [other.data.items[0]] }],
+      ['task_item', { uid, item: charge, after: [lookup] }],
+      ['task_item', { uid, item: charge, after: Array.from({ length: 21 }, (_, i) => String(900_000 + i)) }],
+      ['task_item', { uid, item: charge, after: [refunds] }],
       ['task_add', { uid: '999999', items: 'New' }],
       ['task_add', { uid: note, items: 'New' }],
       ['task_add', { uid, items: ' ' }],

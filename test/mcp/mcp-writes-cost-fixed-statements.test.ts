@@ -113,9 +113,9 @@ describe('the knowledge-base write tools answer from their write', () => {
     }
     // Each call makes the one read every tool call makes first, for what others changed since its last call
     // (tool-registry.ts steeringOf). task_add, task_comment (on the task), task_note, task and task_claim read nothing
-    // else: the write checks the task and answers with it. task_item still reads the task before its write (its row,
-    // its items) and the claim its answer names; task_next reads the briefs on the item it claimed (a page of notes).
-    expect(small.costs.task_item.reads).toBeLessThanOrEqual(3 + 1);
+    // else: the write checks the task and answers with it. task_item reads no task before its write either, only the
+    // claim its answer names; task_next reads the briefs on the item it claimed (a page of notes).
+    expect(small.costs.task_item.reads).toBeLessThanOrEqual(1 + 1);
     expect(small.costs.task_add.reads).toBe(1);
     expect(small.costs.task_comment.reads).toBe(1);
     expect(small.costs.task_note.reads).toBe(1);

@@ -99,14 +99,29 @@ const TASK_SESSION = `SELECT m."sessionId" FROM "memories" m WHERE m."id" = ?`;
 export async function loadItemForChange(
   uow: UnitOfWork,
   id: string,
-  options: { taskId?: string | null; expectedVersion?: number | null } = {},
+  /** `taskId`: the task the item must belong to; with `notAPlan`, that task must not be a session's plan (as no task by that id). */
+  options: { taskId?: string | null; expectedVersion?: number | null; notAPlan?: boolean } = {},
 ): Promise<{ aggregate: TaskAggregate; item: ItemEntity }> {
   const itemId = parseId(id);
   const peeked = itemId === null ? null : await peekItemTask(uow, itemId);
   if (!peeked) throw itemNotFound(id);
-  if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== peeked.taskId) throw itemNotInTask(id, options.taskId);
+  if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== peeked.taskId) throw await whyNotInTask(uow, id, options.taskId, options.notAPlan);
+  if (options.notAPlan && options.taskId && peeked.sessionId) throw taskNotFound(options.taskId);
   const aggregate = await loadTaskForChange(uow, peeked.taskId, options.expectedVersion, undefined, peeked);
   return { aggregate, item: liveItem(aggregate, id) };
+}
+
+/**
+ * The refusal for an item named under a task it is not in, read on that path only: the task named may be
+ * no task at all (missing, a note, or a plan where only tasks will do), which is the caller's real mistake.
+ */
+async function whyNotInTask(uow: UnitOfWork, itemId: string, taskId: string, notAPlan?: boolean): Promise<DomainError> {
+  const id = parseId(taskId);
+  const [row] = id === null ? [] : await selectRows(uow.manager, SELECT_TASK, [id]);
+  const task = row ? memoryOf(row) : null;
+  if (task?.kind === 'NOTE') return refuse('NOT_A_TASK', { memoryId: String(task.id), kind: 'NOTE' });
+  if (!task || (notAPlan && task.sessionId)) return taskNotFound(taskId);
+  return itemNotInTask(itemId, taskId);
 }
 
 /** A task as read unlocked, before its row lock is taken: whose plan it is (null: a knowledge-base task), its version, its items then. */
@@ -243,9 +258,10 @@ function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): strin
  * and the list after as a delta from the latest row's: history-rows.ts), keeps the
  * search document current (rewritten only when its title, goal or live
  * labels changed) and queues the change event. Every change of a task's items ends here, so the counts never
- * disagree with the items, nor the ready queue (ready-rows.ts) with them.
+ * disagree with the items, nor the ready queue (ready-rows.ts) with them. `itemId` names the item a change
+ * that leaves the list as it was is about (what it waits for), for the change log.
  */
-export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
+export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction, itemId?: number): Promise<void> {
   const { task, items } = aggregate;
   const counts = countColumns(items);
   const bumped = await selectRows(uow.manager, BUMP_TASK, [
@@ -269,7 +285,7 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   }
   uow.emit({
     entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
-    about: { itemId: soleItemOf(changes), sessionId: task.sessionId },
+    about: { itemId: soleItemOf(changes) ?? (itemId === undefined ? null : String(itemId)), sessionId: task.sessionId },
   });
 }
 
