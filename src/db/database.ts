@@ -13,8 +13,6 @@ export interface OpenOptions {
   onReadQuery?: QueryListener;
   /** Sees every statement of both connections (the bench's statement counter). */
   onQuery?: QueryListener;
-  /** Sees every statement of the change feed's connection (tail()): the bench counts them too, as they grow with servers. */
-  onTailQuery?: QueryListener;
   /** SQLite's durability on the writer (see SqliteSynchronous); default normal. */
   synchronous?: SqliteSynchronous;
   /**
@@ -73,7 +71,6 @@ export class Database {
     sqliteFile: string | null,
     /** The migrations this open applied (none when the database was up to date), oldest first. */
     readonly migrated: readonly string[],
-    private readonly onTailQuery?: QueryListener,
   ) {
     this.health = new DatabaseHealth(sqliteFile);
   }
@@ -96,7 +93,7 @@ export class Database {
       : options.onReadQuery ?? options.onQuery;
     const reader = createDataSource(url, 'reader', { listener: onRead });
     await reader.initialize();
-    const database = new Database(kind, url, writer, reader, file, migrated, options.onTailQuery);
+    const database = new Database(kind, url, writer, reader, file, migrated);
     if (options.checkpointsInBackground && checkpointed !== null) {
       database.checkpointer = WalCheckpointer.start({
         file: checkpointed,
@@ -125,7 +122,7 @@ export class Database {
    */
   async tail(): Promise<EntityManager> {
     this.tailSource ??= (async () => {
-      const source = createDataSource(this.url, 'tail', { listener: this.onTailQuery });
+      const source = createDataSource(this.url, 'tail');
       await source.initialize();
       return source;
     })();

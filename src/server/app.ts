@@ -30,7 +30,7 @@ export async function startApp(config: Config, options: ServiceOptions & OpenOpt
     // A damaged file (a torn copy, a backup put back beside a stale -wal) is refused before anything is served from it.
     if (owner) assertSqliteWhole(owner.file);
     db = await Database.open(config.databaseUrl, {
-      onReadQuery: options.onReadQuery, onQuery: options.onQuery, onTailQuery: options.onTailQuery, synchronous: config.sqliteSynchronous, postgresSession: config.postgresSession,
+      onReadQuery: options.onReadQuery, onQuery: options.onQuery, synchronous: config.sqliteSynchronous, postgresSession: config.postgresSession,
       checkpointsInBackground: { walLimitBytes: config.sqliteWalLimitMb * 1024 * 1024 },
       onCheckpointFailure: (reason) => logger.warn({ reason }, 'background WAL checkpoints stopped; the writer checkpoints inside its commits again'),
       onWalBlocked: () => logger.warn('the SQLite WAL is past TASKBASE_SQLITE_WAL_LIMIT_MB but another connection to the file (a read or write by another process) kept it from starting over; it grows until that ends'),

@@ -12,7 +12,7 @@ type Statement = { sql: string; parameters: readonly unknown[] };
 /**
  * `npm run bench` starts the built server with TASKBASE_BENCH_PROBE=1 and an
  * IPC channel: the server then counts every SQL statement it sends (both
- * connections, and the change feed's) and answers the bench's `probe` messages with that count and
+ * connections) and answers the bench's `probe` messages with that count and
  * its peak RSS. With `--profile`, the bench also asks it to record a CPU
  * profile around one workload (`profile-start`, then `profile-stop` with the
  * file to write), through the inspector in this process, so each workload
@@ -28,7 +28,7 @@ type Statement = { sql: string; parameters: readonly unknown[] };
  * keeps them again.
  * Off (no listener, no cost) in every other run.
  */
-export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptions, 'onQuery' | 'onTailQuery'> {
+export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptions, 'onQuery'> {
   if (env.TASKBASE_BENCH_PROBE !== '1' || typeof process.send !== 'function') return {};
   let statements = 0;
   let recorded: Statement[] | null = null;
@@ -66,10 +66,6 @@ export function benchProbe(env: NodeJS.ProcessEnv = process.env): Pick<OpenOptio
       statements += 1;
       // Parameters go over IPC as JSON: a bigint as its digits.
       recording?.getStore()?.push({ sql, parameters: (parameters ?? []).map((value) => (typeof value === 'bigint' ? value.toString() : value)) });
-    },
-    // The change feed's reads are counted but never recorded: they are no request's (and "servers" compares how they grow with servers).
-    onTailQuery: () => {
-      statements += 1;
     },
   };
 }

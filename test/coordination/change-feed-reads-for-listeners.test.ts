@@ -7,11 +7,8 @@
  * was reading the log's end for nobody. A commit of this process that says
  * the newest id it appended needs no statement at all, and neither does its
  * own PostgreSQL notification; a wake-up from elsewhere reads the log's end
- * again. While no listener waits for each commit (no subscription wanting
- * rows, no webhook active), a burst of commits from elsewhere costs one read
- * of the log's end per IDLE_READ_MS, not one each: on PostgreSQL every commit
- * wakes every server. On a real database file (and on PostgreSQL in CI), with
- * the tail connection's statements counted.
+ * again. On a real database file (and on PostgreSQL in CI), with the tail
+ * connection's statements counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.js';
@@ -37,9 +34,8 @@ beforeAll(async () => {
     tailStatements.push(sql);
     onTailStatement(sql);
   });
-  // No poll during the test: only a commit's wake-up reads the log. Every wake-up reads at once (idleReadMs 0); the
-  // last describe is about reads put off while nobody waits.
-  feed = new LogChangeFeed(() => db.tail(), commits, { pollMs: 3_600_000, wakeups, onError: (error) => { throw error; }, idsKnownAtCommit: db.kind === 'sqlite', idleReadMs: 0 });
+  // No poll during the test: only a commit's wake-up reads the log.
+  feed = new LogChangeFeed(() => db.tail(), commits, { pollMs: 3_600_000, wakeups, onError: (error) => { throw error; }, idsKnownAtCommit: db.kind === 'sqlite' });
   await feed.ready();
 });
 afterAll(async () => {
@@ -157,71 +153,6 @@ describe('the change feed knows where its own commits ended the log', () => {
       expect(tailStatements.some(readsRows)).toBe(true);
     } finally {
       off();
-    }
-  });
-});
-
-describe('while nobody waits for each commit, the change feed reads less often', () => {
-  let elsewhere: (tag?: string) => void = () => undefined;
-  const idleFeeds: LogChangeFeed[] = [];
-  /** A feed of its own (its own commit signal and notifications), putting reads off by `idleReadMs` while nobody waits. */
-  const idleFeed = async (idleReadMs: number) => {
-    const made = new LogChangeFeed(() => db.tail(), new CommitSignal(), {
-      pollMs: 3_600_000, idleReadMs, idsKnownAtCommit: db.kind === 'sqlite',
-      wakeups: { start: async (wake) => { elsewhere = wake; }, close: async () => undefined },
-      onError: (error) => { throw error; },
-    });
-    idleFeeds.push(made);
-    await made.ready();
-    return made;
-  };
-  afterAll(async () => {
-    for (const each of idleFeeds) await each.close();
-  });
-
-  /** Another process's change, and its notification. */
-  const commitElsewhere = async (id: string) => {
-    await db.transaction((manager) => appendChanges(manager, db.kind, [{ entity: 'SETTINGS', id, action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() }], 'another-process'));
-    elsewhere('another-process');
-  };
-
-  it('reads where the log ends once for a burst of commits from elsewhere, then says the log grew past all of them; a subscription that opens after hears only what follows', async () => {
-    const idle = await idleFeed(2_000);
-    let grown = 0;
-    const offGrown = idle.onGrown(() => { grown += 1; }, () => false);
-    const heard: string[] = [];
-    let wanted = false;
-    const off = idle.subscribe((event) => heard.push(event.id), () => wanted);
-    try {
-      // The first wake-up reads at once; the 7 after it, within idleReadMs of that read, make one read after it.
-      await commitElsewhere('burst-0');
-      await expect.poll(() => grown, { timeout: 10_000 }).toBe(1);
-      tailStatements = [];
-      for (let n = 1; n <= 7; n += 1) await commitElsewhere(`burst-${n}`);
-      await expect.poll(() => grown, { timeout: 10_000 }).toBe(2);
-      expect(tailStatements.filter(readsEnd)).toHaveLength(1);
-      expect(tailStatements.filter(readsRows)).toEqual([]);
-      wanted = true;
-      await commitElsewhere('after');
-      await expect.poll(() => heard, { timeout: 10_000 }).toEqual(['after']);
-    } finally {
-      off();
-      offGrown();
-    }
-  });
-
-  it('reads at each commit while a "log grew" listener wants to hear each one (an active webhook)', async () => {
-    // Put off for an hour: each "grown" heard here came from a read at its commit.
-    const idle = await idleFeed(3_600_000);
-    let grown = 0;
-    const offGrown = idle.onGrown(() => { grown += 1; }, () => true);
-    try {
-      for (let n = 1; n <= 3; n += 1) {
-        await commitElsewhere(`watched-${n}`);
-        await expect.poll(() => grown, { timeout: 10_000 }).toBe(n);
-      }
-    } finally {
-      offGrown();
     }
   });
 });

@@ -145,8 +145,7 @@ export class WebhookDispatcher {
 
   /** Runs whenever the feed finds the log grown, and on a timer for retries that come due. */
   start(feed: ChangeFeed): void {
-    // While no webhook is active, nothing here needs each commit: the feed may read less often (IDLE_READ_MS).
-    this.unsubscribe = feed.onGrown(() => { if (!this.noActiveHooks) this.wake(); }, () => !this.noActiveHooks);
+    this.unsubscribe = feed.onGrown(() => { if (!this.noActiveHooks) this.wake(); });
     this.timer = setInterval(() => this.hooksChanged(), this.tickMs());
     this.timer.unref();
     this.wake();

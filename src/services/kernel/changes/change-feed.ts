@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { EntityManager } from 'typeorm';
 import { newestChangeId, readChanges } from './change-log.js';
 import type { ChangeEvent, CommitSignal } from './change-events.js';
@@ -16,12 +17,8 @@ export interface ChangeFeed {
    * rows.
    */
   subscribe(listener: (event: ChangeEvent) => void, wanted?: () => boolean): () => void;
-  /**
-   * "The log has grown": called after each read that found new changes, whether or not their rows were read (the
-   * webhook dispatcher). `wanted` says whether the listener needs to hear it at each commit (the dispatcher: while a
-   * webhook is active); while no listener of either kind wants that, the feed reads at most every IDLE_READ_MS.
-   */
-  onGrown(listener: () => void, wanted?: () => boolean): () => void;
+  /** "The log has grown": called after each read that found new changes, whether or not their rows were read (the webhook dispatcher). */
+  onGrown(listener: () => void): () => void;
   /** Resolves once the feed hears changes (on PostgreSQL, once LISTEN is on). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -45,17 +42,6 @@ export interface Wakeups {
  * NOTIFY wakes the feed; the poll only covers a wake-up that never came.
  */
 export const POLL_MS = { sqlite: 250, postgres: 5_000 } as const;
-/**
- * While no listener wants to hear each commit, the feed reads where the log
- * ends at most this often, however many commits wake it. On PostgreSQL every
- * commit on every server wakes every server, and each wake-up read (which
- * also moves the change queue into the log, a write of its own) made a
- * server's cost per write grow with the number of servers (BENCHMARKS.md,
- * "servers"). The end is still read, only less often: a subscription that
- * opens reads rows from it, so it may hear a change committed up to this
- * long before it opened (a look again, never a loss).
- */
-export const IDLE_READ_MS = 250;
 /** Changes read per statement; a feed that is behind reads batch after batch until it is not. */
 const BATCH = 500;
 
@@ -71,8 +57,6 @@ interface LogFeedOptions {
    * the log, change-log.ts) the end is read.
    */
   idsKnownAtCommit: boolean;
-  /** IDLE_READ_MS unless a test says otherwise. */
-  idleReadMs?: number;
 }
 
 /**
@@ -83,13 +67,9 @@ interface LogFeedOptions {
  * log delivers, and each id once, so no change is heard twice.
  */
 export class LogChangeFeed implements ChangeFeed {
+  private readonly emitter = new EventEmitter();
   /** Each change's listeners, with whether each wants the changes' rows now. */
   private readonly listeners = new Map<(event: ChangeEvent) => void, () => boolean>();
-  /** "The log has grown" listeners, with whether each wants to hear it at each commit. */
-  private readonly growthListeners = new Map<() => void, () => boolean>();
-  /** When the last read began (performance.now()), and the read put off until IDLE_READ_MS after it. */
-  private lastReadAt = -Infinity;
-  private putOff: NodeJS.Timeout | null = null;
   private lastId = 0;
   /** The newest log id this process's own commits appended (CommitSignal): where the log ends, unless another process wrote since. */
   private ownEnd = 0;
@@ -106,18 +86,18 @@ export class LogChangeFeed implements ChangeFeed {
     private readonly tail: () => Promise<EntityManager>,
     private readonly commits: CommitSignal,
     private readonly options: LogFeedOptions,
-  ) {}
+  ) {
+    this.emitter.setMaxListeners(0);
+  }
 
   subscribe(listener: (event: ChangeEvent) => void, wanted: () => boolean = () => true): () => void {
     this.listeners.set(listener, wanted);
     return () => this.listeners.delete(listener);
   }
 
-  onGrown(listener: () => void, wanted: () => boolean = () => true): () => void {
-    // Wrapped: the same function registered twice is two listeners, each removed by its own unsubscribe.
-    const each = () => listener();
-    this.growthListeners.set(each, wanted);
-    return () => this.growthListeners.delete(each);
+  onGrown(listener: () => void): () => void {
+    this.emitter.on('grown', listener);
+    return () => this.emitter.off('grown', listener);
   }
 
   ready(): Promise<void> {
@@ -128,45 +108,19 @@ export class LogChangeFeed implements ChangeFeed {
   /** Reads the log now (coalesced with a read under way): something, maybe another process, may have grown it. */
   wake(): void {
     this.othersMayHaveWritten = true;
-    this.read();
-  }
-
-  /** A read now when a listener wants to hear each commit; otherwise at most one per idleReadMs (IDLE_READ_MS). */
-  private read(): void {
-    if (this.anyoneWaiting()) {
-      this.reads.request();
-      return;
-    }
-    const wait = this.lastReadAt + (this.options.idleReadMs ?? IDLE_READ_MS) - performance.now();
-    if (wait <= 0) {
-      this.reads.request();
-      return;
-    }
-    if (this.putOff || this.closed) return;
-    this.putOff = setTimeout(() => {
-      this.putOff = null;
-      this.reads.request();
-    }, wait);
-    this.putOff.unref();
-  }
-
-  private anyoneWaiting(): boolean {
-    if (this.rowsWanted()) return true;
-    for (const wanted of this.growthListeners.values()) if (wanted()) return true;
-    return false;
+    this.reads.request();
   }
 
   /** This process committed, and its log ended at `newestId` (null: not known, read it). */
   private ownCommit(newestId: number | null): void {
     if (newestId === null || !this.options.idsKnownAtCommit) return this.wake();
     this.ownEnd = Math.max(this.ownEnd, newestId);
-    this.read();
+    this.reads.request();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.putOff) clearTimeout(this.putOff);
     this.unsubscribe?.();
     await this.options.wakeups?.close();
     await this.reads.settled();
@@ -200,7 +154,6 @@ export class LogChangeFeed implements ChangeFeed {
    */
   private async drain(): Promise<void> {
     const start = this.lastId;
-    this.lastReadAt = performance.now();
     try {
       const manager = await this.tail();
       for (;;) {
@@ -230,6 +183,6 @@ export class LogChangeFeed implements ChangeFeed {
     } catch (error) {
       if (!this.closed) this.options.onError(error);
     }
-    if (this.lastId > start && !this.closed) for (const listener of [...this.growthListeners.keys()]) listener();
+    if (this.lastId > start && !this.closed) this.emitter.emit('grown');
   }
 }
