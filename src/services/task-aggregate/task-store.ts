@@ -69,8 +69,8 @@ export async function loadTaskForChange(
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
   const [row] = taskId === null ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
   const task = row ? memoryOf(row) : null;
-  if (task?.kind === 'NOTE') throw refuse('NOT_A_TASK', { memoryId: String(task.id), kind: 'NOTE' });
-  if (!task || (tasksOnly && task.sessionId)) throw taskNotFound(String(id));
+  const notATask = whyNotATask(task, String(id), tasksOnly);
+  if (notATask || !task) throw notATask ?? taskNotFound(String(id));
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
     throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`, { taskId: String(task.id) });
   }
@@ -119,9 +119,14 @@ async function whyNotInTask(uow: UnitOfWork, itemId: string, taskId: string, not
   const id = parseId(taskId);
   const [row] = id === null ? [] : await selectRows(uow.manager, SELECT_TASK, [id]);
   const task = row ? memoryOf(row) : null;
+  return whyNotATask(task, taskId, notAPlan) ?? itemNotInTask(itemId, taskId);
+}
+
+/** The refusal for a memory named as a task that is none (missing, a note, or a plan where only tasks will do); null for a task. */
+function whyNotATask(task: MemoryEntity | null, id: string, tasksOnly = false): DomainError | null {
   if (task?.kind === 'NOTE') return refuse('NOT_A_TASK', { memoryId: String(task.id), kind: 'NOTE' });
-  if (!task || (notAPlan && task.sessionId)) return taskNotFound(taskId);
-  return itemNotInTask(itemId, taskId);
+  if (!task || (tasksOnly && task.sessionId)) return taskNotFound(id);
+  return null;
 }
 
 /** A task as read unlocked, before its row lock is taken: whose plan it is (null: a knowledge-base task), its version, its items then. */
