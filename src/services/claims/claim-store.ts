@@ -8,7 +8,7 @@ import { scopeCondition } from '../kernel/domain-scope.js';
 import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { HOLD_TASK_HISTORY, insertTaskEvent, TRY_TASK_HISTORY, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
+import { holdTaskHistorySql, insertTaskEvent, latestRecorded, tryTaskHistorySql, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 import { markClaimedUntil } from '../task-aggregate/ready-rows.js';
 import { noteClaimsEnded } from './claim-expiry.js';
@@ -44,46 +44,49 @@ export async function liveClaimCountOfOwner(manager: EntityManager, owner: strin
 }
 
 /**
- * Takes the claim row for `sessionId` when no live claim holds it: a new row,
- * or an expired one taken over, in one statement (the WHERE of ON CONFLICT
- * is checked on the row as committed, so of two takers only one gets it).
- * An expired row of another session is remembered as taken from it (the
- * fence refuses that session's late changes as taken over); the same
- * session taking its own lapsed row again keeps what the row said. The
- * claim is stamped with the database's clock as this statement runs, after
- * every lock the write waited for, and ends `ttlSeconds` later, so no claim
- * is handed out already expired. Returns its stamps; null when another
- * session's live claim holds the item. The item's ready row carries the
- * new expiry. `holdHistory: 'try'` (PostgreSQL): the task's history lock is
- * taken only if free, and null comes back when it is not, for a write that
- * holds another task's locks already (claimNext with finish): waiting there
- * could close a cycle with a writer doing the same the other way round.
+ * The claim's upsert: a new row, or an expired one taken over, in one
+ * statement (the WHERE of ON CONFLICT is checked on the row as committed, so
+ * of two takers only one gets it). An expired row of another session is
+ * remembered as taken from it (the fence refuses that session's late
+ * changes as taken over); the same session taking its own lapsed row again
+ * keeps what the row said. `item` and `task` are SQL for the ids, `from` a
+ * source with the clock as `t."clock"`; its parameters are the session, the
+ * ttl in seconds and the owner. Returns the claim's item, claimedAt and
+ * expiresAt; no row when a live claim of another session holds the item.
  */
-export async function takeClaim(
-  manager: EntityManager,
-  claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'owner'>,
-  ttlSeconds: number,
-  { holdHistory = false }: { holdHistory?: boolean | 'try' } = {},
-): Promise<Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null> {
-  const kind = kindOf(manager);
-  const values = [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner];
+function claimUpsert(kind: DatabaseKind, item: string, task: string, from: string): string {
   // Parameters are cast: PostgreSQL types a SELECT's parameters on their own, not as the columns they go into.
-  const insert = `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner")
-     SELECT CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS VARCHAR(64)), ${dbStampSql(kind, 't."clock"')}, ${dbStampSql(kind, 't."clock"', '?')}, CAST(? AS VARCHAR(64))
-     FROM ${kind === 'postgres' ? 't' : clockRowSql(kind)} WHERE 1 = 1
+  return `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner")
+     SELECT ${item}, ${task}, CAST(? AS VARCHAR(64)), ${dbStampSql(kind, 't."clock"')}, ${dbStampSql(kind, 't."clock"', '?')}, CAST(? AS VARCHAR(64))
+     FROM ${from} WHERE 1 = 1
      ON CONFLICT ("itemId") DO UPDATE SET "taskId" = excluded."taskId", "sessionId" = excluded."sessionId",
        "claimedAt" = excluded."claimedAt", "expiresAt" = excluded."expiresAt", "owner" = excluded."owner",
        "takenFrom" = CASE WHEN "claims"."sessionId" = excluded."sessionId" THEN "claims"."takenFrom" ELSE "claims"."sessionId" END
      WHERE NOT (${claimIsLive('"claims"', kind)})
      RETURNING "itemId", "claimedAt", "expiresAt"`;
+}
+
+/**
+ * Takes the claim row for `sessionId` when no live claim holds it
+ * (claimUpsert). The claim is stamped with the database's clock as this
+ * statement runs, after every lock the write waited for, and ends
+ * `ttlSeconds` later, so no claim is handed out already expired. Returns its
+ * stamps; null when another session's live claim holds the item. The item's
+ * ready row carries the new expiry.
+ */
+export async function takeClaim(
+  manager: EntityManager,
+  claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'owner'>,
+  ttlSeconds: number,
+): Promise<Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null> {
+  const kind = kindOf(manager);
+  const values = [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner];
+  const insert = claimUpsert(kind, 'CAST(? AS INTEGER)', 'CAST(? AS INTEGER)', kind === 'postgres' ? 't' : clockRowSql(kind));
   if (kind === 'postgres') {
-    // One round trip: (with holdHistory) the task's history lock (holdTaskHistory), the clock read after it, the
-    // claim, and its ready row's expiry.
-    const clock = holdHistory === 'try' ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${TRY_TASK_HISTORY} AS "held") h WHERE h."held"`
-      : holdHistory ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${HOLD_TASK_HISTORY}) h` : `SELECT clock_timestamp() AS "clock"`;
-    const [row] = await selectRows(manager, `WITH t AS (${clock}), c AS (${insert}),
+    // One round trip: the clock, the claim, and its ready row's expiry.
+    const [row] = await selectRows(manager, `WITH t AS (SELECT clock_timestamp() AS "clock"), c AS (${insert}),
       r AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
-      SELECT c."claimedAt", c."expiresAt" FROM c`, holdHistory ? [claim.taskId, ...values] : values);
+      SELECT c."claimedAt", c."expiresAt" FROM c`, values);
     return row ? { claimedAt: row[0] as string, expiresAt: row[1] as string } : null;
   }
   const [row] = await selectRows(manager, insert, values);
@@ -108,11 +111,16 @@ export async function claimRowForFence(
   const read = `SELECT ${claimColumns('c')}, ${dbNowSql(kind)} FROM "claims" c WHERE c."itemId" = ?`;
   let row: unknown[] | undefined;
   if (end && kind === 'postgres') {
-    // Both parts read the row as it was before the statement: the fence's verdict is on the claim being ended. A refusal rolls the end back.
-    [row] = await selectRows(manager, `WITH f AS (${read}), e AS (UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING 1)
+    // Both parts read the row as it was before the statement: the fence's verdict is on the claim being ended. A refusal
+    // rolls the end back. The claim's end, whether this statement ends it (e) or it had lapsed already (f), is accounted
+    // for in claim_expiries as noteClaimsEnded does: ended on purpose, with a change of its own, not told as an expiry.
+    [row] = await selectRows(manager, `WITH f AS (${read}),
+      e AS (UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING "itemId", "expiresAt"),
+      n AS (INSERT INTO "claim_expiries" ("itemId", "expiresAt")
+        SELECT e."itemId", e."expiresAt" FROM e
+        UNION ALL SELECT f."itemId", f."expiresAt" FROM f WHERE NOT EXISTS (SELECT 1 FROM e) AND NOT (${claimIsLive('f', kind)})
+        ON CONFLICT DO NOTHING)
       SELECT * FROM f`, [itemId, itemId]);
-    // Ended on purpose, with a change of its own: not to be told as an expiry (claim-expiry.ts).
-    await noteClaimsEnded(manager, 'itemId', [itemId]);
   } else {
     [row] = await selectRows(manager, read, [itemId]);
     if (end) await endClaimsOnItems(manager, [itemId], { leavingReady: true });
@@ -171,9 +179,11 @@ export async function recordClaim(
   action: HistoryAction,
   change: ItemChange,
   tip: HistoryTip | null,
+  /** The unit of work's last write, the task's history lock held already (claimNext): the row goes with the change-log append (insertTaskEvent). */
+  { last = false }: { last?: boolean } = {},
 ): Promise<void> {
   const list = snapshotOf(items);
-  await insertTaskEvent(uow, task.id, action, tip ? latestRecorded(tip) : list, list, [change]);
+  await insertTaskEvent(uow, task.id, action, tip ? latestRecorded(tip) : list, list, [change], { last });
   if (tip) tip.recorded = list;
   uow.emit({
     entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
@@ -223,32 +233,91 @@ export async function readyItems(manager: EntityManager, domain: string, { limit
   return rows.map((row) => ({ item: itemOf(row), domain: row[ITEM_WIDTH] as string | null }));
 }
 
+/** What claimReadyItem took: the ready item and its claim's stamps, or the item with null stamps when its claim was refused. */
+export interface ReadyClaim {
+  /** The item chosen (null when none was taken), with its domain and the live claims the session held before this one. */
+  ready: (ReadyItem & { sessionClaims: number }) | null;
+  /** The claim's stamps; null when a live claim of another session holds the item (taken since the queue was read). */
+  stamps: Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null;
+  /** Nothing was taken, but free ready items were there: their tasks' history locks or rows were held by other writes. */
+  busy: boolean;
+}
+
+/** How many free ready items (in hand-out order) one claim statement looks at before it answers busy. */
+const CANDIDATES = 32;
+
 /**
- * claimNext's candidate: one free ready item of the scope, leaving out
- * `passed`, in one indexed statement. Taken by place in the list before task
- * (every task's first ready item, then every task's next), so agents taking
- * items one after another land on different tasks and do not queue on one
- * task's history; dependency order holds because only ready items have rows.
- * On PostgreSQL the ready row and the item's row are locked FOR UPDATE SKIP
- * LOCKED: concurrent callers pass over each other's candidates instead of
- * waiting, and an item a write holds (a late DONE being fenced) is passed
- * over until that write ends, as the fence expects (claim-fence.ts). The
- * item's own state is checked again beside its row.
+ * claimNext's claim: one free ready item of the scope, leaving out `passed`,
+ * claimed for the session in one statement with its ready row's expiry.
+ * Taken by place in the list before task (every task's first ready item,
+ * then every task's next), so agents taking items one after another land on
+ * different tasks and do not queue on one task's history; dependency order
+ * holds because only ready items have rows. `preferTask`'s items come first
+ * (a task whose locks this write holds already).
+ *
+ * On PostgreSQL the claim records the task's list in its history, so it
+ * needs the task's history lock (history-rows.ts). `wait: false` looks at
+ * the first CANDIDATES free ready items in order and takes the first whose
+ * task's history lock is free, taking that lock only if free and then the
+ * ready row and the item's row FOR UPDATE SKIP LOCKED: a candidate that is
+ * busy is passed over without being locked, so other callers can still take
+ * it, and `busy` tells that from nothing ready. `wait: true` locks the first
+ * free ready row (SKIP LOCKED) and then waits for its task's history lock:
+ * only for a write that holds no other task's locks (waiting while holding
+ * one could close a cycle with a writer doing the same the other way round).
+ * Either way an item a write holds (a late DONE being fenced) is passed
+ * over until that write ends, as the fence expects (claim-fence.ts), and the
+ * claim is stamped after the lock is held. On SQLite the write lock runs one
+ * writer at a time: the candidate is read, then claimed (takeClaim).
  */
-export async function takeReadyCandidate(
-  manager: EntityManager, domain: string, passed: readonly number[], sessionId: string,
-  /** A task whose ready items come first: the one this write just settled an item of, whose locks it holds already. */
-  preferTask: number | null = null,
-): Promise<(ReadyItem & { sessionClaims: number }) | null> {
+export async function claimReadyItem(
+  manager: EntityManager,
+  claim: { domain: string; passed: readonly number[]; sessionId: string; owner: string | null; ttlSeconds: number; preferTask: number | null; wait: boolean },
+): Promise<ReadyClaim> {
   const kind = kindOf(manager);
-  const { where, scope } = readyScope(domain);
-  const skip = passed.length ? ` AND r."itemId" NOT IN (${placeholders(passed.length)})` : '';
-  const locking = kind === 'postgres' ? ' FOR UPDATE OF r, i SKIP LOCKED' : '';
-  // With the candidate, the live claims the session holds (liveClaimCount), for the cap: one round trip, not two.
-  const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)})
-    FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
-    WHERE ${where} AND ${readyRowIsFree(kind)} AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')${skip}
-    ORDER BY ${preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
-  const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed, ...(preferTask === null ? [] : [preferTask])]);
-  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) } : null;
+  const { where, scope } = readyScope(claim.domain);
+  const skip = claim.passed.length ? ` AND r."itemId" NOT IN (${placeholders(claim.passed.length)})` : '';
+  const prefer = claim.preferTask === null ? [] : [claim.preferTask];
+  const order = `${claim.preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC`;
+  const itemOpen = `i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')`;
+  // The live claims the session holds (liveClaimCount), for the cap: read with the claim, not in a round trip of its own.
+  const held = `(SELECT COUNT(*) FROM "claims" x WHERE x."sessionId" = ? AND ${claimIsLive('x', kind)})`;
+  if (kind !== 'postgres') {
+    const sql = `SELECT ${itemColumns('i')}, r."domain", ${held} FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+      WHERE ${where} AND ${readyRowIsFree(kind)} AND ${itemOpen}${skip} ORDER BY ${order} LIMIT 1`;
+    const [row] = await selectRows(manager, sql, [claim.sessionId, ...scope, false, ...claim.passed, ...prefer]);
+    if (!row) return { ready: null, stamps: null, busy: false };
+    const ready = { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) };
+    const stamps = await takeClaim(manager, { itemId: ready.item.id, taskId: ready.item.taskId, sessionId: claim.sessionId, owner: claim.owner }, claim.ttlSeconds);
+    return { ready, stamps, busy: false };
+  }
+  let chosen: string;
+  let chosenParameters: unknown[];
+  if (claim.wait) {
+    chosen = `k AS (SELECT ${itemColumns('i')}, r."domain" FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+        WHERE ${where} AND ${readyRowIsFree(kind)} AND ${itemOpen}${skip} ORDER BY ${order} LIMIT 1 FOR UPDATE OF r, i SKIP LOCKED),
+      t AS (SELECT clock_timestamp() AS "clock" FROM k CROSS JOIN LATERAL (SELECT ${holdTaskHistorySql('k."taskId"')}) h)`;
+    chosenParameters = [...scope, false, ...claim.passed, ...prefer];
+  } else {
+    // The candidates are read unlocked, in order (o, a fence the planner keeps: its LIMIT), and each is tried in turn
+    // (the LATERAL, run once per candidate until one row comes out): the task's lock if free, evaluated on the joined
+    // row before FOR UPDATE locks it, so a busy task's row is never locked; then the rows, skipping those locked.
+    chosen = `o AS (SELECT r."itemId", r."taskId" FROM "ready_items" r WHERE ${where} AND ${readyRowIsFree(kind)}${skip} ORDER BY ${order} LIMIT ${CANDIDATES}),
+      k AS (SELECT l.* FROM o CROSS JOIN LATERAL (SELECT ${itemColumns('i')}, r."domain" FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+          WHERE r."itemId" = o."itemId" AND ${readyRowIsFree(kind)} AND ${itemOpen} AND ${tryTaskHistorySql('o."taskId"')}
+          FOR UPDATE OF r, i SKIP LOCKED) l LIMIT 1),
+      t AS (SELECT clock_timestamp() AS "clock" FROM k)`;
+    chosenParameters = [...scope, ...claim.passed, ...prefer, false];
+  }
+  const busy = claim.wait ? 'FALSE' : '(SELECT COUNT(*) FROM o) > 0';
+  const [row] = await selectRows(manager, `WITH ${chosen},
+      c AS (${claimUpsert(kind, 'k."id"', 'k."taskId"', 'k, t')}),
+      u AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
+    SELECT ${itemColumns('k')}, k."domain", ${held}, c."claimedAt", c."expiresAt", ${busy}
+    FROM (SELECT 1 AS "one") one LEFT JOIN k ON 1 = 1 LEFT JOIN c ON c."itemId" = k."id"`,
+  [...chosenParameters, claim.sessionId, claim.ttlSeconds, claim.owner, claim.sessionId]);
+  if (row[0] === null) return { ready: null, stamps: null, busy: row[ITEM_WIDTH + 4] === true };
+  const ready = { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) };
+  const stamps = row[ITEM_WIDTH + 2] === null ? null : { claimedAt: row[ITEM_WIDTH + 2] as string, expiresAt: row[ITEM_WIDTH + 3] as string };
+  return { ready, stamps, busy: false };
 }

@@ -12,7 +12,7 @@ import type { ItemChanged } from '../task-aggregate/task-view.js';
 
 /** What a finish asks of updateItem: the held item settled, with the agent's comment. */
 interface ItemSettling { id: string; state: ItemState; comment: string | null }
-import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim, takeReadyCandidate } from './claim-store.js';
+import { claimReadyItem, endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim } from './claim-store.js';
 
 interface ClaimInput {
   id: string;
@@ -39,17 +39,11 @@ export interface ClaimNextResult {
 }
 
 /**
- * How many ready items claimNext tries before it answers that none is free:
- * on PostgreSQL a candidate can be taken between the read and the claim (the
- * claim's own statement then refuses it) and the next one is tried.
+ * How many times claimNext claims again after its claim was refused (a
+ * candidate claimed by another session between the read of the queue and
+ * the claim) before it answers that none is free.
  */
-const CLAIM_NEXT_TRIES = 20;
-/**
- * With finish, fewer: a candidate is passed over when its task's history lock
- * is busy too, and each one passed stays locked (skipped by everyone) until
- * this write commits.
- */
-const CLAIM_NEXT_TRIES_HOLDING = 5;
+const CLAIM_NEXT_TRIES = 5;
 
 /**
  * Claims: leases on items by agent sessions, timed by the database's clock.
@@ -182,37 +176,42 @@ export class ClaimService {
 
   /**
    * claimNext's work: claims a free ready item of `domain` for `sessionId`
-   * (takeReadyCandidate), or null. The task's history lock is taken before
-   * the claim, so the claim is stamped after every wait of the write.
+   * (claimReadyItem), or null. The task's history lock is taken before the
+   * claim, so the claim is stamped after every wait of the write: the first
+   * candidate whose task's lock is free, and, when every candidate's is held
+   * by other writes and this write holds no task's locks, the first
+   * candidate's, waiting for it.
    */
   private async claimFirstReady(
     uow: UnitOfWork, sessionId: string, domain: string, ttl: number,
     /**
      * The task this write settled an item of (claimNext with finish), and its items as they stand: its locks are held,
      * so its ready items come first (an item the settle freed among them) and its list is not read again. Another
-     * task's history lock is then only taken if free (takeClaim's 'try'): waiting for it while holding this one's
-     * could deadlock with a worker doing the same the other way round.
+     * task's history lock is then never waited for: waiting for it while holding this one's could deadlock with a
+     * worker doing the same the other way round.
      */
     holding: { taskId: number; items: ItemEntity[] } | null = null,
   ): Promise<ClaimResult | null> {
     uow.touchDomain(domain);
     const passed: number[] = [];
-    for (let attempt = 0; attempt < (holding ? CLAIM_NEXT_TRIES_HOLDING : CLAIM_NEXT_TRIES); attempt += 1) {
-      const ready = await takeReadyCandidate(uow.manager, domain, passed, sessionId, holding?.taskId ?? null);
+    const owner = uow.caller.principal ?? null;
+    for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
+      const spec = { domain, passed, sessionId, owner, ttlSeconds: ttl, preferTask: holding?.taskId ?? null };
+      let taken = await claimReadyItem(uow.manager, { ...spec, wait: false });
+      if (!taken.ready && taken.busy && !holding) taken = await claimReadyItem(uow.manager, { ...spec, wait: true });
+      const { ready, stamps } = taken;
       if (!ready) return null;
-      // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
+      // Checked once there is something to take: with nothing ready the answer is null, at a cap or not. A claim at the
+      // cap is refused here, and the refusal rolls back the claim the statement wrote.
       if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready.sessionClaims);
       const { item } = ready;
-      // The task is not locked here (its item is): the claim's statement first waits for any change of its list not
-      // yet committed (the task's history lock), so the history row records the list as it stands.
-      const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
-      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: holding ? 'try' : true });
       if (!stamps) {
         passed.push(item.id);
         continue;
       }
+      const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner };
       const items = holding?.taskId === item.taskId ? holding.items : await itemsOfTaskIds(uow.manager, [item.taskId]);
-      await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
+      await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null, { last: true });
       return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
     }
     return null;
