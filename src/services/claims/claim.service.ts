@@ -210,6 +210,8 @@ export class ClaimService {
         continue;
       }
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner };
+      // Read after the claim's statement took the task's history lock (that statement's own reads predate the lock),
+      // so the history row records the list as it stands.
       const items = holding?.taskId === item.taskId ? holding.items : await itemsOfTaskIds(uow.manager, [item.taskId]);
       await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null, { last: true });
       return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
