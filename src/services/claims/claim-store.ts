@@ -235,8 +235,8 @@ export async function readyItems(manager: EntityManager, domain: string, { limit
 
 /** What claimReadyItem took: the ready item and its claim's stamps, or the item with null stamps when its claim was refused. */
 export interface ReadyClaim {
-  /** The item chosen (null when none was taken), with its domain and the live claims the session held before this one. */
-  ready: (ReadyItem & { sessionClaims: number }) | null;
+  /** The item chosen (null when none was taken), with its domain and the live claims the session and its owner held before this one. */
+  ready: (ReadyItem & { sessionClaims: number; ownerClaims: number }) | null;
   /** The claim's stamps; null when a live claim of another session holds the item (taken since the queue was read). */
   stamps: Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null;
   /** Nothing was taken, but free ready items were there: their tasks' history locks or rows were held by other writes. */
@@ -280,14 +280,17 @@ export async function claimReadyItem(
   const prefer = claim.preferTask === null ? [] : [claim.preferTask];
   const order = `${claim.preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC`;
   const itemOpen = `i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')`;
-  // The live claims the session holds (liveClaimCount), for the cap: read with the claim, not in a round trip of its own.
-  const held = `(SELECT COUNT(*) FROM "claims" x WHERE x."sessionId" = ? AND ${claimIsLive('x', kind)})`;
+  // The live claims the session and its owner hold (liveClaimCount, liveClaimCountOfOwner; none for no owner), for the
+  // caps: read with the claim, as they were before it, not in round trips of their own.
+  const held = `(SELECT COUNT(*) FROM "claims" x WHERE x."sessionId" = ? AND ${claimIsLive('x', kind)}),
+    (SELECT COUNT(*) FROM "claims" y WHERE y."owner" = CAST(? AS VARCHAR(64)) AND ${claimIsLive('y', kind)})`;
+  const heldParameters = [claim.sessionId, claim.owner];
   if (kind !== 'postgres') {
     const sql = `SELECT ${itemColumns('i')}, r."domain", ${held} FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
       WHERE ${where} AND ${readyRowIsFree(kind)} AND ${itemOpen}${skip} ORDER BY ${order} LIMIT 1`;
-    const [row] = await selectRows(manager, sql, [claim.sessionId, ...scope, false, ...claim.passed, ...prefer]);
+    const [row] = await selectRows(manager, sql, [...heldParameters, ...scope, false, ...claim.passed, ...prefer]);
     if (!row) return { ready: null, stamps: null, busy: false };
-    const ready = { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) };
+    const ready = { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]), ownerClaims: num(row[ITEM_WIDTH + 2]) };
     const stamps = await takeClaim(manager, { itemId: ready.item.id, taskId: ready.item.taskId, sessionId: claim.sessionId, owner: claim.owner }, claim.ttlSeconds);
     return { ready, stamps, busy: false };
   }
@@ -315,9 +318,9 @@ export async function claimReadyItem(
       u AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
     SELECT ${itemColumns('k')}, k."domain", ${held}, c."claimedAt", c."expiresAt", ${busy}
     FROM (SELECT 1 AS "one") one LEFT JOIN k ON 1 = 1 LEFT JOIN c ON c."itemId" = k."id"`,
-  [...chosenParameters, claim.sessionId, claim.ttlSeconds, claim.owner, claim.sessionId]);
-  if (row[0] === null) return { ready: null, stamps: null, busy: row[ITEM_WIDTH + 4] === true };
-  const ready = { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]) };
-  const stamps = row[ITEM_WIDTH + 2] === null ? null : { claimedAt: row[ITEM_WIDTH + 2] as string, expiresAt: row[ITEM_WIDTH + 3] as string };
+  [...chosenParameters, claim.sessionId, claim.ttlSeconds, claim.owner, ...heldParameters]);
+  if (row[0] === null) return { ready: null, stamps: null, busy: row[ITEM_WIDTH + 5] === true };
+  const ready = { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]), ownerClaims: num(row[ITEM_WIDTH + 2]) };
+  const stamps = row[ITEM_WIDTH + 3] === null ? null : { claimedAt: row[ITEM_WIDTH + 3] as string, expiresAt: row[ITEM_WIDTH + 4] as string };
   return { ready, stamps, busy: false };
 }

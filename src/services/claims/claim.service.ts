@@ -203,7 +203,7 @@ export class ClaimService {
       if (!ready) return null;
       // Checked once there is something to take: with nothing ready the answer is null, at a cap or not. A claim at the
       // cap is refused here, and the refusal rolls back the claim the statement wrote.
-      if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready.sessionClaims);
+      if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready);
       const { item } = ready;
       if (!stamps) {
         passed.push(item.id);
@@ -248,13 +248,13 @@ export class ClaimService {
    * TOO_LARGE when the calling session holds CLAIMS_PER_SESSION_MAX live
    * claims, or (with auth on) its bearer token's sessions hold
    * CLAIMS_PER_TOKEN_MAX between them. Without auth there is no token to
-   * count by: the per-session cap still holds. `held`: the session's live
-   * claims when the caller has read them already.
+   * count by: the per-session cap still holds. `held`: the session's and
+   * its owner's live claims when the caller has read them already.
    */
-  private async checkClaimCaps(uow: UnitOfWork, sessionId: string, held?: number): Promise<void> {
-    if ((held ?? (await liveClaimCount(uow.manager, sessionId))) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
+  private async checkClaimCaps(uow: UnitOfWork, sessionId: string, held?: { sessionClaims: number; ownerClaims: number }): Promise<void> {
+    if ((held?.sessionClaims ?? (await liveClaimCount(uow.manager, sessionId))) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
     const owner = uow.caller.principal;
-    if (owner && (await liveClaimCountOfOwner(uow.manager, owner)) >= CLAIMS_PER_TOKEN_MAX) throw tooManyClaimsForToken();
+    if (owner && (held?.ownerClaims ?? (await liveClaimCountOfOwner(uow.manager, owner))) >= CLAIMS_PER_TOKEN_MAX) throw tooManyClaimsForToken();
   }
 
   /** The calling session's id: a claim is always a session's (NO_SESSION without one). */
