@@ -5,7 +5,9 @@
 // claim; a runbook note; reminders on; sessions named by their MCP clients, by startSession and by
 // their plan's first step, one finished with a helper, one whole-list, one step-ops, one
 // plan-and-finish; two webhooks, one delivered and one that gave up), then opens each view in
-// Debian's chromium and saves the 19 docs/dashboard-*.png the docs show, one function each below.
+// Debian's chromium and saves the 23 docs/dashboard-*.png the docs show, one function each below. The story also
+// has a person drop a step of the refund worker's plan (shown unseen, then seen after the worker's next call), and
+// this browser "last looked" midway, so Activity and Agents now mark what changed since.
 // For the webhooks picture start the server with TASKBASE_WEBHOOK_ALLOWED_HOSTS=127.0.0.1
 // TASKBASE_WEBHOOK_MAX_ATTEMPTS=2 TASKBASE_WEBHOOK_BACKOFF_MS=100 (the receivers are on this
 // machine, and the failing one must give up while the script waits); without them that one
@@ -73,6 +75,9 @@ const sweep = (await gql(START, { input: { name: 'Nightly refund sweep', preset:
 await gql(START, { input: { parentId: sweep, name: 'Refund sweep: EU accounts' } });
 await gql('mutation($todos: [TodoInput!]!) { writeTodos(todos: $todos) { message } }', { todos: [{ content: 'List refunds older than 7 days', status: 'DONE' }, { content: 'Retry the failed ones', status: 'DONE' }] }, sweep);
 await gql('mutation { finishSession { id } }', {}, sweep);
+// This browser last looked here: what follows is "new since you last looked".
+const lastLooked = Date.now();
+await new Promise((resolve) => setTimeout(resolve, 20));
 
 // A plan-and-finish agent, and one with no name but its plan's first step.
 const checkout = await agent('plan-and-finish', 'Checkout refactor');
@@ -139,6 +144,10 @@ const webhooksReady = await (async () => {
 
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless=new', '--no-sandbox', '--disable-gpu'] });
 const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+// This browser last looked midway through the story (a first visit would start it now, with nothing new).
+await page.goto(`${origin}/#/agents`);
+await page.evaluate((at) => localStorage.setItem('taskbase.lastLooked', String(at)), lastLooked);
+await page.reload();
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -156,6 +165,8 @@ async function openTask(id, { as = DESKTOP, colorScheme = 'light' } = {}) {
   await page.emulateMedia({ colorScheme });
   await page.goto(`${origin}/#/task/${id}`);
   await page.getByRole('button', { name: 'Edit goal' }).waitFor();
+  // A hash change keeps the last view's scroll: each picture starts at the page's top.
+  await page.evaluate(() => window.scrollTo(0, 0));
 }
 
 async function domains() {
@@ -275,10 +286,13 @@ async function planStepOps() {
 /** A person dropping a step: the plan's rules ask why first. */
 async function planAndFinish() {
   await openTask(checkoutPlan);
-  await page.getByLabel('Run the e2e tests', { exact: true }).selectOption({ label: 'dropped' });
-  await page.locator('textarea').first().waitFor();
+  await page.getByRole('button', { name: /^Run the e2e tests: / }).click();
+  await page.locator('[role="menu"] [data-state="DROPPED"]').click();
+  await page.locator('form textarea').first().waitFor();
   await page.getByRole('button', { name: /^Set dropped/ }).waitFor();
   await page.locator('form textarea').first().fill('the e2e runner is replaced next sprint');
+  // Opening the menu scrolled it into view: the picture starts at the page's top.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shot('dashboard-plan-and-finish.png');
   await page.getByRole('button', { name: 'Cancel', exact: true }).click();
 }
@@ -296,12 +310,55 @@ async function planShortcuts() {
   await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor({ state: 'hidden' });
 }
 
+/** Agents now: the stuck checkout agent first, the others working, the sweep finished below, the person's drop seen. */
+async function agentsNow() {
+  await page.goto(`${origin}/#/agents`);
+  await page.locator('table.agents-table tbody tr').nth(3).waitFor();
+  await page.locator('[data-steering="seen"]').first().waitFor();
+  await shot('dashboard-agents.png', { fullPage: true });
+}
+
+/** Activity since this browser last looked: the checkout agent's and the person's changes marked new. */
+async function activity() {
+  await page.goto(`${origin}/#/activity`);
+  await page.locator('.activity-rows li .unread').first().waitFor();
+  await shot('dashboard-activity.png');
+}
+
+/** The person's drop of a step of the refund worker's plan, before the worker's next call. */
+async function steeringUnseen() {
+  await openTask(workerPlan);
+  await page.locator('[data-steering="unseen"]').first().waitFor();
+  await shot('dashboard-steering-unseen.png');
+}
+
+/** The billing task's history, opened at its oldest page: each row names the item, from → to and who did it. */
+async function history() {
+  await openTask(made.task.id);
+  await page.locator('.history summary h3').click();
+  await page.locator('.history ol.events > li').first().waitFor();
+  const oldest = page.getByRole('button', { name: 'Oldest ⇥' });
+  if ((await oldest.count()) && (await oldest.isEnabled())) await oldest.click();
+  await page.locator('.history ol.events > li summary', { hasText: /^task created/ }).waitFor();
+  await page.locator('.history').evaluate((history) => history.scrollIntoView({ block: 'start' }));
+  await shot('dashboard-history.png');
+}
+
 async function planPhoneDark() {
   await openTask(checkoutPlan, { as: PHONE, colorScheme: 'dark' });
   await shot('dashboard-plan-phone-dark.png');
 }
 
 try {
+  // A person drops the worker's last step; the worker has not called since.
+  const workerSteps = (await gql('query($id: ID!) { task(id: $id) { items { nodes { id text } } } }', { id: workerPlan })).task.items.nodes;
+  await gql(UPDATE, { input: { id: workerSteps.at(-1).id, state: 'DROPPED', comment: 'CI runs the billing suite on merge' } });
+  await steeringUnseen();
+  await history();
+  await activity();
+  // The worker's next call tells it; Agents now shows it seen.
+  await worker.call('todo', { op: 'view' });
+  await agentsNow();
   await task();
   await taskDark();
   await taskPhone();

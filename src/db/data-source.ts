@@ -73,7 +73,8 @@ export function dataSourceOptions(url: string, role: ConnectionRole, options: Co
     logger: listeningLogger(listener),
   };
   if (databaseKind(url) === 'postgres') {
-    const extra = postgresSession ? postgresSessionOptions(postgresSession) : {};
+    // pg_stat_activity names each session's server and pool: an operator sees which process holds a lock or an open transaction.
+    const extra = { application_name: `taskbase-${process.pid}-${role}`, ...(postgresSession ? postgresSessionOptions(postgresSession) : {}) };
     return { ...common, type: 'postgres', url, poolSize: role === 'tail' ? 1 : 10, extra } as DataSourceOptions;
   }
   const file = sqlitePath(url);

@@ -1,4 +1,4 @@
-import { QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 
 /**
  * Whether an error means the database cannot be reached or written at all
@@ -9,8 +9,9 @@ import { QueryRunnerAlreadyReleasedError } from 'typeorm';
  * wraps (TypeORM's QueryFailedError keeps the driver's error as driverError).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  // TypeORM's word for a query on a connection it already gave up (PostgreSQL dropped it mid-transaction).
-  return causes(error).some((cause) => cause instanceof QueryRunnerAlreadyReleasedError || unavailableHere(cause));
+  // TypeORM's words for a query on a connection it already gave up (PostgreSQL dropped it mid-transaction): the query
+  // runner's, and the manager's (EntityManager.query, e.g. the search index's write) for the same released runner.
+  return causes(error).some((cause) => cause instanceof QueryRunnerAlreadyReleasedError || cause instanceof QueryRunnerProviderAlreadyReleasedError || unavailableHere(cause));
 }
 
 /** What an agent reads when the database is unavailable: nothing was recorded, and retrying is the fix. */

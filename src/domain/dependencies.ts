@@ -101,7 +101,35 @@ export function findCycle(edges: readonly DependencyEdge[]): string[] | null {
   return null;
 }
 
-/** BAD_USER_INPUT naming the cycle a brief would make, each item by id and label. */
-export function cycleRefused(cycle: readonly string[], labelOf: (id: string) => string): DomainError {
-  return refuse('DEPENDENCY_CYCLE', { itemIds: [...cycle], labels: cycle.map(labelOf) });
+/** BAD_USER_INPUT naming the cycle a brief (or an item's own `after`) would make, each item by id and label. */
+export function cycleRefused(cycle: readonly string[], labelOf: (id: string) => string, by: 'brief' | 'after' = 'brief'): DomainError {
+  return refuse(by === 'brief' ? 'DEPENDENCY_CYCLE' : 'AFTER_CYCLE', { itemIds: [...cycle], labels: cycle.map(labelOf) });
+}
+
+/** What an item's own `after` is checked against: its task's item ids, which of them are deleted, and what it waited for before. */
+interface WaitScope {
+  taskItemIds: ReadonlySet<string>;
+  deleted: ReadonlySet<string>;
+  /** The items its `after` named before: kept even once deleted. */
+  kept: ReadonlySet<string>;
+}
+
+/** The most items one `after` names: as many as one brief's dependsOn. */
+export const AFTER_MAX = 20;
+
+/**
+ * The items `itemId` is to wait for by its own `after`, each once in the order
+ * given: refused when one is not an item of its task (a wait stays inside its
+ * task, as a brief's does), is the item itself, is deleted (unless it was
+ * named before), or when more than AFTER_MAX are named.
+ */
+export function cleanAfter(itemId: string, after: readonly string[], scope: WaitScope): string[] {
+  const ids = [...new Set(after.map((id) => String(id).trim()))];
+  if (ids.length > AFTER_MAX) throw refuse('AFTER_TOO_MANY', { itemId, count: ids.length, limit: AFTER_MAX });
+  for (const id of ids) {
+    if (!scope.taskItemIds.has(id)) throw refuse('AFTER_UNKNOWN', { itemId, waitsFor: id });
+    if (id === itemId) throw refuse('AFTER_ITSELF', { itemId });
+    if (scope.deleted.has(id) && !scope.kept.has(id)) throw refuse('AFTER_DELETED', { itemId, waitsFor: id });
+  }
+  return ids;
 }

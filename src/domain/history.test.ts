@@ -4,7 +4,7 @@ import { CHANGE_ACTIONS, HISTORY_ACTIONS, changesTheList } from './history.js';
 describe('history actions', () => {
   it('count as a change of the list only for steps: not comments, notes, links, claims or task edits', () => {
     expect(HISTORY_ACTIONS.filter((action) => !changesTheList(action))).toEqual([
-      'TASK_EDITED', 'ITEM_LINKED', 'COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED', 'ITEM_CLAIMED', 'CLAIM_RELEASED', 'CLAIM_OVERRIDDEN',
+      'TASK_EDITED', 'ITEM_LINKED', 'ITEM_WAITS', 'COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED', 'ITEM_CLAIMED', 'CLAIM_RELEASED', 'CLAIM_OVERRIDDEN',
     ]);
   });
 

@@ -12,6 +12,8 @@ export const HISTORY_ACTIONS = [
   'TASK_CREATED', 'TASK_EDITED',
   'ITEM_STATE', 'ITEMS_ADDED', 'ITEM_RENAMED', 'ITEM_DELETED', 'ITEM_MOVED', 'ITEM_LINKED',
   'ITEM_RESTORED',
+  // What an item waits for, set by its own `after` (a brief's waits are its NOTE_ADDED or NOTE_EDITED).
+  'ITEM_WAITS',
   'COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED',
   'PLAN_WRITTEN', 'PLAN_CLEARED',
   'ITEM_CLAIMED', 'CLAIM_RELEASED', 'CLAIM_OVERRIDDEN',
@@ -67,7 +69,7 @@ export function historyActionsOf(actions: readonly string[]): HistoryAction[] {
  */
 const IN_ACTIVITY: Record<ChangeAction, boolean> = {
   TASK_CREATED: true, TASK_EDITED: true,
-  ITEM_STATE: true, ITEMS_ADDED: true, ITEM_RENAMED: true, ITEM_DELETED: true, ITEM_MOVED: true, ITEM_LINKED: true, ITEM_RESTORED: true,
+  ITEM_STATE: true, ITEMS_ADDED: true, ITEM_RENAMED: true, ITEM_DELETED: true, ITEM_MOVED: true, ITEM_LINKED: true, ITEM_RESTORED: true, ITEM_WAITS: true,
   COMMENT_ADDED: true, NOTE_ADDED: true, NOTE_EDITED: true, NOTE_DELETED: true,
   PLAN_WRITTEN: true, PLAN_CLEARED: true,
   ITEM_CLAIMED: true, CLAIM_RELEASED: true, CLAIM_OVERRIDDEN: true, ITEM_CLAIM_EXPIRED: true,

@@ -48,6 +48,8 @@ export interface RefusalFacts {
   ITEM_NOT_IN_TASK: { taskId: string; itemId: string };
   /** An id names no memory (note or task). */
   MEMORY_NOT_FOUND: { memoryId: string };
+  /** A change of a task's list names a memory that is a note. */
+  NOT_A_TASK: { memoryId: string; kind: 'NOTE' };
   /** A change names a deleted item. */
   ITEM_DELETED: { itemId: string; text: string };
   /** A brief starts waiting for a deleted item. */
@@ -92,6 +94,16 @@ export interface RefusalFacts {
   DEPENDENCIES_PER_BRIEF: { count: number; limit: number };
   /** A brief's dependsOn would close a cycle: each item waits for the next, and the last for the first. */
   DEPENDENCY_CYCLE: { itemIds: string[]; labels: string[] };
+  /** An item's own `after` names an id that is not an item of its task. */
+  AFTER_UNKNOWN: { itemId: string; waitsFor: string };
+  /** An item's own `after` names the item itself. */
+  AFTER_ITSELF: { itemId: string };
+  /** An item's own `after` starts waiting for a deleted item. */
+  AFTER_DELETED: { itemId: string; waitsFor: string };
+  /** An item's own `after` names more items than one call may. */
+  AFTER_TOO_MANY: { itemId: string; count: number; limit: number };
+  /** An item's own `after` would close a cycle: each item waits for the next, and the last for the first. */
+  AFTER_CYCLE: { itemIds: string[]; labels: string[] };
   /** A note on items sent without its brief. */
   BRIEF_MISSING: Record<string, never>;
   /** An edit that names nothing to change: `fields` are those it takes. */
@@ -130,6 +142,7 @@ export const REFUSAL_CODES: { [R in RefusalReason]: ErrorCode } = {
   ITEM_NOT_FOUND: 'NOT_FOUND',
   ITEM_NOT_IN_TASK: 'NOT_FOUND',
   MEMORY_NOT_FOUND: 'NOT_FOUND',
+  NOT_A_TASK: 'BAD_USER_INPUT',
   ITEM_DELETED: 'DELETED_ITEM',
   DEPENDENCY_DELETED: 'DELETED_ITEM',
   RELATED_NOT_FOUND: 'NOT_FOUND',
@@ -152,6 +165,11 @@ export const REFUSAL_CODES: { [R in RefusalReason]: ErrorCode } = {
   DEPENDENCY_ON_ITSELF: 'BAD_USER_INPUT',
   DEPENDENCIES_PER_BRIEF: 'TOO_LARGE',
   DEPENDENCY_CYCLE: 'BAD_USER_INPUT',
+  AFTER_UNKNOWN: 'UNKNOWN_REFERENCE',
+  AFTER_ITSELF: 'BAD_USER_INPUT',
+  AFTER_DELETED: 'DELETED_ITEM',
+  AFTER_TOO_MANY: 'TOO_LARGE',
+  AFTER_CYCLE: 'BAD_USER_INPUT',
   BRIEF_MISSING: 'BRIEF_INCOMPLETE',
   NOTHING_TO_CHANGE: 'BAD_USER_INPUT',
 };
@@ -163,6 +181,7 @@ export const REFUSAL_REMEDIES: Partial<Record<RefusalReason, Remedy>> = {
   CLAIM_TAKEN_OVER_ENDED: 'CLAIM_IT_AGAIN',
   ITEM_DELETED: 'ADD_THE_WORK_AGAIN',
   DEPENDENCY_DELETED: 'WAIT_FOR_A_LIVE_ITEM',
+  AFTER_DELETED: 'WAIT_FOR_A_LIVE_ITEM',
   RELATED_NOT_FOUND: 'LINK_BY_ID',
   BRIEF_FIELDS_EMPTY: 'FILL_THE_BRIEF',
   COMMENT_EMPTY: 'COMMENT_TEXT',
@@ -249,6 +268,8 @@ function graphqlFact(refusal: Refusal): string {
     }
     case 'MEMORY_NOT_FOUND':
       return `No memory has id "${refusal.facts.memoryId}". Use an id that createNote or createTask returned, or find it with search.`;
+    case 'NOT_A_TASK':
+      return `Memory ${refusal.facts.memoryId} is a note, not a task; change it with editNote. Tasks come from createTask.`;
     case 'ITEM_DELETED': {
       const { itemId, text } = refusal.facts;
       return `Item ${itemId} ("${text}") is deleted; it can still be cited as [[#${itemId}]] but not changed.`;
@@ -313,6 +334,16 @@ function graphqlFact(refusal: Refusal): string {
       return `dependsOn names ${refusal.facts.count} items; one brief waits for at most ${refusal.facts.limit}. Name the items it waits for directly, or split the brief.`;
     case 'DEPENDENCY_CYCLE':
       return `This brief's dependsOn would make a cycle: item ${cycleText(refusal.facts)}. Nothing could ever start; drop one of these dependencies.`;
+    case 'AFTER_UNKNOWN':
+      return `after names "${refusal.facts.waitsFor}", which is not an item of item ${refusal.facts.itemId}'s task. An item waits only for items of its own task; name them by id.`;
+    case 'AFTER_ITSELF':
+      return `after names item ${refusal.facts.itemId} itself; an item cannot wait for itself. Name the items it waits for.`;
+    case 'AFTER_DELETED':
+      return `after names item ${refusal.facts.waitsFor}, which is deleted; item ${refusal.facts.itemId} cannot start waiting for a deleted item.`;
+    case 'AFTER_TOO_MANY':
+      return `after names ${refusal.facts.count} items; an item's after names at most ${refusal.facts.limit}. Name the items it waits for directly (one that waits for the rest is enough), or state the waits in a brief.`;
+    case 'AFTER_CYCLE':
+      return `This after would make a cycle: item ${cycleText(refusal.facts)}. Nothing could ever start; leave one of these items out.`;
     case 'BRIEF_MISSING':
       return 'A note on items is a brief: send brief (goal, context, steps, pitfalls, doneWhen, dependsOn) with items.';
     case 'NOTHING_TO_CHANGE':

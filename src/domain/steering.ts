@@ -52,6 +52,7 @@ const PHRASES: Record<ChangeAction, Phrase | null> = {
   ITEM_MOVED: (what) => `moved ${what}`,
   ITEM_LINKED: null,
   ITEM_RESTORED: (what) => `restored ${what}`,
+  ITEM_WAITS: (what) => `changed what ${what} waits for`,
   COMMENT_ADDED: (what) => `commented on ${what}`,
   NOTE_ADDED: (what) => `added a note to ${what}`,
   NOTE_EDITED: (what) => `edited a note of ${what}`,

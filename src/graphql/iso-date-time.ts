@@ -18,7 +18,8 @@ const STORED_FORM = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]
  *
  * A text already in the stored form is answered as it is; anything else (a
  * Date, a number, another form) goes through graphql-scalars' serialize and
- * is answered as its toISOString, so an answer reads byte for byte as before.
+ * is answered as its toISOString, so an answer reads byte for byte as
+ * graphql-scalars' DateTime would write it.
  */
 export const IsoDateTime = new GraphQLScalarType({
   name: DateTimeResolver.name,

@@ -46,7 +46,7 @@ export async function readForItemFields(ctx: Context, info: GraphQLResolveInfo, 
   const waiters = fields.has('blocks');
   const waiting = fields.has('blockedBy') ? ids : fields.has('ready') ? items.filter(mayBeReady).map((item) => item.id) : [];
   if (Number(claims) + Number(waiters) + Number(waiting.length > 0) >= 2) {
-    // Should the one read fail, the loaders hold nothing and each field reads (and reports) on its own, as before.
+    // Should the one read fail, the loaders hold nothing and each field reads (and reports) on its own.
     reads.push(readCoordination(ctx, ids, claims).catch(() => undefined));
   } else {
     if (claims) reads.push(ctx.loaders.claim.loadMany(ids));

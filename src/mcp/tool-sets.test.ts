@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inferOp } from './step-ops/step-ops.tools.js';
+import { inferOp } from './step-ops/step-ops.parts.js';
 import { parseToolSets } from './tool-sets.js';
 
 describe('parseToolSets', () => {

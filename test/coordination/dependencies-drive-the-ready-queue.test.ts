@@ -86,6 +86,49 @@ describe('dependencies from briefs', () => {
   });
 });
 
+describe('waits without a brief (updateItem after)', () => {
+  it('makes an item wait like a brief does, beside its briefs\' waits; replaced by the next after, cleared by []', async () => {
+    const domain = freshDomain('after');
+    const { task, items: [schema, handler, docs] } = await createTask(server, ['Add the refunds table', 'Write the refund handler', 'Document refunds'], { domain });
+    await waits(task.id, [docs.id], [{ item: schema.id, reason: 'the table first' }]);
+    await server.ok(UPDATE_ITEM, { input: { id: docs.id, after: [handler.id, schema.id] } });
+    // The brief's wait keeps its reason; the one after adds comes after the briefs'.
+    expect((await coordination(docs.id)).blockedBy).toEqual([
+      { item: ref(schema, 1), reason: 'the table first', reasonText: 'the table first' },
+      { item: ref(handler, 2), reason: null, reasonText: null },
+    ]);
+    expect((await coordination(handler.id)).blocks).toEqual([{ id: docs.id, text: docs.text }]);
+    // Item.dependsOn reads the same waits.
+    expect((await server.ok('query($id: ID!) { item(id: $id) { dependsOn { item { id } reason } } }', { id: docs.id })).item.dependsOn).toEqual([
+      { item: { id: schema.id }, reason: 'the table first' }, { item: { id: handler.id }, reason: null },
+    ]);
+    expect(await readyIds(domain)).toEqual([schema.id, handler.id]);
+    const agent = await startSession(server);
+    await server.ok(UPDATE_ITEM, { input: { id: schema.id, state: 'DONE' } });
+    expect((await server.ok(CLAIM_NEXT, { domain }, { session: agent })).claimNext).toMatchObject({ id: handler.id });
+    expect((await server.ok(CLAIM_NEXT, { domain }, { session: agent })).claimNext).toBeNull();
+    // [] clears what after said; the brief's wait, on a settled item now, no longer holds it.
+    await server.ok(UPDATE_ITEM, { input: { id: docs.id, after: [] } });
+    expect(await coordination(docs.id)).toMatchObject({ ready: true, blockedBy: [{ item: { id: schema.id } }] });
+    const history = (await server.ok('query($id: ID!) { task(id: $id) { history(first: 50) { nodes { action } } } }', { id: task.id })).task.history.nodes;
+    expect(history.filter((event: { action: string }) => event.action === 'ITEM_WAITS')).toHaveLength(2);
+  });
+
+  it('refuses a cycle through a brief\'s waits, naming it, an item of another task, and the item itself, recording nothing', async () => {
+    const { task, items: [a, b, c] } = await createTask(server, ['Design the API', 'Build the API', 'Test the API'], { domain: freshDomain('after') });
+    const other = await createTask(server, ['Elsewhere'], { domain: freshDomain('after') });
+    await waits(task.id, [b.id], [{ item: a.id }]);
+    await server.ok(UPDATE_ITEM, { input: { id: c.id, after: [b.id] } });
+    const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', UPDATE_ITEM, { input: { id: a.id, state: 'IN_PROGRESS', after: [c.id] } });
+    expect(message).toContain(`This after would make a cycle: item ${a.id} "Design the API" waits for ${c.id} "Test the API" waits for ${b.id} "Build the API" waits for ${a.id} "Design the API"`);
+    // The brief that would close the same loop is refused too: both kinds of wait are one graph.
+    await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', ADD_TASK_NOTE, { input: { taskId: task.id, title: 'Loop', items: [a.id], brief: brief({ dependsOn: [{ item: c.id }] }) } });
+    const unknown = await server.refused(UPDATE_ITEM, { input: { id: a.id, after: [other.items[0].id] } });
+    expect(unknown.code).toBe('UNKNOWN_REFERENCE');
+    expect((await server.refused(UPDATE_ITEM, { input: { id: a.id, after: [a.id] } })).message).toContain('an item cannot wait for itself');
+  });
+});
+
 describe('ready(domain)', () => {
   it('lists open, unclaimed items whose dependencies are settled, oldest task first, then list order, under the domain only', async () => {
     const domain = freshDomain('ready');

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.js';
 import type { ChangeFeed } from '../../src/services/kernel/changes/change-feed.js';
-import { appendChanges, newestChangeId } from '../../src/services/kernel/changes/change-log.js';
+import { appendChanges, newestChangeId, sequenceChanges } from '../../src/services/kernel/changes/change-log.js';
 import { runStatement } from '../../src/services/kernel/statements.js';
 import { WebhookDispatcher } from '../../src/services/webhooks/webhook-dispatcher.js';
 import { hearTailStatements } from '../fixtures/change-log.js';
@@ -27,7 +27,11 @@ const BACKOFF_MS = 1_000;
 
 const readsHooks = (sql: string) => /FROM "webhooks" WHERE "active"/.test(sql);
 const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
-const change = () => db.transaction((manager) => appendChanges(manager, db.kind, [{ entity: 'SETTINGS', id: 'reminders', action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() }]));
+/** A committed change, read by the feed as a server's feed reads it before it says the log grew (on PostgreSQL, moved from the queue into the log). */
+const change = async () => {
+  await db.transaction((manager) => appendChanges(manager, db.kind, [{ entity: 'SETTINGS', id: 'reminders', action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() }]));
+  await sequenceChanges(await db.tail());
+};
 
 /** Waits for a tick's pass to read the webhooks, so the next tick is most of BACKOFF_MS away (none falls inside a test's window). */
 async function justAfterTick(): Promise<void> {

@@ -149,8 +149,21 @@ if (onPostgres) describe('PostgreSQL sessions (one server per SQLite file: its w
     };
     const loops = [...Array.from({ length: 4 }, () => writer(a, false)), ...Array.from({ length: 4 }, () => writer(b, false)), ...Array.from({ length: 8 }, () => writer(paused, true))];
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const pausedFrom = performance.now();
-    paused.process.kill('SIGSTOP');
+    // Paused at a moment when it holds an open write transaction (pg_stat_activity names its sessions by pid), so
+    // something is cut off: stopped between transactions, it is let go and stopped again a moment later.
+    const openTransactions = async () => (await inProcess!.app.services.db.reader.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'`, [`taskbase-${paused.process.pid}-writer`],
+    ))[0].n as number;
+    let pausedFrom = performance.now();
+    for (let attempt = 0; ; attempt += 1) {
+      pausedFrom = performance.now();
+      paused.process.kill('SIGSTOP');
+      // A statement under way when it stopped finishes; its transaction then waits, idle, for the next one.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      if (await openTransactions() > 0 || attempt === 40) break;
+      paused.process.kill('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+    }
     // Longer than the sessions' idle-in-transaction timeout (5 s by default), so PostgreSQL cuts its open transactions off.
     await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
     // Still paused: the feed, read through another server, has every note acknowledged before this read began.

@@ -114,11 +114,12 @@ describe('claims on items', () => {
 });
 
 describe('dependencies on items', () => {
-  it('shows what an item waits for, with its state, a link and the reason, and what it blocks; live as the blocker settles', async () => {
+  it('shows what an item waits for (by a brief or by after), with its state, a link and the reason, and what it blocks; live as the blocker settles', async () => {
     const domain = freshDomain('dash-deps');
     const { task, items: [table, handler, docs] } = await createTask(server, ['Add the refunds table', 'Write the refund handler', 'Document refunds'], { domain });
     await waits(task.id, handler.id, table.id, 'it writes the refunds table');
-    await waits(task.id, docs.id, handler.id);
+    // A wait declared without a brief (an agent's task_item after) shows like a brief's.
+    await server.ok(UPDATE_ITEM, { input: { id: docs.id, after: [handler.id] } });
 
     const page = await openPage(browser, `${base()}/#/task/${task.id}`);
     const handlerRow = page.locator(`#item-${handler.id}`);

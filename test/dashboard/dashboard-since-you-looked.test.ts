@@ -223,6 +223,43 @@ describe('since you last looked', () => {
     await page.close();
   }, 60_000);
 
+  it("marks a domain's task rows changed since this browser last looked at each task, until the task is opened", async () => {
+    const domain = freshDomain('unread');
+    const { items: [charge] } = await createTask(server, ['Key charges by event id'], { domain, title: 'Billing queue' });
+    await createTask(server, ['Write the runbook'], { domain, title: 'Runbook' });
+    const agent = await startSession(server, { name: 'Billing agent' });
+    const page = await openPage(browser, `${base()}/#/domains/${domain}`);
+    await whenLive(page);
+    const row = (title: string) => page.getByRole('row', { name: new RegExp(title) });
+    await row('Runbook').waitFor();
+    // A first visit starts "since you last looked" now: nothing before it is new.
+    expect(await page.locator('table.tasks .unread').count()).toBe(0);
+
+    await server.ok(UPDATE_ITEM, { input: { id: charge.id, state: 'IN_PROGRESS' } }, { session: agent });
+    await row('Billing queue').locator('.unread', { hasText: '● new' }).waitFor({ timeout: 5000 });
+    expect(await row('Runbook').locator('.unread').count(), 'an unchanged task is not marked').toBe(0);
+    expect((await axeFindings(page)).rules, 'axe on the domain table with an unread row').toEqual([]);
+
+    // Opening the task clears its marker, in this tab and after a reload.
+    await row('Billing queue').getByRole('link', { name: 'Billing queue' }).click();
+    await page.getByRole('heading', { name: 'Billing queue' }).waitFor();
+    await page.goBack();
+    await row('Billing queue').waitFor();
+    expect(await row('Billing queue').locator('.unread').count()).toBe(0);
+    await page.reload();
+    await row('Billing queue').waitFor();
+    expect(await row('Billing queue').locator('.unread').count()).toBe(0);
+
+    // The next change after that look marks it again, on the board as in the table.
+    await server.ok(UPDATE_ITEM, { input: { id: charge.id, state: 'BLOCKED', comment: 'needs the event id index' } }, { session: agent });
+    await row('Billing queue').locator('.unread').waitFor({ timeout: 5000 });
+    await page.getByRole('link', { name: 'Board' }).click();
+    await page.locator('.board .card', { hasText: 'Billing queue' }).locator('.unread').waitFor();
+    expect(await page.locator('.board .card', { hasText: 'Runbook' }).locator('.unread').count()).toBe(0);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('says a finished session left with a blocked step is stuck, not wrapping up', async () => {
     const session = await startSession(server, { name: 'Deploy agent', preset: 'STEP_OPS' });
     await server.ok(SET_PLAN, { steps: ['Build the image', 'Deploy to staging', 'Smoke test', 'Announce'] }, { session });

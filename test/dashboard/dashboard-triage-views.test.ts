@@ -114,7 +114,7 @@ describe('triage views', () => {
     await expectAxeClean(page);
   });
 
-  it('at 390 px puts a domain\'s tasks first and keeps touch targets at least 24 px on the table and a task\'s rows', async () => {
+  it('at 390 px puts a domain\'s tasks first, fits Agents now, the inbox and Activity with their first row on screen, and keeps touch targets at least 24 px', async () => {
     const domain = freshDomain('phone');
     const { task } = await createTask(server, ['First step', 'Second step'], { domain, title: 'Phone task' });
     const page = await openPage(browser, `${base()}/#/domains/${domain}`, { width: 390, height: 844 });
@@ -130,7 +130,26 @@ describe('triage views', () => {
     await page.getByRole('button', { name: 'Actions for “First step”' }).click();
     await page.getByRole('menu', { name: 'Actions for “First step”' }).waitFor();
     expect(await small()).toEqual([]);
-  });
+
+    // Agents now, the inbox and Activity, each with a working agent that holds a claim and a blocked step: no sideways
+    // scroll, the first row on the first screen, and every link and control at least 24 px.
+    const agent = await startSession(server, { name: 'Phone agent' });
+    await server.ok(CLAIM_ITEM, { input: { id: task.items.nodes[0].id, ttlSeconds: 600 } }, { session: agent });
+    await server.ok(UPDATE_ITEM, { input: { id: task.items.nodes[1].id, state: 'BLOCKED', comment: 'waiting for the phone build to be signed by release engineering' } }, { session: agent });
+    const targets = async () => page.evaluate(() => [...(globalThis as any).document.querySelectorAll('main a, main button, main select, main input, main summary, main [role="menuitem"]')]
+      .map((el: any) => ({ el, box: el.getBoundingClientRect() })).filter(({ box }: any) => box.width > 0 && (box.height < 24 || box.width < 24))
+      .map(({ el, box }: any) => `${el.tagName} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 30)} ${Math.round(box.width)}x${Math.round(box.height)}`));
+    for (const [hash, first] of [['#/agents', 'table.agents-table tbody tr'], ['#/attention', 'table.stuck-inbox tbody tr'], [`#/activity?domain=${domain}`, '.activity-rows li']] as const) {
+      await page.goto(`${base()}/${hash}`);
+      await whenLive(page);
+      const firstRow = page.locator(first).first();
+      await firstRow.waitFor();
+      expect((await firstRow.boundingBox())!.y, `${hash}: the first row is on the first screen`).toBeLessThan(844);
+      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth), `${hash} fits 390 px`).toBeLessThanOrEqual(390);
+      expect(await targets(), `${hash}: touch targets of at least 24 px`).toEqual([]);
+      await expectAxeClean(page);
+    }
+  }, 60_000);
 
   it('lists the ready items of every domain in one queue, oldest task first, from the navigation', async () => {
     const first = await createTask(server, ['Pick the region', 'Order the hardware'], { domain: freshDomain('alpha'), title: 'Open the office' });

@@ -2,12 +2,18 @@
  * The inbox of stuck work (stuckItems): every BLOCKED or FAILED item of every
  * task and every plan, running or finished, with no cap, keyset-paged with a
  * true count, each row saying why (the item's note), who set it and since
- * when, and who holds it now.
+ * when, and who holds it now; in the dashboard (Debian's chromium), each row's
+ * state menu records nothing while a person moves through it and exactly one
+ * change when they choose.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness.js';
 import { CLAIM_ITEM, FINISH_SESSION, SET_PLAN, UPDATE_ITEM, UPDATE_STEP } from '../fixtures/documents.js';
+import { axeFindings, launchBrowser, openPage, stateButton, whenLive } from '../fixtures/browser.js';
+import { readHistory } from '../fixtures/history.js';
+import { freshDomain } from '../fixtures/knowledge.js';
 import { startSession } from '../fixtures/sessions.js';
+import { createTask } from '../fixtures/tasks.js';
 
 const STUCK = `query($domain: String, $first: Int, $after: String) { stuckItems(domain: $domain, first: $first, after: $after) {
   totalCount pageInfo { hasNextPage endCursor }
@@ -103,4 +109,54 @@ describe('the inbox of stuck work', () => {
     expect(await server.refused(STUCK, { after: 'bm90IGEgY3Vyc29y' })).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/pageInfo\.endCursor/) });
     expect(await server.refused(STUCK, { domain: 'Fleet' })).toMatchObject({ code: 'INVALID_DOMAIN', message: expect.stringMatching(/Did you mean "fleet"/) });
   });
+});
+
+describe('the inbox in the dashboard', () => {
+  it('moves through a row\'s state menu with the keyboard recording nothing, then records exactly the one state chosen', async () => {
+    const domain = freshDomain('inbox');
+    const { task, items: [vendor] } = await createTask(server, ['Wait on the vendor', 'Other work'], { domain, title: 'Vendor rollout' });
+    await server.ok(UPDATE_ITEM, { input: { id: vendor.id, state: 'BLOCKED', comment: 'Vendor API is down' } });
+    const before = (await readHistory(server, task.id, 200)).length;
+    const browser = await launchBrowser();
+    try {
+      const page = await openPage(browser, `${server.url.replace(/\/graphql$/, '')}/#/attention`);
+      await whenLive(page);
+      const button = stateButton(page, 'Wait on the vendor');
+      await button.waitFor();
+      expect(await button.getAttribute('aria-haspopup')).toBe('menu');
+      // ArrowDown opens the menu on the recorded state; Up, Down, End, Home and a letter move through it.
+      await button.focus();
+      await page.keyboard.press('ArrowDown');
+      const menu = page.getByRole('menu', { name: 'State of “Wait on the vendor”' });
+      await menu.waitFor();
+      expect(await menu.locator(':focus').textContent()).toBe('Blocked…');
+      for (const key of ['ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowDown', 'End', 'Home', 'f', 'd', 'd']) await page.keyboard.press(key);
+      expect(await menu.locator(':focus').textContent()).toBe('Done');
+      // Escape closes it, on the button, with nothing recorded.
+      await page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'detached' });
+      expect(await button.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+      expect((await readHistory(server, task.id, 200)).length, 'moving through the menu records nothing').toBe(before);
+      expect((await server.ok('query($id: ID!) { item(id: $id) { state } }', { id: vendor.id })).item.state).toBe('BLOCKED');
+
+      // Opened again: two steps up from Blocked is Done; Enter records it, once.
+      await page.keyboard.press('ArrowDown');
+      await menu.waitFor();
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('ArrowUp');
+      expect(await menu.locator(':focus').textContent()).toBe('Done');
+      expect((await readHistory(server, task.id, 200)).length).toBe(before);
+      await page.keyboard.press('Enter');
+      // Settled, the item leaves the inbox.
+      await button.waitFor({ state: 'detached' });
+      const after = await readHistory(server, task.id, 200);
+      expect(after.length, 'one choice, one change').toBe(before + 1);
+      expect(after.at(-1)!.items.find((item) => item.id === vendor.id)!.state).toBe('DONE');
+      expect((await server.ok('query($id: ID!) { item(id: $id) { state } }', { id: vendor.id })).item.state).toBe('DONE');
+      expect((await axeFindings(page)).rules, 'axe-core on Needs attention').toEqual([]);
+      expect(page.errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });

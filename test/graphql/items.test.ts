@@ -76,7 +76,7 @@ describe('updateItem', () => {
   it('refuses a call that asks for nothing with BAD_USER_INPUT, naming what it takes', async () => {
     const { items } = await createTask(server, ['A']);
     const message = await refusedAndNothingRecorded(server, 'BAD_USER_INPUT', UPDATE_ITEM, { input: { id: items[0].id } });
-    expect(message).toMatch(/state, text, comment or related/);
+    expect(message).toMatch(/state, text, comment, related or after/);
   });
 
   it('with taskId, refuses an item of another task with NOT_FOUND and changes nothing; with its own task, goes ahead', async () => {
@@ -84,7 +84,8 @@ describe('updateItem', () => {
     const other = await createTask(server, ['Theirs']);
     const message = await refusedAndNothingRecorded(server, 'NOT_FOUND', UPDATE_ITEM, { input: { id: other.items[0].id, taskId: mine.task.id, state: 'DONE' } });
     expect(message).toContain(`Task ${mine.task.id} has no item with id "${other.items[0].id}"`);
-    expect(await refusedAndNothingRecorded(server, 'NOT_FOUND', UPDATE_ITEM, { input: { id: mine.items[0].id, taskId: 'no-such-task', state: 'DONE' } })).toContain('has no item');
+    // A taskId that names no task is refused for that, the caller's real mistake.
+    expect(await refusedAndNothingRecorded(server, 'NOT_FOUND', UPDATE_ITEM, { input: { id: mine.items[0].id, taskId: 'no-such-task', state: 'DONE' } })).toContain('No task has id "no-such-task"');
     const updated = (await server.ok(UPDATE_ITEM, { input: { id: mine.items[0].id, taskId: mine.task.id, state: 'DONE' } })).updateItem;
     expect(updated).toMatchObject({ id: mine.items[0].id, state: 'DONE', task: { id: mine.task.id } });
   });

@@ -63,6 +63,8 @@ describe('knowledge-base refusals', () => {
     const other = await mcp.ok('task', { title: 'Another task', goal: 'g', items: 'One\nTwo', domain: 'acme/other' });
     const note = (await mcp.ok('remember', { title: 'A note', body: 'Body.', domain: 'acme/billing' })).data.uid as string;
     await mcp.ok('task_item', { uid, item: lookup, delete: true });
+    // Refunds waits for the charge: the charge waiting for refunds would be a cycle.
+    await mcp.ok('task_item', { uid, item: refunds, after: [charge] });
     const brief = (fields: Record<string, string>) => ({
       uid, title: 'Brief', items: refunds, goal: 'g', context: 'c', steps: 's', pitfalls: 'p', done_when: 'd', depends_on: 'none', ...fields,
     });
@@ -94,11 +96,20 @@ describe('knowledge-base refusals', () => {
       ['task_item', { uid, item: charge, text: 'x'.repeat(81) }],
       ['task_item', { uid, item: lookup, state: 'done' }],
       ['task_item', { uid: note, item: charge, state: 'done' }],
+      ['task_item', { uid, item: charge, after: [charge] }],
+      ['task_item', { uid, item: charge, after: [other.data.items[0]] }],
+      ['task_item', { uid, item: charge, after: [lookup] }],
+      ['task_item', { uid, item: charge, after: Array.from({ length: 21 }, (_, i) => String(900_000 + i)) }],
+      ['task_item', { uid, item: charge, after: [refunds] }],
+      ['task_add', { uid: '999999', items: 'New' }],
+      ['task_add', { uid: note, items: 'New' }],
       ['task_add', { uid, items: ' ' }],
       ['task_add', { uid, items: 'Cover refunds and disputes' }],
       ['task_add', { uid, items: 'x'.repeat(81) }],
       ['task_add', { uid, items: 'New', after: other.data.items[0] }],
       ['task_add', { uid, items: Array.from({ length: 101 }, (_, i) => `Item ${i}`).join('\n') }],
+      ['task_comment', { uid: '999999', body: 'ok' }],
+      ['task_comment', { uid: note, body: 'ok' }],
       ['task_comment', { uid, body: ' ' }],
       ['task_comment', { uid, body: 'see i3' }],
       ['task_comment', { uid, body: 'see [[#999999]]' }],
@@ -113,6 +124,8 @@ describe('knowledge-base refusals', () => {
       ['task_note', brief({ depends_on: lookup })],
       ['task_note', brief({ body: 'and a body' })],
       ['task_note', { uid, title: 'Neither' }],
+      ['task_note', { uid: '999999', title: 'Whole task', body: 'b' }],
+      ['task_note', { uid: note, title: 'Whole task', body: 'b' }],
       ['task_note', { uid, title: ' ', body: 'b' }],
       ['task_note', brief({ items: other.data.items[0] })],
       ['task_note', brief({ goal: 'see i3' })],
@@ -148,6 +161,35 @@ describe('knowledge-base refusals', () => {
       if (foreign.length) leaks.push(`${name} ${JSON.stringify(args).slice(0, 80)}: ${foreign.join(', ')} in ${text}`);
     }
     expect(leaks).toEqual([]);
+  });
+
+  it('tell task_add, task_comment and task_note that a uid names no task, or a note, as task_item and task_read do', async () => {
+    const note = (await mcp.ok('remember', { title: 'Not a task', body: 'Body.', domain: 'acme/words' })).data.uid as string;
+    const calls: [string, Record<string, unknown>][] = [
+      ['task_add', { items: 'New' }],
+      ['task_comment', { body: 'ok' }],
+      ['task_note', { title: 'Whole task', body: 'b' }],
+      ['task_item', { item: '1', state: 'done' }],
+      ['task_read', { collection: 'items' }],
+    ];
+    for (const [name, args] of calls) {
+      expect(await refusedByTool(server, mcp, name, { uid: '999999', ...args }), name).toBe('Error: no task has uid "999999". Use the uid task returned, or find it with search or must_read.');
+      expect(await refusedByTool(server, mcp, name, { uid: note, ...args }), name).toBe(`Error: memory ${note} is a note, not a task: read it with get_memory, change it with edit_memory.`);
+    }
+  });
+
+  it("tell task_add, task_comment and task_note that a session's plan is no task, even the caller's own, and change nothing", async () => {
+    const both = await connectMcp(server, { structured: true, tools: 'whole-list,knowledge-base' });
+    try {
+      const written = await both.ok('todo_write', { todos: [{ content: 'Read the code', status: 'pending' }] });
+      const { session } = await server.ok(`query ($id: ID!) { session(id: $id) { plan { id } } }`, { id: written.data.sessionId });
+      const plan = session.plan.id as string;
+      for (const [name, args] of [['task_add', { items: 'New' }], ['task_comment', { body: 'ok' }], ['task_note', { title: 'Whole task', body: 'b' }]] as const) {
+        expect(await refusedByTool(server, both, name, { uid: plan, ...args }), name).toBe(`Error: no task has uid "${plan}". Use the uid task returned, or find it with search or must_read.`);
+      }
+    } finally {
+      await both.close();
+    }
   });
 
   it('ask in the reminder only for what task_item takes', async () => {

@@ -158,6 +158,11 @@ describe('a person steering a claimed item', () => {
     expect(await seenAt(agent.sessionId)).not.toBeNull();
     expect(await agent.call('must_read', { domain })).not.toContain('Since your last call');
 
+    // Making the claimed item wait for another is a change to it, told alike.
+    await server.ok(UPDATE_ITEM_ID, { input: { id: handler.id, after: [items[1].id] } });
+    const waiting = await agent.call('must_read', { domain });
+    expect(waiting.split('\n')[0]).toBe(`Since your last call: a person changed what item ${handler.id} "Key the handler by order id" waits for.`);
+
     await server.ok(RELEASE, { id: handler.id });
     const released = await agent.call('must_read', { domain });
     expect(released.split('\n')[0]).toBe(`Since your last call: a person released your claim on item ${handler.id} "Key the handler by order id".`);

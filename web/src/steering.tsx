@@ -17,7 +17,7 @@ const SESSION_LIVE = 'subscription($id: ID) { sessionChanged(id: $id) { sessionI
 /** What a change a person made was, in a few words. */
 const DID: Record<string, string> = {
   ITEM_STATE: 'changed the state of', ITEMS_ADDED: 'added', ITEM_RENAMED: 'renamed', ITEM_DELETED: 'deleted', ITEM_MOVED: 'moved',
-  ITEM_RESTORED: 'restored', COMMENT_ADDED: 'commented on', NOTE_ADDED: 'added a note to', NOTE_EDITED: 'edited a note of', NOTE_DELETED: 'deleted a note of',
+  ITEM_RESTORED: 'restored', ITEM_WAITS: 'changed the waits of', COMMENT_ADDED: 'commented on', NOTE_ADDED: 'added a note to', NOTE_EDITED: 'edited a note of', NOTE_DELETED: 'deleted a note of',
   CLAIM_RELEASED: 'released the claim on', CLAIM_OVERRIDDEN: 'changed, past the claim,', TASK_EDITED: 'edited', PLAN_WRITTEN: 'rewrote the plan', PLAN_CLEARED: 'cleared the plan',
   RULES_CHANGED: 'changed the plan’s rules',
 };

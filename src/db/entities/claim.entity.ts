@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * A lease on one item by one session. At most one row per item: a new claim
@@ -42,23 +42,31 @@ export class ClaimEntity {
 }
 
 /**
- * One edge of a brief's depends_on: `itemId` waits for `dependsOnId` (both of
- * one task), written in the same transaction as the brief that says so and
- * replaced with it. The brief's JSON stays the text as written; these rows
- * are what ready, blockedBy and blocks read.
+ * One waits-for edge: `itemId` waits for `dependsOnId` (both of one task).
+ * A brief's depends_on writes one per briefed item and item named (`noteId`
+ * the brief), in the brief's transaction and replaced with it; an item's own
+ * `after` (task_item, updateItem) writes them with `noteId` null, replaced as
+ * a set by the next `after`. The brief's JSON stays the text as written; these
+ * rows are what every reader of waits reads: ready, blockedBy, blocks,
+ * dependsOn, task_read.
  */
 @Entity('item_dependencies')
 @Index('idx_item_dependencies_item', ['itemId'])
 @Index('idx_item_dependencies_task', ['taskId'])
 @Index('idx_item_dependencies_target', ['dependsOnId'])
+@Index('idx_item_dependencies_brief', ['noteId', 'itemId', 'dependsOnId'], { unique: true })
 export class ItemDependencyEntity {
-  @PrimaryColumn({ type: 'integer' })
-  noteId: number;
+  @PrimaryGeneratedColumn()
+  id: number;
 
-  @PrimaryColumn({ type: 'integer' })
+  /** The brief that states the wait; null for one the item's own `after` declared. */
+  @Column({ type: 'integer', nullable: true })
+  noteId: number | null;
+
+  @Column({ type: 'integer' })
   itemId: number;
 
-  @PrimaryColumn({ type: 'integer' })
+  @Column({ type: 'integer' })
   dependsOnId: number;
 
   @Column({ type: 'integer' })

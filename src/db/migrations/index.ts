@@ -24,6 +24,7 @@ import { ReadyItems1766100000000 } from './1766100000000-ready-items.js';
 import { ClaimExpiries1766300000000 } from './1766300000000-claim-expiries.js';
 import { ActivityIndexes1766400000000 } from './1766400000000-activity-indexes.js';
 import { MemoriesByUpdate1766500000000 } from './1766500000000-memories-by-update.js';
+import { WaitsWithoutABrief1766700000000 } from './1766700000000-waits-without-a-brief.js';
 
 /** Every migration, oldest first. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   ClaimExpiries1766300000000,
   ActivityIndexes1766400000000,
   MemoriesByUpdate1766500000000,
+  WaitsWithoutABrief1766700000000,
 ];

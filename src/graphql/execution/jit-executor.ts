@@ -37,7 +37,7 @@ export function asGraphQLJsErrors(result: ExecutionResult): ExecutionResult {
  * by Apollo's query hash and operation name. An operation seen once runs on
  * graphql-js, so a stream of distinct queries never costs a compilation
  * each. Parsing, validation, the cost check and every plugin still run in
- * Apollo as before; only execution changes, with the same resolvers (the
+ * Apollo; only execution is compiled, with the same resolvers (the
  * budgets wrap them in the schema).
  *
  * Apollo Server 5 takes a custom executor only through its gateway

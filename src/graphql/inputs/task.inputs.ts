@@ -87,6 +87,12 @@ export class UpdateItemInput {
     description: "Claims fence: a state or text change by a session that does not hold the item's live claim, while another session does (or after its own lapsed claim was taken over), is refused with CLAIMED. force: true makes the change anyway; give the reason in comment. The override is recorded (history CLAIM_OVERRIDDEN, and the change log) with the session that forced it. A caller without a session (a person) is never fenced.",
   })
   force?: boolean | null;
+
+  @Field(() => [ID], {
+    nullable: true,
+    description: 'Ids of items of the same task this item waits for, without a brief: it is not ready (ready, claimNext) until each is DONE or DROPPED, and blockedBy and blocks show the waits. Replaces what an earlier after said; [] clears it; a brief\'s dependsOn stays. At most 20, each once. Refused, with nothing recorded: an item of another task or none (UNKNOWN_REFERENCE), the item itself or a cycle, named item by item (BAD_USER_INPUT), a deleted item (DELETED_ITEM), or past the dependency caps (TOO_LARGE). Recorded as history ITEM_WAITS.',
+  })
+  after?: string[] | null;
 }
 
 @InputType({ description: 'More items for a task.' })

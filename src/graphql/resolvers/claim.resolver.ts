@@ -94,7 +94,7 @@ export class ItemClaimResolver {
     });
   }
 
-  @FieldResolver(() => [Dependency], { description: "Items this one waits for (from briefs' depends_on), with the reason given; each once, the earliest brief's reason." })
+  @FieldResolver(() => [Dependency], { description: "Items this one waits for (from briefs' depends_on and its own after), with the reason given; each once, the earliest brief's reason." })
   blockedBy(@Root() item: Item, @Ctx() ctx: Context): Maybe<Dependency[]> {
     return afterBoth(ctx.loaders.blockers.loadNow(item.itemId), ctx.loaders.taskItems.loadNow(item.taskId), (edges, items) => {
       const targets = refTargets(items);

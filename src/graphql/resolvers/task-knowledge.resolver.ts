@@ -127,9 +127,9 @@ export class ItemKnowledgeResolver {
     return after(ctx.loaders.related.loadNow(item.itemId), (rows) => (asked < rows.length ? rows.slice(0, asked) : rows).map(toMemory));
   }
 
-  @FieldResolver(() => [Dependency], { description: 'From the briefs on this item: the items it waits for, each once.' })
+  @FieldResolver(() => [Dependency], { description: "The items this one waits for, each once: its briefs' dependsOn (oldest brief first, with the reason given), then those its own after names (updateItem)." })
   dependsOn(@Root() item: Item, @Ctx() ctx: Context): Maybe<Dependency[]> {
-    // Each dependency comes once (its first mention) from the database, which unpacks the briefs' dependsOn.
+    // Each dependency comes once (its first mention) from the database, which reads the waits' edges.
     return after(ctx.loaders.itemFacts.load(item.itemId), (facts) => dependenciesOf(ctx, item.taskId, facts.dependsOn));
   }
 }

@@ -62,7 +62,7 @@ export class TaskResolver {
     return toTask(task);
   }
 
-  @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, or links memories to it. Claims fence: a session's state or text change to an item another session's live claim holds is refused with CLAIMED, naming the holder and for how long (input.force overrides it, recorded)." })
+  @Mutation(() => Item, { nullable: true, description: "Changes an item's state or label, comments on it, links memories to it, or sets the items it waits for (after). Claims fence: a session's state or text change to an item another session's live claim holds is refused with CLAIMED, naming the holder and for how long (input.force overrides it, recorded)." })
   async updateItem(@Arg('input') input: UpdateItemInput, @Ctx() ctx: Context): Promise<Item> {
     const { item, view } = await ctx.services.tasks.updateItem(ctx.caller, input);
     keepWritten(ctx, view.task);

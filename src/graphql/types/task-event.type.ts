@@ -41,7 +41,7 @@ export class TaskEvent {
 
   @Field({
     description:
-      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_RESTORED, ITEM_MOVED, ITEM_LINKED, COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED, ITEM_CLAIMED, CLAIM_RELEASED (a claim taken or released: the change says whose, the event\'s session who did it), CLAIM_OVERRIDDEN (a state or text change forced past another session\'s claim with force: true: the change says whose claim, the event\'s session who forced it; the change itself is the next event).',
+      'What happened: TASK_CREATED, TASK_EDITED, ITEM_STATE, ITEMS_ADDED, ITEM_RENAMED, ITEM_DELETED, ITEM_RESTORED, ITEM_MOVED, ITEM_LINKED, ITEM_WAITS (what an item waits for, set by its own after), COMMENT_ADDED, NOTE_ADDED, NOTE_EDITED, NOTE_DELETED, PLAN_WRITTEN, PLAN_CLEARED, ITEM_CLAIMED, CLAIM_RELEASED (a claim taken or released: the change says whose, the event\'s session who did it), CLAIM_OVERRIDDEN (a state or text change forced past another session\'s claim with force: true: the change says whose claim, the event\'s session who forced it; the change itself is the next event).',
   })
   action: string;
 

@@ -84,11 +84,13 @@ function kbFact(refusal: Refusal): string {
     case 'VERSION_CONFLICT':
       return `Task ${refusal.facts.taskId} changed since you read it (it is at version ${refusal.facts.currentVersion}). Read it again with task_read, then send your change again.`;
     case 'TASK_NOT_FOUND':
-      return `No task has uid "${refusal.facts.taskId}". Use the uid task returned, or find the task with search or list_by_domain.`;
+      return `no task has uid "${refusal.facts.taskId}". Use the uid task returned, or find it with search or must_read.`;
+    case 'NOT_A_TASK':
+      return `memory ${refusal.facts.memoryId} is a note, not a task: read it with get_memory, change it with edit_memory.`;
     case 'ITEM_NOT_FOUND':
       return `No item has id "${refusal.facts.itemId}". Item ids are the numbers shown as [[#id]]; task_read lists a task's items with their ids.`;
     case 'ITEM_NOT_IN_TASK':
-      return `Task ${refusal.facts.taskId} has no item with id "${refusal.facts.itemId}". task_read lists its items with their ids.`;
+      return `Item "${refusal.facts.itemId}" is not an item of task ${refusal.facts.taskId}, so nothing was changed. task_read lists its items with their ids.`;
     case 'MEMORY_NOT_FOUND':
       return `No memory has uid "${refusal.facts.memoryId}". Use a uid remember or task returned, or find it with search.`;
     case 'ITEM_DELETED':
@@ -149,6 +151,16 @@ function kbFact(refusal: Refusal): string {
       return `depends_on names ${refusal.facts.count} items; one brief waits for at most ${refusal.facts.limit}. Name the items it waits for directly, or split the brief.`;
     case 'DEPENDENCY_CYCLE':
       return `This brief's depends_on would make a cycle: item ${cycleText(refusal.facts)}. Nothing could ever start; drop one of these dependencies.`;
+    case 'AFTER_UNKNOWN':
+      return `after names "${refusal.facts.waitsFor}", which is not an item of this task; an item waits only for items of its own task. Name them by id (task_read shows them).`;
+    case 'AFTER_ITSELF':
+      return `after names item ${refusal.facts.itemId} itself; an item cannot wait for itself. Name the items it waits for.`;
+    case 'AFTER_DELETED':
+      return `after names item ${refusal.facts.waitsFor}, which is deleted; an item cannot start waiting for a deleted item.`;
+    case 'AFTER_TOO_MANY':
+      return `after names ${refusal.facts.count} items; it names at most ${refusal.facts.limit}. Name only the items it waits for directly.`;
+    case 'AFTER_CYCLE':
+      return `after would make a cycle: item ${cycleText(refusal.facts)}. Nothing could ever start, so nothing was recorded; leave one of these items out.`;
     case 'BRIEF_MISSING':
       return "A note on items is a brief: send the brief's fields (goal, context, steps, pitfalls, done_when, depends_on) with items.";
     case 'NOTHING_TO_CHANGE':

@@ -55,14 +55,18 @@ export class ClaimReader {
       .filter((item): item is ItemEntity => !!item));
   }
 
-  /** What each item waits for: one edge per item waited for (the earliest brief's reason), in the order the briefs name them. */
+  /**
+   * What each item waits for, from its briefs and its own `after` alike: one
+   * edge per item waited for (the earliest brief's reason), in the order the
+   * briefs name them, then those only `after` names.
+   */
   async blockersOfItems(itemIds: readonly number[]): Promise<ItemDependencyEntity[][]> {
-    return blockersIn(await dependencyRows(this.reader(), 'itemId', itemIds, 'noteId'), itemIds);
+    return blockersIn(inWaitOrder(await dependencyRows(this.reader(), 'itemId', itemIds)), itemIds);
   }
 
   /** The ids of the items waiting for each item, each once, in id order. */
   async waitersOfItems(itemIds: readonly number[]): Promise<number[][]> {
-    return waitersIn(await dependencyRows(this.reader(), 'dependsOnId', itemIds, 'itemId'), itemIds);
+    return waitersIn((await dependencyRows(this.reader(), 'dependsOnId', itemIds)).sort((a, b) => a.itemId - b.itemId), itemIds);
   }
 
   /**
@@ -81,8 +85,7 @@ export class ClaimReader {
     const list = placeholders(wanted.length);
     // One row shape for both: a kind, then the claim's columns and the edge's, each branch NULL where the other's are,
     // so each row maps with claimOf or itemDependencyOf at its offset. The first branch names the columns, and each
-    // needs a name of its own (PostgreSQL's rows come keyed by name). Ordered by kind, then the edge's note (the
-    // order blockersOfItems reads edges in).
+    // needs a name of its own (PostgreSQL's rows come keyed by name). The edges are put in blockersOfItems' order here.
     const edgeAt = claims ? 1 + CLAIM_WIDTH : 1;
     const claimRows = claims
       ? `SELECT 'claim' AS "kind", ${claimColumns('c')}, ${Array.from({ length: ITEM_DEPENDENCY_WIDTH }, (_, i) => `NULL AS "edge${i}"`).join(', ')} FROM "claims" c
@@ -90,7 +93,7 @@ export class ClaimReader {
       UNION ALL `
       : '';
     const rows = await selectRows(manager, `${claimRows}SELECT 'edge' AS "kind", ${claims ? 'NULL, '.repeat(CLAIM_WIDTH) : ''}${itemDependencyColumns('d')}
-      FROM "item_dependencies" d WHERE d."itemId" IN (${list}) OR d."dependsOnId" IN (${list}) ORDER BY 1, ${edgeAt + 1}`,
+      FROM "item_dependencies" d WHERE d."itemId" IN (${list}) OR d."dependsOnId" IN (${list}) ORDER BY 1`,
     claims ? [...wanted, ...wanted, ...wanted] : [...wanted, ...wanted]);
     const live = new Map<number, ClaimEntity>();
     const edges: ItemDependencyEntity[] = [];
@@ -104,7 +107,7 @@ export class ClaimReader {
     }
     return {
       claims: itemIds.map((id) => live.get(id) ?? null),
-      blockers: blockersIn(edges, itemIds),
+      blockers: blockersIn(inWaitOrder(edges), itemIds),
       waiters: waitersIn([...edges].sort((a, b) => a.itemId - b.itemId), itemIds),
     };
   }
@@ -187,10 +190,21 @@ function waitersIn(rows: readonly ItemDependencyEntity[], itemIds: readonly numb
   return itemIds.map((itemId) => [...(byItem.get(itemId) ?? [])]);
 }
 
-/** The dependency edges whose `key` is one of `ids`, ordered by `order`: one fixed statement per IN-list length. */
-async function dependencyRows(manager: EntityManager, key: 'itemId' | 'dependsOnId', ids: readonly number[], order: 'noteId' | 'itemId'): Promise<ItemDependencyEntity[]> {
+/**
+ * Edges in the order waits are shown: by brief, oldest first, each brief's in
+ * the order it names them, then those the item's own `after` declared (no
+ * brief), in the order given. Sorted here, not in SQL: the databases sort a
+ * NULL note at opposite ends.
+ */
+function inWaitOrder(rows: ItemDependencyEntity[]): ItemDependencyEntity[] {
+  const briefOf = (row: ItemDependencyEntity) => row.noteId ?? Number.MAX_SAFE_INTEGER;
+  return rows.sort((a, b) => briefOf(a) - briefOf(b) || a.id - b.id);
+}
+
+/** The dependency edges whose `key` is one of `ids`: one fixed statement per IN-list length. */
+async function dependencyRows(manager: EntityManager, key: 'itemId' | 'dependsOnId', ids: readonly number[]): Promise<ItemDependencyEntity[]> {
   if (ids.length === 0) return [];
   const wanted = distinct(ids);
-  const sql = `SELECT ${itemDependencyColumns('d')} FROM "item_dependencies" d WHERE d."${key}" IN (${placeholders(wanted.length)}) ORDER BY d."${order}" ASC`;
+  const sql = `SELECT ${itemDependencyColumns('d')} FROM "item_dependencies" d WHERE d."${key}" IN (${placeholders(wanted.length)})`;
   return (await selectRows(manager, sql, wanted)).map((row) => itemDependencyOf(row));
 }

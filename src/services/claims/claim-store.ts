@@ -99,32 +99,27 @@ export async function takeClaim(
 /**
  * The claim row of an item (live or not) as the fence reads it, and the
  * database's time in the same statement: read in the write's transaction,
- * after the item's row is written (see TaskService.updateItem).
+ * after the item's row is written (see TaskService.updateItem). With `end`
+ * the write settles the item and its claim ends too: endClaimsOnItems reads
+ * the row as it was and ends it.
  */
-export async function claimRowForFence(
-  manager: EntityManager,
-  itemId: number,
-  /** The write settles the item: its live claim ends too (endClaimsOnItems, leavingReady), in the same statement on PostgreSQL. The row read is the claim before. */
-  { end = false }: { end?: boolean } = {},
-): Promise<{ claim: ClaimEntity | null; now: string | null }> {
-  const kind = kindOf(manager);
-  const read = `SELECT ${claimColumns('c')}, ${dbNowSql(kind)} FROM "claims" c WHERE c."itemId" = ?`;
-  let row: unknown[] | undefined;
-  if (end && kind === 'postgres') {
-    // Both parts read the row as it was before the statement: the fence's verdict is on the claim being ended. A refusal
-    // rolls the end back. The claim's end, whether this statement ends it (e) or it had lapsed already (f), is accounted
-    // for in claim_expiries as noteClaimsEnded does: ended on purpose, with a change of its own, not told as an expiry.
-    [row] = await selectRows(manager, `WITH f AS (${read}),
-      e AS (UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" = ? AND ${claimIsLive('"claims"', kind)} RETURNING "itemId", "expiresAt"),
-      n AS (INSERT INTO "claim_expiries" ("itemId", "expiresAt")
-        SELECT e."itemId", e."expiresAt" FROM e
-        UNION ALL SELECT f."itemId", f."expiresAt" FROM f WHERE NOT EXISTS (SELECT 1 FROM e) AND NOT (${claimIsLive('f', kind)})
-        ON CONFLICT DO NOTHING)
-      SELECT * FROM f`, [itemId, itemId]);
-  } else {
-    [row] = await selectRows(manager, read, [itemId]);
-    if (end) await endClaimsOnItems(manager, [itemId], { leavingReady: true });
-  }
+export async function claimRowForFence(manager: EntityManager, itemId: number, { end = false }: { end?: boolean } = {}): Promise<ClaimBefore> {
+  if (end) return endClaimsOnItems(manager, [itemId], { leavingReady: true, readingBefore: itemId });
+  const [row] = await selectRows(manager, claimRowRead(kindOf(manager)), [itemId]);
+  return claimBeforeOf(row);
+}
+
+/** An item's claim row before a write ended it (null: it never had one), and the database's time as it was read. */
+export interface ClaimBefore {
+  claim: ClaimEntity | null;
+  now: string | null;
+}
+
+function claimRowRead(kind: DatabaseKind): string {
+  return `SELECT ${claimColumns('c')}, ${dbNowSql(kind)} FROM "claims" c WHERE c."itemId" = ?`;
+}
+
+function claimBeforeOf(row: unknown[] | undefined): ClaimBefore {
   return row ? { claim: claimOf(row), now: row[CLAIM_WIDTH] as string } : { claim: null, now: null };
 }
 
@@ -139,19 +134,48 @@ export async function setClaimExpiry(manager: EntityManager, itemId: number, ttl
 
 /**
  * Ends the live claims on these items (settled or deleted work): no history
- * of its own, the change that ended it has one. The row stays, expired by the
- * database's clock, so a session whose claim it had taken over is still
- * fenced: its late DONE on finished work is refused, not answered DONE.
+ * of its own, the change that ended it has one, and the end is accounted for
+ * (noteClaimsEnded), so the expiry sweeper never tells it as an expiry. The
+ * row stays, expired by the database's clock, so a session whose claim it had
+ * taken over is still fenced: its late DONE on finished work is refused, not
+ * answered DONE. `readingBefore` (one of the items): answers that item's
+ * claim row as it was before the end, for the claims fence's verdict on the
+ * claim being ended; on PostgreSQL read and ended in one statement (a
+ * refusal rolls the end back).
  */
-export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], { leavingReady = false }: { leavingReady?: boolean } = {}): Promise<void> {
-  if (itemIds.length === 0) return;
+export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], options?: { leavingReady?: boolean }): Promise<void>;
+export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], options: { leavingReady?: boolean; readingBefore: number }): Promise<ClaimBefore>;
+export async function endClaimsOnItems(
+  manager: EntityManager,
+  itemIds: readonly number[],
+  { leavingReady = false, readingBefore }: { leavingReady?: boolean; readingBefore?: number } = {},
+): Promise<ClaimBefore | void> {
+  if (itemIds.length === 0) return readingBefore === undefined ? undefined : { claim: null, now: null };
   const ids = distinct(itemIds);
   const kind = kindOf(manager);
-  await runStatement(manager, `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`, ids);
+  const end = `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`;
+  let before: unknown[] | undefined;
+  let noted = false;
+  if (readingBefore === undefined) await runStatement(manager, end, ids);
+  else if (kind === 'postgres') {
+    // Every part sees the rows as they were before the statement. The ends are accounted for here as noteClaimsEnded
+    // does, one round trip fewer on the fence's path: those this statement ends (e), and those that had lapsed already
+    // (read as not live, so none of e's).
+    [before] = await selectRows(manager, `WITH f AS (${claimRowRead(kind)}), e AS (${end} RETURNING "itemId", "expiresAt"),
+      n AS (INSERT INTO "claim_expiries" ("itemId", "expiresAt")
+        SELECT e."itemId", e."expiresAt" FROM e
+        UNION ALL SELECT c."itemId", c."expiresAt" FROM "claims" c WHERE c."itemId" IN (${placeholders(ids.length)}) AND NOT (${claimIsLive('c', kind)})
+        ON CONFLICT DO NOTHING)
+      SELECT * FROM f`, [readingBefore, ...ids, ...ids]);
+    noted = true;
+  } else {
+    [before] = await selectRows(manager, claimRowRead(kind), [readingBefore]);
+    await runStatement(manager, end, ids);
+  }
   // Items being settled or deleted (`leavingReady`) lose their ready rows with the task's write (recordTaskChange).
   if (!leavingReady) await markClaimedUntil(manager, ids, `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
-  // Ended on purpose, with a change of its own: not to be told as an expiry (claim-expiry.ts).
-  await noteClaimsEnded(manager, 'itemId', ids);
+  if (!noted) await noteClaimsEnded(manager, 'itemId', ids);
+  if (readingBefore !== undefined) return claimBeforeOf(before);
 }
 
 /** Ends every live claim of a session (it finished), keeping the rows as endClaimsOnItems does. */

@@ -6,9 +6,8 @@ import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
-import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
-import type { ItemChanged } from '../task-aggregate/task-view.js';
+import { taskViewIn, taskViewOf, type ItemChanged, type TaskView } from '../task-aggregate/task-view.js';
 
 /** What a finish asks of updateItem: the held item settled, with the agent's comment. */
 interface ItemSettling { id: string; state: ItemState; comment: string | null }
@@ -19,10 +18,11 @@ interface ClaimInput {
   ttlSeconds?: number | null;
 }
 
-/** An item and the claim on it after the call (null once released). */
+/** An item and the claim on it after the call (null once released), with its task as the write read it: what an agent's tool shows, read nowhere else. */
 export interface ClaimResult {
   item: ItemEntity;
   claim: ClaimEntity | null;
+  view: TaskView;
 }
 
 /** The held item claimNext settles before it takes the next one: DONE (the default) or DROPPED, with an optional comment (its note). */
@@ -69,7 +69,8 @@ export class ClaimService {
       const now = await readDbNow(uow.manager);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
       if (held && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt, now);
-      if (held) return { item, claim: await this.extend(uow, aggregate.task, held, ttl) };
+      const view = taskViewOf(aggregate.task, aggregate.items);
+      if (held) return { item, claim: await this.extend(uow, aggregate.task, held, ttl), view };
       await this.checkClaimCaps(uow, sessionId);
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
       const stamps = await takeClaim(uow.manager, claim, ttl);
@@ -79,7 +80,7 @@ export class ClaimService {
         throw claimedBy(String(item.id), winner?.sessionId ?? 'another session', winner?.expiresAt ?? now, now);
       }
       await recordClaim(uow, aggregate.task, aggregate.items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, aggregate);
-      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
+      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }), view };
     });
   }
 
@@ -95,7 +96,7 @@ export class ClaimService {
         const other = held ? { holder: held.sessionId, expiresAt: held.expiresAt, now: await readDbNow(uow.manager) } : null;
         throw notClaimed(String(item.id), sessionId, item.state, other);
       }
-      return { item, claim: await this.extend(uow, aggregate.task, held, ttl) };
+      return { item, claim: await this.extend(uow, aggregate.task, held, ttl), view: taskViewOf(aggregate.task, aggregate.items) };
     });
   }
 
@@ -110,12 +111,13 @@ export class ClaimService {
       const sessionId = await uow.knownSessionId();
       const { aggregate, item } = await loadItemForChange(uow, id);
       const [held] = await liveClaimsOf(uow.manager, [item.id]);
-      if (!held) return { item, claim: null };
+      const view = taskViewOf(aggregate.task, aggregate.items);
+      if (!held) return { item, claim: null, view };
       if (sessionId && held.sessionId !== sessionId) throw claimedBy(String(item.id), held.sessionId, held.expiresAt, await readDbNow(uow.manager));
       await endClaimsOnItems(uow.manager, [item.id]);
       // The history row's session is who released it (none: a person); the change names whose claim it was.
       await recordClaim(uow, aggregate.task, aggregate.items, 'CLAIM_RELEASED', { itemId: String(item.id), kind: 'RELEASED', text: item.text, from: held.sessionId, to: null }, aggregate);
-      return { item, claim: null };
+      return { item, claim: null, view };
     });
   }
 
@@ -160,14 +162,14 @@ export class ClaimService {
     return this.writer.run(caller, async (uow) => {
       const sessionId = await this.callingSession(uow, 'claimNext');
       let finished: ItemChanged | null = null;
-      // Without finish, the key's fingerprint is what it was before finish existed.
+      // Without finish, the key's fingerprint leaves finish out: a plain claimNext's key matches its retry whatever the input's shape.
       const { finish: _finish, ...plain } = input;
       const claimed = await createOnce<ClaimResult | null>(uow, 'claimNext', finish ? input : plain,
         (stored) => this.claimedBefore(uow, sessionId, Number(stored.id)),
         async () => {
           const settled = finish ? await this.tasks.updateItemIn(uow, { id: finish.id, state, comment: finish.comment ?? null }) : null;
           finished = settled;
-          const result = await this.claimFirstReady(uow, sessionId, domain, ttl, settled ? { taskId: settled.item.taskId, items: settled.items } : null);
+          const result = await this.claimFirstReady(uow, sessionId, domain, ttl, settled ? { task: settled.view.task, items: settled.items } : null);
           return { result, stored: result ? { id: String(result.item.id) } : null };
         });
       return { claimed, finished };
@@ -185,18 +187,18 @@ export class ClaimService {
   private async claimFirstReady(
     uow: UnitOfWork, sessionId: string, domain: string, ttl: number,
     /**
-     * The task this write settled an item of (claimNext with finish), and its items as they stand: its locks are held,
-     * so its ready items come first (an item the settle freed among them) and its list is not read again. Another
+     * The task this write settled an item of (claimNext with finish), its row and items as the settle left them: its
+     * locks are held, so its ready items come first (an item the settle freed among them) and it is not read again. Another
      * task's history lock is then never waited for: waiting for it while holding this one's could deadlock with a
      * worker doing the same the other way round.
      */
-    holding: { taskId: number; items: ItemEntity[] } | null = null,
+    holding: { task: MemoryEntity; items: ItemEntity[] } | null = null,
   ): Promise<ClaimResult | null> {
     uow.touchDomain(domain);
     const passed: number[] = [];
     const owner = uow.caller.principal ?? null;
     for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
-      const spec = { domain, passed, sessionId, owner, ttlSeconds: ttl, preferTask: holding?.taskId ?? null };
+      const spec = { domain, passed, sessionId, owner, ttlSeconds: ttl, preferTask: holding?.task.id ?? null };
       let taken = await claimReadyItem(uow.manager, { ...spec, wait: false });
       if (!taken.ready && taken.busy && !holding) taken = await claimReadyItem(uow.manager, { ...spec, wait: true });
       const { ready, stamps } = taken;
@@ -210,11 +212,14 @@ export class ClaimService {
         continue;
       }
       const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner };
-      // Read after the claim's statement took the task's history lock (that statement's own reads predate the lock),
-      // so the history row records the list as it stands.
-      const items = holding?.taskId === item.taskId ? holding.items : await itemsOfTaskIds(uow.manager, [item.taskId]);
-      await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null, { last: true });
-      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }) };
+      // Read after the claim's statement took the task's history lock (that statement's own reads predate the lock), so
+      // the history row records the list as it stands and the answer shows the task (its version, its counts) as this
+      // write leaves it: the claim itself changes neither. The task held is as this write's settle left it.
+      const view = holding?.task.id === item.taskId ? taskViewOf(holding.task, holding.items) : await taskViewIn(uow.manager, item.taskId);
+      // The task cannot have gone: its ready row was locked by the claim's statement, and a delete takes that row.
+      if (!view) throw new Error(`claimNext claimed item ${item.id} of task ${item.taskId}, which it then could not read`);
+      await recordClaim(uow, { id: item.taskId, domain: ready.domain }, view.all, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null, { last: true });
+      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }), view };
     }
     return null;
   }
@@ -231,7 +236,8 @@ export class ClaimService {
     if (!item) return null;
     const [held] = await liveClaimsOf(uow.manager, [item.id]);
     if (held && held.sessionId !== sessionId) throw claimNextTakenOver(String(item.id), sessionId, held.sessionId, held.expiresAt, await readDbNow(uow.manager));
-    return { item, claim: held ?? null };
+    const view = await taskViewIn(uow.manager, item.taskId);
+    return view && { item, claim: held ?? null, view };
   }
 
   /** Moves a held claim (on an item of `task`) to expire `ttl` seconds after the database's clock as it is written: a change-log event, no history row. */

@@ -11,6 +11,8 @@ export interface AddCommentInput {
   body: string;
   item?: string | null;
   idempotencyKey?: string | null;
+  /** Only a knowledge-base task will do (the knowledge-base tools): a session's plan is refused as no task. */
+  tasksOnly?: boolean;
 }
 
 /** A comment just added, and its task with every item as the tools show it (what its [[#id]] tokens render against), from the same transaction. */
@@ -34,7 +36,7 @@ export class CommentService {
         return comment && view && { comment, view };
       },
       async () => {
-        const aggregate = await loadTaskForChange(uow, input.taskId);
+        const aggregate = await loadTaskForChange(uow, input.taskId, null, undefined, undefined, { tasksOnly: input.tasksOnly });
         let itemId: number | null = null;
         if (input.item !== null && input.item !== undefined) {
           itemId = liveItem(aggregate, input.item, 'Comment on an item of this task, or leave item out to comment on the task.').id;

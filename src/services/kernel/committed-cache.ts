@@ -62,7 +62,7 @@ export const SHARED_READ_STUCK_MS = 1_000;
  * sent as soon as that one is back, and shares it. So a read is never older
  * than its request, and normally one is on its way per pool. One on its way
  * for over `stuckAfterMs` (a connection gone silent) is not waited for: each
- * request that comes then sends its own, as before reads were shared.
+ * request that comes then sends its own read.
  */
 export function sharedRead(pool: object, read: () => Promise<string>, stuckAfterMs = SHARED_READ_STUCK_MS): Promise<string> {
   let reads = versionReads.get(pool);

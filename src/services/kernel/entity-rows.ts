@@ -171,16 +171,17 @@ export function claimOf(row: readonly unknown[], at = 0): ClaimEntity {
   };
 }
 
-const ITEM_DEPENDENCY = ['noteId', 'itemId', 'dependsOnId', 'taskId', 'reason'] as const;
+const ITEM_DEPENDENCY = ['noteId', 'itemId', 'dependsOnId', 'taskId', 'reason', 'id'] as const;
 export const itemDependencyColumns = selectList(ITEM_DEPENDENCY);
 export const ITEM_DEPENDENCY_WIDTH = ITEM_DEPENDENCY.length;
 export function itemDependencyOf(row: readonly unknown[], at = 0): ItemDependencyEntity {
   return {
-    noteId: num(row[at]),
+    noteId: row[at] === null ? null : num(row[at]),
     itemId: num(row[at + 1]),
     dependsOnId: num(row[at + 2]),
     taskId: num(row[at + 3]),
     reason: row[at + 4] as string | null,
+    id: num(row[at + 5]),
   };
 }
 

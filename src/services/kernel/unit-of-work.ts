@@ -188,7 +188,7 @@ export class UnitOfWork {
 /**
  * FORBIDDEN when the session belongs to another bearer token. A session
  * without an owner (started while auth was off) and a caller without a
- * principal (auth off) are not checked: without auth, behaviour is as before.
+ * principal (auth off) are not checked: without auth, any caller may use any session.
  * Exported for a call that decides on the reader whether it needs the writer
  * at all (endTurn), so it refuses what a write would.
  */

@@ -1,5 +1,5 @@
 import type { HistoryAction } from '../../domain/history.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, refuse } from '../../domain/errors.js';
 import { ITEM_LABEL_MAX } from '../../domain/text-rules.js';
 import { diffSnapshots, type ItemChange, type Snapshot } from '../../domain/list-diff.js';
 import { insertAfter } from '../../domain/ordering.js';
@@ -56,20 +56,21 @@ export async function loadTaskForChange(
   owner?: SessionEntity,
   /** The task as read unlocked just before (loadItemForChange): whose plan it is, and its items at its version. */
   peeked?: TaskPeek,
+  /** Only a knowledge-base task will do: a session's plan is no task to this caller (the knowledge-base tools show none). */
+  { tasksOnly = false }: { tasksOnly?: boolean } = {},
 ): Promise<TaskAggregate> {
   const taskId = parseId(id);
   const postgres = uow.manager.connection.options.type === 'postgres';
   const ownPlan = owner !== undefined && owner.planTaskId === taskId;
   const [peek] = peeked ? [[peeked.sessionId]] : taskId === null || !postgres || ownPlan ? [] : await selectRows(uow.manager, TASK_SESSION, [taskId]);
+  if (tasksOnly && peek?.[0]) throw taskNotFound(String(id));
   let session: SessionEntity | null = ownPlan ? owner : null;
   if (peek?.[0]) session = await lockSession(uow, peek[0] as string);
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
   const [row] = taskId === null || peeked?.task ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
   const task = peeked?.task ?? (row ? memoryOf(row) : null);
-  if (task?.kind === 'NOTE') {
-    throw new DomainError('BAD_USER_INPUT', `Memory ${task.id} is a note, not a task; change it with editNote. Tasks come from createTask.`, { memoryId: String(task.id), kind: 'NOTE' });
-  }
-  if (!task) throw taskNotFound(String(id));
+  const notATask = whyNotATask(task, String(id), tasksOnly);
+  if (notATask || !task) throw notATask ?? taskNotFound(String(id));
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
     throw new DomainError('FORBIDDEN', `Task ${task.id} is the plan of another session; a session may change only its own plan.`, { taskId: String(task.id) });
   }
@@ -98,14 +99,34 @@ const TASK_SESSION = `SELECT m."sessionId" FROM "memories" m WHERE m."id" = ?`;
 export async function loadItemForChange(
   uow: UnitOfWork,
   id: string,
-  options: { taskId?: string | null; expectedVersion?: number | null } = {},
+  /** `taskId`: the task the item must belong to; with `notAPlan`, that task must not be a session's plan (as no task by that id). */
+  options: { taskId?: string | null; expectedVersion?: number | null; notAPlan?: boolean } = {},
 ): Promise<{ aggregate: TaskAggregate; item: ItemEntity }> {
   const itemId = parseId(id);
   const peeked = itemId === null ? null : await peekItemTask(uow, itemId);
   if (!peeked) throw itemNotFound(id);
-  if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== peeked.taskId) throw itemNotInTask(id, options.taskId);
+  if (options.taskId !== null && options.taskId !== undefined && parseId(options.taskId) !== peeked.taskId) throw await whyNotInTask(uow, id, options.taskId, options.notAPlan);
+  if (options.notAPlan && options.taskId && peeked.sessionId) throw taskNotFound(options.taskId);
   const aggregate = await loadTaskForChange(uow, peeked.taskId, options.expectedVersion, undefined, peeked);
   return { aggregate, item: liveItem(aggregate, id) };
+}
+
+/**
+ * The refusal for an item named under a task it is not in, read on that path only: the task named may be
+ * no task at all (missing, a note, or a plan where only tasks will do), which is the caller's real mistake.
+ */
+async function whyNotInTask(uow: UnitOfWork, itemId: string, taskId: string, notAPlan?: boolean): Promise<DomainError> {
+  const id = parseId(taskId);
+  const [row] = id === null ? [] : await selectRows(uow.manager, SELECT_TASK, [id]);
+  const task = row ? memoryOf(row) : null;
+  return whyNotATask(task, taskId, notAPlan) ?? itemNotInTask(itemId, taskId);
+}
+
+/** The refusal for a memory named as a task that is none (missing, a note, or a plan where only tasks will do); null for a task. */
+function whyNotATask(task: MemoryEntity | null, id: string, tasksOnly = false): DomainError | null {
+  if (task?.kind === 'NOTE') return refuse('NOT_A_TASK', { memoryId: String(task.id), kind: 'NOTE' });
+  if (!task || (tasksOnly && task.sessionId)) return taskNotFound(id);
+  return null;
 }
 
 /** A task as read unlocked, before its row lock is taken: whose plan it is (null: a knowledge-base task), its version, its items then. */
@@ -258,9 +279,10 @@ function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): strin
  * and the list after as a delta from the latest row's: history-rows.ts), keeps the
  * search document current (rewritten only when its title, goal or live
  * labels changed) and queues the change event. Every change of a task's items ends here, so the counts never
- * disagree with the items, nor the ready queue (ready-rows.ts) with them.
+ * disagree with the items, nor the ready queue (ready-rows.ts) with them. `itemId` names the item a change
+ * that leaves the list as it was is about (what it waits for), for the change log.
  */
-export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction): Promise<void> {
+export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction, itemId?: number): Promise<void> {
   const { task, items } = aggregate;
   const counts = countColumns(items);
   const bumped = await selectRows(uow.manager, BUMP_TASK, [
@@ -284,7 +306,7 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
   }
   uow.emit({
     entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
-    about: { itemId: soleItemOf(changes), sessionId: task.sessionId },
+    about: { itemId: soleItemOf(changes) ?? (itemId === undefined ? null : String(itemId)), sessionId: task.sessionId },
   });
 }
 

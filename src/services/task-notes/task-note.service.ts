@@ -18,6 +18,8 @@ export interface AddTaskNoteInput {
   brief?: BriefIn | null;
   body?: string | null;
   idempotencyKey?: string | null;
+  /** Only a knowledge-base task will do (the knowledge-base tools): a session's plan is refused as no task. */
+  tasksOnly?: boolean;
 }
 
 export interface EditTaskNoteInput {
@@ -71,7 +73,7 @@ export class TaskNoteService {
         return { note, items: byId(items), view };
       },
       async () => {
-        const aggregate = await loadTaskForChange(uow, input.taskId);
+        const aggregate = await loadTaskForChange(uow, input.taskId, null, undefined, undefined, { tasksOnly: input.tasksOnly });
         const title = cleanLabel(input.title, 'title', TITLE_MAX);
         const shape = taskNoteShape(input);
         const note = uow.manager.create(TaskNoteEntity, {

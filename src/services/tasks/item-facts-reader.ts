@@ -9,31 +9,31 @@ interface ItemFacts {
   comments: number;
   /** Briefs on the item. */
   briefs: number;
-  /** From the briefs on the item, oldest first: each item they wait for, once (its first mention), at most ITEMS_PER_TASK_MAX. */
+  /** What the item waits for, by its briefs (oldest first) then by its own `after`: each item once (its first mention), at most ITEMS_PER_TASK_MAX. */
   dependsOn: { item: string; reason: string | null }[];
 }
 
-/** Each brief's dependsOn entries as rows (itemId, noteId, ord, dep, reason), in the database's own JSON functions. */
-const DEPENDENCY_ROWS = (count: number) => ({
-  sqlite: `SELECT ni."itemId" AS "itemId", n."id" AS "noteId", CAST(j."key" AS INTEGER) AS "ord",
-      json_extract(j."value", '$.item') AS "dep", json_extract(j."value", '$.reason') AS "reason"
-    FROM "task_note_items" ni JOIN "task_notes" n ON n."id" = ni."noteId", json_each(n."brief", '$.dependsOn') j
-    WHERE ni."itemId" IN (${placeholders(count)}) AND n."brief" IS NOT NULL`,
-  postgres: `SELECT ni."itemId" AS "itemId", n."id" AS "noteId", j."ord" AS "ord",
-      j."value" ->> 'item' AS "dep", j."value" ->> 'reason' AS "reason"
-    FROM "task_note_items" ni JOIN "task_notes" n ON n."id" = ni."noteId"
-    CROSS JOIN LATERAL json_array_elements(CAST(n."brief" AS json) -> 'dependsOn') WITH ORDINALITY AS j("value", "ord")
-    WHERE ni."itemId" IN (${placeholders(count)}) AND n."brief" IS NOT NULL`,
-});
+/** The note id an edge without a brief sorts as: after every brief's (the largest INTEGER both databases hold). */
+const NO_BRIEF = 2_147_483_647;
+
+/**
+ * Each wait of the items as rows (itemId, noteId, ord, dep, reason), from the
+ * edges every reader of waits reads: a brief's, its note's id, in the order it
+ * names them; an item's own `after` (no brief) after every brief.
+ */
+const DEPENDENCY_ROWS = (count: number) => `SELECT w."itemId" AS "itemId", COALESCE(w."noteId", ${NO_BRIEF}) AS "noteId", w."id" AS "ord",
+      w."dependsOnId" AS "dep", w."reason" AS "reason"
+    FROM "item_dependencies" w WHERE w."itemId" IN (${placeholders(count)})`;
 
 /**
  * The counts and dependencies a checklist shows for each item of a page
  * (Item.comments and Item.notes asked for their totalCount alone, and
  * Item.dependsOn): one statement for any number of items, reading one row per
  * item and one per distinct dependency. However many briefs an item has, the
- * briefs themselves are not read: the database counts them, and unpacks their
- * dependsOn, keeping each dependency's first mention (oldest brief, then its
- * place in the brief) and at most ITEMS_PER_TASK_MAX per item.
+ * briefs themselves are not read: the database counts them, and reads their
+ * waits from the edges (as blockedBy and ready do), keeping each dependency's
+ * first mention (oldest brief, then its place in the brief, then the item's
+ * own `after`) and at most ITEMS_PER_TASK_MAX per item.
  */
 export class ItemFactsReader {
   constructor(private readonly reader: () => EntityManager) {}
@@ -41,7 +41,6 @@ export class ItemFactsReader {
   async factsOfItems(itemIds: readonly number[]): Promise<ItemFacts[]> {
     if (itemIds.length === 0) return [];
     const manager = this.reader();
-    const dialect = manager.connection.driver.options.type === 'postgres' ? 'postgres' : 'sqlite';
     const ids = distinct(itemIds);
     const sql = `SELECT f."itemId", f."comments", f."briefs", NULL AS "noteId", NULL AS "ord", NULL AS "dep", NULL AS "reason" FROM (
         SELECT i."id" AS "itemId",
@@ -55,7 +54,7 @@ export class ItemFactsReader {
         FROM (
           SELECT e."itemId", e."noteId", e."ord", e."dep", e."reason",
             ROW_NUMBER() OVER (PARTITION BY e."itemId", e."dep" ORDER BY e."noteId", e."ord") AS "copy"
-          FROM (${DEPENDENCY_ROWS(ids.length)[dialect]}) e) u
+          FROM (${DEPENDENCY_ROWS(ids.length)}) e) u
         WHERE u."copy" = 1) d
       WHERE d."rank" <= ?`;
     const rows = await selectRows(manager, sql, [...ids, ...ids, ITEMS_PER_TASK_MAX]);

@@ -18,6 +18,7 @@ import { purgeDeletedSteps } from '../sessions/plan-purge.js';
 import { isSettled } from '../../domain/claims.js';
 import { endClaimsOnItems } from '../claims/claim-store.js';
 import { checkClaimFence } from '../claims/claim-fence.js';
+import { writeItemWaits } from '../task-notes/dependency-store.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { taskViewIn, taskViewOf, type ItemChanged, type TaskView } from '../task-aggregate/task-view.js';
 import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, updateItemRow, type ItemRowChange, type TaskAggregate } from '../task-aggregate/task-store.js';
@@ -51,6 +52,10 @@ export interface UpdateItemInput {
   expectedVersion?: number | null;
   /** Change the state or text past another session's claim (claims fence); the reason goes in comment, and the override is recorded. */
   force?: boolean | null;
+  /** The items of its task this one waits for, besides its briefs' (replacing what an earlier `after` said; [] clears it). */
+  after?: readonly string[] | null;
+  /** With taskId: refuse that task as not found when it is a session's plan (the knowledge-base tools leave plans to their own tools). */
+  notAPlan?: boolean;
 }
 
 export interface AddItemsInput {
@@ -59,6 +64,8 @@ export interface AddItemsInput {
   after?: string | null;
   expectedVersion?: number | null;
   idempotencyKey?: string | null;
+  /** Only a knowledge-base task will do (the knowledge-base tools): a session's plan is refused as no task. */
+  tasksOnly?: boolean;
 }
 
 interface TaskWithItems {
@@ -140,15 +147,15 @@ export class TaskService {
    * (claimNext with finish).
    */
   async updateItemIn(uow: UnitOfWork, input: UpdateItemInput): Promise<ItemChanged> {
-    const asked = [input.state, input.text, input.comment].some((value) => value !== null && value !== undefined) || !!input.related?.length;
-    if (!asked) throw refuse('NOTHING_TO_CHANGE', { operation: 'updateItem', fields: ['state', 'text', 'comment', 'related'] });
+    const asked = [input.state, input.text, input.comment, input.after].some((value) => value !== null && value !== undefined) || !!input.related?.length;
+    if (!asked) throw refuse('NOTHING_TO_CHANGE', { operation: 'updateItem', fields: ['state', 'text', 'comment', 'related', 'after'] });
     if (input.force && !input.comment?.trim()) {
       throw new DomainError('BAD_USER_INPUT', 'force: true goes past another session\'s claim and is recorded: give the reason in comment.', { field: 'comment' });
     }
     // Claims fence what the item is (its state, its label), asked for even when it would change nothing: a late DONE
     // on work another session finished is refused, not answered DONE. A comment or a link is not fenced.
     const fenced = [input.state, input.text].some((value) => value !== null && value !== undefined);
-    const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion });
+    const { aggregate, item } = await loadItemForChange(uow, input.id, { taskId: input.taskId, expectedVersion: input.expectedVersion, notAPlan: input.notAPlan });
     const change: ItemRowChange = {};
     const actions: HistoryAction[] = [];
     if (input.text !== null && input.text !== undefined) {
@@ -178,6 +185,8 @@ export class TaskService {
     const related = await this.linkable(uow.manager, item.id, input.related ?? []);
     if (comment) actions.push('COMMENT_ADDED');
     if (related.length) actions.push('ITEM_LINKED');
+    // What it waits for is read by the ready rows, which the recorded change refreshes below.
+    if (input.after && await writeItemWaits(uow, aggregate, item.id, input.after)) actions.push('ITEM_WAITS');
     if (Object.keys(change).length) {
       change.updatedAt = uow.now;
       await updateItemRow(uow, item.id, change);
@@ -198,7 +207,7 @@ export class TaskService {
     if (actions.length) {
       // A comment or a link on a step is not a plan update: only a change of the list makes the plan stand again.
       if (changesTheList(actions[0])) await this.recorded(uow, aggregate, actions[0]);
-      else await recordTaskChange(uow, this.search, aggregate, actions[0]);
+      else await recordTaskChange(uow, this.search, aggregate, actions[0], actions[0] === 'ITEM_WAITS' ? item.id : undefined);
     }
     return { item, items: aggregate.items, view: taskViewOf(aggregate.task, aggregate.items), fence };
   }
@@ -234,10 +243,13 @@ export class TaskService {
     });
   }
 
-  /** Answers with the task after the delete and every item, the deleted one too, as the tools show it. */
-  async deleteItem(caller: Caller, id: string): Promise<TaskView> {
+  /**
+   * Answers with the task after the delete and every item, the deleted one too, as the tools show it.
+   * `scope` guards a mixed-up id as updateItem's taskId and notAPlan do.
+   */
+  async deleteItem(caller: Caller, id: string, scope: { taskId?: string | null; notAPlan?: boolean } = {}): Promise<TaskView> {
     return this.writer.run(caller, async (uow) => {
-      const { aggregate, item } = await loadItemForChange(uow, id);
+      const { aggregate, item } = await loadItemForChange(uow, id, scope);
       if (aggregate.rules) {
         checkPlanNotLocked(aggregate.rules, true, uow.caller.sessionId !== null, 'delete');
         checkPlanResize(aggregate.before.length, aggregate.before.length - 1, aggregate.rules);
@@ -288,7 +300,7 @@ export class TaskService {
     return this.writer.run(caller, (uow) => createOnce(uow, 'addItems', input,
       (stored) => this.reload(uow.manager, stored.id, stored.itemIds ?? []),
       async () => {
-        const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion);
+        const aggregate = await loadTaskForChange(uow, input.taskId, input.expectedVersion, undefined, undefined, { tasksOnly: input.tasksOnly });
         if (input.items.length === 0) throw new DomainError('BAD_USER_INPUT', 'addItems needs at least one label in items.', { field: 'items', count: 0 });
         const live = aggregate.items.filter((item) => !item.deleted);
         const labels = cleanItemLabels(input.items, live.map((item) => item.text), aggregate.labelLimit);

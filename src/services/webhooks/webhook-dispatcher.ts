@@ -5,7 +5,7 @@ import { inScope } from '../../domain/domains.js';
 import { retryDelayMs, type WebhookRetry } from '../../domain/webhooks.js';
 import { loggedChangeOf } from '../kernel/changes/logged-change.js';
 import type { ChangeFeed } from '../kernel/changes/change-feed.js';
-import { loggedChangesAfter, newestChangeId } from '../kernel/changes/change-log.js';
+import { loggedChangesAfter } from '../kernel/changes/change-log.js';
 import { CoalescedPasses } from '../kernel/coalesced.js';
 import { num, runStatement, selectRows } from '../kernel/statements.js';
 import type { Clock } from '../kernel/unit-of-work.js';
@@ -48,6 +48,8 @@ interface Hook {
   position: number;
   /** The last change of the POST under way, or null. */
   sending: number | null;
+  /** The delivery of the POST under way or due for a retry, when `sending` is set. */
+  open: Open | null;
 }
 
 /** A webhook's open delivery: the POST of the changes after `after` up to `through`. */
@@ -76,8 +78,21 @@ interface Outcome extends Leased {
   at: string;
 }
 
-/** One webhook's part of a pass's transaction; `send` when it leased a delivery. */
+/** One webhook's part of a pass's transaction that is rare (a retry's lease, a stop): a statement of its own; `send` when it leased a delivery. */
 type Step = { webhookId: number; run(manager: EntityManager): Promise<Leased | null> };
+
+/** A webhook with no POST under way whose cursor moves to `through`: a POST of `changes` opens, or, with none under its domain, it just moves. */
+interface Move {
+  hook: Hook;
+  through: number;
+  changes: string[];
+}
+
+/** What a pass's transaction does besides recording answers: the rare steps, then every cursor move of the pass in one statement. */
+interface Plan {
+  steps: Step[];
+  moves: Move[];
+}
 
 /**
  * Delivers webhooks from the change log, so that a write costs the same
@@ -192,31 +207,55 @@ export class WebhookDispatcher {
       this.noActiveHooks = true;
       return [];
     }
-    const steps: Step[] = outcomes.map((outcome) => ({ webhookId: outcome.hook.id, run: (manager) => this.record(manager, outcome) }));
-    if (!this.closed) steps.push(...(await this.plan(tail, hooks, outcomes)));
-    if (steps.length === 0) return [];
+    return this.carryOut(outcomes, this.closed ? { steps: [], moves: [] } : await this.plan(tail, hooks, outcomes));
+  }
+
+  /**
+   * A pass's one transaction, whose statements do not grow with its
+   * webhooks: every answer is recorded in one statement (and one per kind of
+   * outcome), every cursor move is made in one, and every POST opened in one
+   * INSERT; only retries' leases and stops go one webhook at a time.
+   */
+  private async carryOut(outcomes: Outcome[], { steps, moves }: Plan): Promise<Leased[]> {
+    if (outcomes.length === 0 && steps.length === 0 && moves.length === 0) return [];
     // In webhook order, so two servers' passes lock rows in the same order (no deadlock on PostgreSQL).
     steps.sort((a, b) => a.webhookId - b.webhookId);
-    const leased = await this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager) => {
+      await this.recordAll(manager, outcomes);
       const taken: Leased[] = [];
       for (const step of steps) {
         const delivery = await step.run(manager);
         if (delivery) taken.push(delivery);
       }
+      taken.push(...(await this.moveAll(manager, moves)));
       return taken;
     });
-    return leased;
   }
 
+  /** The active webhooks, each with its open delivery (a POST under way or a retry due): one read for both. */
   private async activeHooks(tail: EntityManager): Promise<Hook[]> {
-    return (await selectRows(tail, `SELECT "id", "url", "secret", "domain", "position", "sending" FROM "webhooks" WHERE "active" = ? ORDER BY "id"`, [true]))
-      .map(([id, url, secret, domain, position, sending]): Hook => ({
-        id: num(id), url: url as string, secret: secret as string, domain: domain as string | null, position: num(position), sending: sending === null ? null : num(sending),
-      }));
+    const rows = await selectRows(tail, `SELECT w."id", w."url", w."secret", w."domain", w."position", w."sending",
+        d."id", d."afterChangeId", d."throughChangeId", d."changeCount", d."attempts", d."nextAttemptAt", d."leasedUntil"
+      FROM (SELECT "id", "url", "secret", "domain", "position", "sending" FROM "webhooks" WHERE "active" = ?) w
+      LEFT JOIN "webhook_deliveries" d ON w."sending" IS NOT NULL AND d."webhookId" = w."id" AND d."deliveredAt" IS NULL AND d."nextAttemptAt" IS NOT NULL
+      ORDER BY w."id", d."id"`, [true]);
+    const hooks = new Map<number, Hook>();
+    for (const [id, url, secret, domain, position, sending, deliveryId, after, through, changeCount, attempts, nextAttemptAt, leasedUntil] of rows) {
+      const open: Open | null = deliveryId === null ? null : {
+        id: num(deliveryId), webhookId: num(id), after: num(after), through: num(through), changeCount: num(changeCount), attempts: num(attempts),
+        nextAttemptAt: nextAttemptAt as string, leasedUntil: leasedUntil as string | null,
+      };
+      // A webhook has one open delivery; were there two, the newest is the one its `sending` names.
+      hooks.set(num(id), {
+        id: num(id), url: url as string, secret: secret as string, domain: domain as string | null, position: num(position),
+        sending: sending === null ? null : num(sending), open: open ?? hooks.get(num(id))?.open ?? null,
+      });
+    }
+    return [...hooks.values()];
   }
 
   /** What each webhook not being sent to here needs, read as of now with this pass's answers applied. */
-  private async plan(tail: EntityManager, hooks: Hook[], outcomes: Outcome[]): Promise<Step[]> {
+  private async plan(tail: EntityManager, hooks: Hook[], outcomes: Outcome[]): Promise<Plan> {
     const now = this.now();
     // Each change is rendered once per pass, however many webhooks carry it.
     const rendered = new Map<number, string>();
@@ -235,22 +274,17 @@ export class WebhookDispatcher {
     const idle = hooks.filter((hook) => !this.sending.has(hook.id) && !waiting.has(hook.id));
     const steps: Step[] = [];
     const retrying = idle.filter((hook) => hook.sending !== null);
-    if (retrying.length > 0) {
-      const open = await this.openDeliveries(tail, retrying.map((hook) => hook.id));
-      for (const hook of retrying) {
-        const delivery = open.get(hook.id);
-        if (!delivery || delivery.nextAttemptAt > now || (delivery.leasedUntil !== null && delivery.leasedUntil > now)) continue;
-        const rows = (await loggedChangesAfter(tail, delivery.after, READ_ROWS)).filter((row) => num(row.id) <= delivery.through);
-        const changes = render(this.inDomain(hook, rows));
-        steps.push({ webhookId: hook.id, run: (manager) => this.lease(manager, hook, delivery, changes) });
-      }
+    for (const hook of retrying) {
+      const delivery = hook.open;
+      if (!delivery || delivery.nextAttemptAt > now || (delivery.leasedUntil !== null && delivery.leasedUntil > now)) continue;
+      const rows = (await loggedChangesAfter(tail, delivery.after, READ_ROWS, { move: false })).filter((row) => num(row.id) <= delivery.through);
+      const changes = render(this.inDomain(hook, rows));
+      steps.push({ webhookId: hook.id, run: (manager) => this.lease(manager, hook, delivery, changes) });
     }
     const behind = idle.filter((hook) => hook.sending === null);
-    if (behind.length === 0) return steps;
-    const newest = await newestChangeId(tail);
+    const moves: Move[] = [];
     const log = new LogWindow(tail);
     for (const hook of behind.sort((a, b) => a.position - b.position)) {
-      if (hook.position >= newest) continue;
       const rows = await log.after(hook.position);
       if (rows.length === 0) continue;
       if (num(rows[0].id) > hook.position + 1 && (await this.oldestChangeId(tail)) > hook.position + 1) {
@@ -260,12 +294,9 @@ export class WebhookDispatcher {
       const wanted = this.inDomain(hook, rows).slice(0, BATCH_CHANGES);
       // A full batch ends at its last change; otherwise every row read is passed, those of other domains included.
       const through = num((wanted.length === BATCH_CHANGES ? wanted : rows).at(-1)!.id);
-      steps.push({
-        webhookId: hook.id,
-        run: (manager) => (wanted.length === 0 ? this.skip(manager, hook, through) : this.open(manager, hook, through, render(wanted))),
-      });
+      moves.push({ hook, through, changes: render(wanted) });
     }
-    return steps;
+    return { steps, moves };
   }
 
   private inDomain(hook: Hook, rows: LoggedChangeEntity[]): LoggedChangeEntity[] {
@@ -277,24 +308,20 @@ export class WebhookDispatcher {
     return oldest === null || oldest === undefined ? 0 : num(oldest);
   }
 
-  private async openDeliveries(tail: EntityManager, webhookIds: number[]): Promise<Map<number, Open>> {
-    const rows = await selectRows(tail, `SELECT "id", "webhookId", "afterChangeId", "throughChangeId", "changeCount", "attempts", "nextAttemptAt", "leasedUntil"
-      FROM "webhook_deliveries" WHERE "webhookId" IN (${webhookIds.map(() => '?').join(', ')}) AND "deliveredAt" IS NULL AND "nextAttemptAt" IS NOT NULL`, webhookIds);
-    return new Map(rows.map(([id, webhookId, after, through, changeCount, attempts, nextAttemptAt, leasedUntil]) => [num(webhookId), {
-      id: num(id), webhookId: num(webhookId), after: num(after), through: num(through), changeCount: num(changeCount), attempts: num(attempts),
-      nextAttemptAt: nextAttemptAt as string, leasedUntil: leasedUntil as string | null,
-    }]));
-  }
-
   /**
-   * On PostgreSQL, a condition that passes over a webhook whose row another
-   * server's pass holds (it is recording that webhook's answer or opening its
-   * next POST, and will do what is due): waiting for it would queue every
-   * server's pass behind the slowest one's whole transaction. Its one
-   * parameter is the webhook's id. SQLite has one server per file.
+   * On PostgreSQL, a condition that passes over every webhook whose row
+   * another server's pass holds (it is recording that webhook's answer or
+   * opening its next POST, and will do what is due): waiting for it would
+   * queue every server's pass behind the slowest one's whole transaction.
+   * It locks only rows still without a POST under way: a row read stale
+   * whose POST another server opened since is left unlocked, so the answer
+   * that server records for it never waits for this pass.
+   * SQLite has one server per file.
    */
-  private unlocked(): string {
-    return this.db.kind === 'postgres' ? ` AND "id" IN (SELECT "id" FROM "webhooks" WHERE "id" = ? FOR UPDATE SKIP LOCKED)` : '';
+  private unlocked(ids: number[]): { sql: string; parameters: number[] } {
+    return this.db.kind === 'postgres'
+      ? { sql: ` AND "webhooks"."id" IN (SELECT "id" FROM "webhooks" WHERE "id" IN (${ids.map(() => '?').join(', ')}) AND "sending" IS NULL FOR UPDATE SKIP LOCKED)`, parameters: ids }
+      : { sql: '', parameters: [] };
   }
 
   private leaseUntil(): string {
@@ -302,27 +329,38 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Claims the next changes for a webhook with no POST under way: only while
-   * it still stands where this pass read it (another server may have claimed
-   * or delivered them since), then opens its delivery, leased.
+   * Moves the cursors of the webhooks with no POST under way, each only
+   * while it still stands where this pass read it (another server may have
+   * claimed or delivered those changes since), in one statement for all:
+   * one with changes under its domain claims them (`sending`), and its
+   * delivery opens, leased, in one INSERT for all; one with none passes them.
    */
-  private async open(manager: EntityManager, hook: Hook, through: number, changes: string[]): Promise<Leased | null> {
-    const claimed = await selectRows(manager, `UPDATE "webhooks" SET "sending" = ? WHERE "id" = ? AND "position" = ? AND "sending" IS NULL AND "active" = ?${this.unlocked()} RETURNING "id"`,
-      [through, hook.id, hook.position, true, ...(this.db.kind === 'postgres' ? [hook.id] : [])]);
-    if (claimed.length === 0) return null;
+  private async moveAll(manager: EntityManager, moves: Move[]): Promise<Leased[]> {
+    if (moves.length === 0) return [];
+    const ids = moves.map(({ hook }) => hook.id);
+    const unlocked = this.unlocked(ids);
+    // An opening sets `sending` and keeps `position`; a pass over other domains' changes sets `position` and leaves `sending` null.
+    const rows = (await selectRows(manager, `UPDATE "webhooks" SET "sending" = CASE WHEN v.column4 = 1 THEN v.column3 ELSE NULL END,
+        "position" = CASE WHEN v.column4 = 1 THEN "webhooks"."position" ELSE v.column3 END
+      FROM (VALUES ${moves.map(() => '(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INTEGER))').join(', ')}) AS v
+      WHERE "webhooks"."id" = v.column1 AND "webhooks"."position" = v.column2 AND "webhooks"."sending" IS NULL AND "webhooks"."active" = ?${unlocked.sql}
+      RETURNING "webhooks"."id"`,
+    [...moves.flatMap(({ hook, through, changes }) => [hook.id, hook.position, through, changes.length > 0 ? 1 : 0]), true, ...unlocked.parameters]));
+    const moved = new Set(rows.map(([id]) => num(id)));
+    const opened = moves.filter(({ hook, changes }) => moved.has(hook.id) && changes.length > 0);
+    if (opened.length === 0) return [];
     const now = this.now();
     const lease = this.leaseUntil();
-    const [[id]] = await selectRows(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "afterChangeId", "throughChangeId", "changeCount", "firstChange", "attempts",
-      "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES (?, ?, ?, ?, ?, 0, NULL, NULL, NULL, ?, ?) RETURNING "id"`,
-    [hook.id, hook.position, through, changes.length, changes[0], now, lease]);
-    const delivery: Open = { id: num(id), webhookId: hook.id, after: hook.position, through, changeCount: changes.length, attempts: 0, nextAttemptAt: now, leasedUntil: lease };
-    return { hook: { ...hook, sending: through }, delivery, lease, changes };
-  }
-
-  /** Moves past changes of other domains: nothing to send. */
-  private async skip(manager: EntityManager, hook: Hook, through: number): Promise<null> {
-    await runStatement(manager, `UPDATE "webhooks" SET "position" = ? WHERE "id" = ? AND "position" = ? AND "sending" IS NULL`, [through, hook.id, hook.position]);
-    return null;
+    const inserted = await selectRows(manager, `INSERT INTO "webhook_deliveries" ("webhookId", "afterChangeId", "throughChangeId", "changeCount", "firstChange", "attempts",
+      "lastStatus", "lastError", "deliveredAt", "nextAttemptAt", "leasedUntil") VALUES ${opened.map(() => '(?, ?, ?, ?, ?, 0, NULL, NULL, NULL, ?, ?)').join(', ')} RETURNING "id", "webhookId"`,
+    opened.flatMap(({ hook, through, changes }) => [hook.id, hook.position, through, changes.length, changes[0], now, lease]));
+    const deliveryOf = new Map(inserted.map(([id, webhookId]) => [num(webhookId), num(id)]));
+    return opened.map(({ hook, through, changes }) => ({
+      hook: { ...hook, sending: through },
+      delivery: { id: deliveryOf.get(hook.id)!, webhookId: hook.id, after: hook.position, through, changeCount: changes.length, attempts: 0, nextAttemptAt: now, leasedUntil: lease },
+      lease,
+      changes,
+    }));
   }
 
   /**
@@ -361,31 +399,45 @@ export class WebhookDispatcher {
     return outcome.result.status !== null && outcome.result.status >= 200 && outcome.result.status < 300;
   }
 
-  /** Records one answer, if this server's lease still holds: delivered moves the cursor; the last failed attempt stops the webhook. */
-  private async record(manager: EntityManager, outcome: Outcome): Promise<null> {
-    const { delivery, result } = outcome;
-    const attempts = delivery.attempts + 1;
-    const delivered = this.delivered(outcome);
-    const gaveUp = !delivered && attempts >= this.options.maxAttempts;
-    const recorded = await selectRows(manager,
-      `UPDATE "webhook_deliveries" SET "attempts" = ?, "lastStatus" = ?, "lastError" = ?, "deliveredAt" = ?, "nextAttemptAt" = ?, "leasedUntil" = NULL
-        WHERE "id" = ? AND "leasedUntil" = ? RETURNING "id"`,
-      [
-        attempts,
-        result.status,
-        result.status === null ? (result.error ?? 'no answer').slice(0, 300) : null,
-        delivered ? outcome.at : null,
-        delivered || gaveUp ? null : new Date(this.options.clock().getTime() + retryDelayMs(this.options, attempts)).toISOString(),
-        delivery.id,
-        outcome.lease,
-      ]);
-    if (recorded.length === 0) return null;
-    if (delivered) {
-      await runStatement(manager, `UPDATE "webhooks" SET "position" = ?, "sending" = NULL WHERE "id" = ? AND "sending" = ?`, [delivery.through, delivery.webhookId, delivery.through]);
-    } else if (gaveUp) {
-      await runStatement(manager, `UPDATE "webhooks" SET "active" = ? WHERE "id" = ?`, [false, delivery.webhookId]);
+  /**
+   * Records the pass's answers, each only if this server's lease on it still
+   * holds, in one statement for all; then, for those recorded, a delivered
+   * one moves its webhook's cursor (one statement for all) and the last
+   * failed attempt stops its webhook (one for all).
+   */
+  private async recordAll(manager: EntityManager, outcomes: Outcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const rows = outcomes.map((outcome) => {
+      const { delivery, result } = outcome;
+      const attempts = delivery.attempts + 1;
+      const delivered = this.delivered(outcome);
+      const gaveUp = !delivered && attempts >= this.options.maxAttempts;
+      return {
+        outcome, delivered, gaveUp,
+        values: [
+          delivery.id, outcome.lease, attempts, result.status,
+          result.status === null ? (result.error ?? 'no answer').slice(0, 300) : null,
+          delivered ? outcome.at : null,
+          delivered || gaveUp ? null : new Date(this.options.clock().getTime() + retryDelayMs(this.options, attempts)).toISOString(),
+        ],
+      };
+    });
+    const recorded = new Set((await selectRows(manager, `UPDATE "webhook_deliveries" SET "attempts" = v.column3, "lastStatus" = v.column4, "lastError" = v.column5,
+        "deliveredAt" = v.column6, "nextAttemptAt" = v.column7, "leasedUntil" = NULL
+      FROM (VALUES ${rows.map(() => '(CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))').join(', ')}) AS v
+      WHERE "webhook_deliveries"."id" = v.column1 AND "webhook_deliveries"."leasedUntil" = v.column2 RETURNING "webhook_deliveries"."id"`,
+    rows.flatMap((row) => row.values))).map(([id]) => num(id)));
+    const mine = rows.filter((row) => recorded.has(row.outcome.delivery.id)).sort((a, b) => a.outcome.delivery.webhookId - b.outcome.delivery.webhookId);
+    const delivered = mine.filter((row) => row.delivered).map((row) => row.outcome.delivery);
+    if (delivered.length > 0) {
+      await runStatement(manager, `UPDATE "webhooks" SET "position" = v.column2, "sending" = NULL
+        FROM (VALUES ${delivered.map(() => '(CAST(? AS BIGINT), CAST(? AS BIGINT))').join(', ')}) AS v WHERE "webhooks"."id" = v.column1 AND "webhooks"."sending" = v.column2`,
+      delivered.flatMap((delivery) => [delivery.webhookId, delivery.through]));
     }
-    return null;
+    const stopped = mine.filter((row) => row.gaveUp).map((row) => row.outcome.delivery.webhookId);
+    if (stopped.length > 0) {
+      await runStatement(manager, `UPDATE "webhooks" SET "active" = ? WHERE "id" IN (${stopped.map(() => '?').join(', ')})`, [false, ...stopped]);
+    }
   }
 
   /** POSTs a leased delivery outside any transaction; the next pass records the answer. */
@@ -432,7 +484,7 @@ class LogWindow {
       const rows = window.rows.filter((row) => num(row.id) > position);
       if (rows.length > 0 || window.toEnd) return rows;
     }
-    const rows = await loggedChangesAfter(this.tail, position, READ_ROWS);
+    const rows = await loggedChangesAfter(this.tail, position, READ_ROWS, { move: false });
     this.windows.push({ from: position, rows, toEnd: rows.length < READ_ROWS });
     return rows;
   }

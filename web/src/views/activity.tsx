@@ -32,7 +32,7 @@ const COUNT_EVERY_MS = 2000;
 /** What each action did, as a person reads it after the agent's name. */
 const DID: Record<string, string> = {
   TASK_CREATED: 'created the task', TASK_EDITED: 'edited the task', ITEM_STATE: 'changed a state', ITEMS_ADDED: 'added items', ITEM_RENAMED: 'renamed an item',
-  ITEM_DELETED: 'deleted an item', ITEM_MOVED: 'moved an item', ITEM_LINKED: 'linked an item', ITEM_RESTORED: 'restored an item',
+  ITEM_DELETED: 'deleted an item', ITEM_MOVED: 'moved an item', ITEM_LINKED: 'linked an item', ITEM_RESTORED: 'restored an item', ITEM_WAITS: 'changed what an item waits for',
   COMMENT_ADDED: 'commented', NOTE_ADDED: 'added a note', NOTE_EDITED: 'edited a note', NOTE_DELETED: 'deleted a note',
   PLAN_WRITTEN: 'wrote the plan', PLAN_CLEARED: 'cleared the plan', ITEM_CLAIMED: 'claimed an item', CLAIM_RELEASED: 'released a claim', CLAIM_OVERRIDDEN: 'changed an item past a claim',
   NOTE_CREATED: 'created a note', NOTE_ARCHIVED: 'archived a note', SESSION_STARTED: 'started', SESSION_FINISHED: 'finished', RULES_CHANGED: 'changed the plan’s rules',

@@ -21,7 +21,7 @@ const KINDS: Record<string, { label: string; actions: string[] | null }> = {
   claims: { label: 'Claims', actions: ['ITEM_CLAIMED', 'CLAIM_RELEASED', 'CLAIM_OVERRIDDEN'] },
   comments: { label: 'Comments and notes', actions: ['COMMENT_ADDED', 'NOTE_ADDED', 'NOTE_EDITED', 'NOTE_DELETED'] },
   plan: { label: 'Plan rewrites', actions: ['PLAN_WRITTEN', 'PLAN_CLEARED'] },
-  task: { label: 'Task edits and links', actions: ['TASK_CREATED', 'TASK_EDITED', 'ITEM_LINKED'] },
+  task: { label: 'Task edits, links and waits', actions: ['TASK_CREATED', 'TASK_EDITED', 'ITEM_LINKED', 'ITEM_WAITS'] },
 };
 
 /** Who made a change: anyone, a person on the dashboard, or one agent session (its id). */

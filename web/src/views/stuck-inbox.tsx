@@ -1,12 +1,12 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { canWrite, gql } from '../api';
 import { ItemCoordination, type Claim } from '../claims';
 import { useQuery } from '../live';
 import { sessionLabel } from '../session-name';
 import { NewMark, useUnread } from '../since-looked';
 import { useSignal } from '../signal';
-import { StateSelect } from '../state-select';
-import { STATE_LABEL } from '../states';
+import { SAYS_WHY, StateMenu } from '../state-menu';
+import { STATES, STATE_LABEL } from '../states';
 import { Loading, Refusal, useAction, when } from '../widgets';
 
 const SESSION = 'id name statusLine';
@@ -76,23 +76,52 @@ export function StuckInbox({ domain }: { domain: string }) {
 function StuckItemRow({ row, onChanged }: { row: StuckRow; onChanged(): void }) {
   const unread = useUnread()(row.since);
   const writable = useSignal(canWrite);
-  const [run, error] = useAction();
+  const [run, error, busy] = useAction();
+  // A state waiting on its reason, asked in the row before anything is sent: Blocked, Failed and Dropped ask (the row says why),
+  // "With a reason…" asks for any state, picked in the form. The reason may be left empty; the rules of a plan that need one refuse in words.
+  const [asking, setAsking] = useState<{ state: string; pick: boolean } | null>(null);
+  const [reason, setReason] = useState('');
   const { item, task } = row;
   const where = task.session
     ? <a href={`#/sessions/${task.session.id}`}>plan of {sessionLabel(task.session)}{task.session.finishedAt ? ' (finished)' : ''}</a>
     : <a href={`#/task/${task.id}?item=${item.id}`}>{task.title}</a>;
-  const choose = (state: string) => void run(async () => {
-    await gql(UPDATE_ITEM, { input: { id: item.id, state } });
+  const send = (state: string, comment?: string) => void run(async () => {
+    await gql(UPDATE_ITEM, { input: { id: item.id, state, ...(comment ? { comment } : {}) } });
+    setAsking(null);
+    setReason('');
     onChanged();
   });
+  const choose = (state: string) => (SAYS_WHY.has(state) ? setAsking({ state, pick: false }) : send(state));
+  // Focus goes to the form once, when it opens: to its state when one is picked there, else to the reason.
+  const askingOpen = asking !== null;
+  useEffect(() => {
+    if (askingOpen) document.getElementById(`stuck-reason${asking?.pick ? '-state' : ''}-${item.id}`)?.focus();
+  }, [askingOpen]);
+  const stop = () => { setAsking(null); setReason(''); document.getElementById(`stuck-${item.id}`)?.focus(); };
   return (
     <tr>
       <td>{unread && <><NewMark /> </>}<span class="text">{item.text}</span><br /><span class="muted small">{where}{task.domain ? ` · ${task.domain}` : ''}</span></td>
       <td>
         {writable
-          ? <StateSelect id={`stuck-${item.id}`} label={`State of “${item.text}”`} value={item.state} words={STATE_LABEL} choose={choose} />
+          ? <StateMenu id={`stuck-${item.id}`} label={item.text} value={asking?.state ?? item.state} words={STATE_LABEL} choose={choose} withReason={() => setAsking({ state: item.state, pick: true })} />
           : <span class={`state ${item.state}`}>{STATE_LABEL[item.state]}</span>}
         <br /><span class="small">{item.note ?? <span class="muted">(no reason given)</span>}</span>
+        {asking && (
+          <form class="rule-note" onSubmit={(event) => { event.preventDefault(); send(asking.state, reason.trim() || undefined); }}
+            onKeyDown={(event) => { if (event.key === 'Escape') { event.stopPropagation(); stop(); } }}>
+            {asking.pick && (
+              <label><span>New state of “{item.text}”</span>
+                <select id={`stuck-reason-state-${item.id}`} value={asking.state} onChange={(event) => setAsking({ ...asking, state: event.currentTarget.value })}>
+                  {STATES.map((state) => <option value={state}>{STATE_LABEL[state]}</option>)}
+                </select></label>
+            )}
+            <label><span>Why is “{item.text}” {STATE_LABEL[asking.state]}? (optional; the row shows it)</span>
+              <textarea rows={2} value={reason} onInput={(event) => setReason(event.currentTarget.value)} id={`stuck-reason-${item.id}`} />
+            </label>
+            <button type="submit" disabled={busy || (asking.state === item.state && !reason.trim())}>Set {STATE_LABEL[asking.state]}</button>{' '}
+            <button type="button" onClick={stop}>Cancel</button>
+          </form>
+        )}
         <Refusal error={error} />
       </td>
       <td class="nowrap">

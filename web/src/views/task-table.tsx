@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from '../api';
 import { useQuery } from '../live';
+import { NewMark, useUnread } from '../since-looked';
 import { stuckCount } from '../states';
 import { Ago, Loading, Progress } from '../widgets';
 
@@ -145,9 +146,10 @@ export function TaskTable({ path, archived, params, live }: { path: string; arch
 function TaskRowView({ task, path }: { task: TaskRow; path: string }) {
   const stuck = stuckCount(task.progress);
   const lane = laneOf(task);
+  const unread = useUnread()(task.updatedAt, task.id);
   return (
-    <tr>
-      <td><a href={`#/task/${task.id}`}>{task.title}</a>{task.domain !== path && <span class="muted"> · {task.domain}</span>}</td>
+    <tr class={unread ? 'unread-row' : undefined}>
+      <td>{unread && <><NewMark /> </>}<a href={`#/task/${task.id}`}>{task.title}</a>{task.domain !== path && <span class="muted"> · {task.domain}</span>}</td>
       <td><Progress done={task.progress.done} total={task.progress.total} label={`${task.title}: ${task.progress.done} of ${task.progress.total} done`} /></td>
       <td><span class={`state lane-${lane}`}>{LANE_LABEL[lane]}</span>{stuck > 0 && <span class="muted small"> · {stuck} blocked or failed</span>}</td>
       <td>{holdersOf(task) ?? <span class="muted">—</span>}</td>
@@ -158,6 +160,7 @@ function TaskRowView({ task, path }: { task: TaskRow; path: string }) {
 
 /** The tasks as columns by state: each column a list, so a screen reader hears its name and count. */
 function Board({ path, lanes, tasks }: { path: string; lanes: readonly Lane[]; tasks: TaskRow[] }) {
+  const unread = useUnread();
   return (
     <div class="board">
       {lanes.map((lane) => {
@@ -168,7 +171,7 @@ function Board({ path, lanes, tasks }: { path: string; lanes: readonly Lane[]; t
             <ul>
               {cards.map((task) => (
                 <li class="card">
-                  <a href={`#/task/${task.id}`}>{task.title}</a>{task.domain !== path && <span class="muted small"> · {task.domain}</span>}
+                  {unread(task.updatedAt, task.id) && <><NewMark /> </>}<a href={`#/task/${task.id}`}>{task.title}</a>{task.domain !== path && <span class="muted small"> · {task.domain}</span>}
                   <div class="small muted"><Progress done={task.progress.done} total={task.progress.total} label={`${task.title}: ${task.progress.done} of ${task.progress.total} done`} /> · <Ago iso={task.updatedAt} /></div>
                 </li>
               ))}

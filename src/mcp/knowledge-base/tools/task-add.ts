@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { splitItemsText } from '../../../domain/text-rules.js';
-import { itemLine, itemOf, itemView, loadTask, summaryText, taskSummary } from '../kb-read.js';
+import { itemLine, itemView, summaryText, taskSummary } from '../kb-read.js';
 import { callerOf, requireWrite } from '../../common/tool-context.js';
 import { answer, ToolRefusal } from '../../common/tool-result.js';
 import { TASK, run } from '../kb-tasks.parts.js';
@@ -18,12 +18,11 @@ Example: {"uid": "12", "items": "Document the replay queue", "after": "58"}`,
   },
   async ({ uid, items, after }, ctx) =>
     run(ctx, async () => {
-      const loaded = await loadTask(ctx, uid);
-      if (after !== undefined) itemOf(loaded, after);
       const labels = splitItemsText(items);
       if (labels.length === 0) throw new ToolRefusal('items holds no label: send one label per line.');
       requireWrite(ctx);
-      const added = await ctx.services.tasks.addItems(await callerOf(ctx), { taskId: String(loaded.task.id), items: labels, after: after ?? null });
+      // The service refuses a uid that names no task and an after that is not one of its items; it answers with the task as it wrote it.
+      const added = await ctx.services.tasks.addItems(await callerOf(ctx), { taskId: uid, items: labels, after: after ?? null, tasksOnly: true });
       const now = added.view;
       const lines = added.items.map((item) => `  ${itemLine(itemView(now, now.all.find((c) => c.id === item.id)!))}`).join('\n');
       return answer(`Added ${added.items.length} item${added.items.length === 1 ? '' : 's'}:\n${lines}\n${summaryText(taskSummary(now))}`, {

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { itemOf, loadTask } from '../kb-read.js';
 import { rendered, targetsOf } from '../kb-text.js';
 import { heldByAnotherLine } from '../kb-claims.js';
 import { callerOf, requireWrite } from '../../common/tool-context.js';
@@ -19,12 +18,12 @@ Example: {"uid": "12", "body": "Disputes need their own queue, like [[#58]]?"}`,
   },
   async ({ uid, body, item }, ctx) =>
     run(ctx, async () => {
-      const loaded = await loadTask(ctx, uid);
-      const on = item === undefined ? null : itemOf(loaded, item);
       requireWrite(ctx);
       const caller = await callerOf(ctx);
-      const { comment, view } = await ctx.services.comments.addComment(caller, { taskId: String(loaded.task.id), body, item: item ?? null });
+      // The service refuses a uid that names no task and an item that is not one of its own; it answers with the task as it wrote it.
+      const { comment, view } = await ctx.services.comments.addComment(caller, { taskId: uid, body, item: item ?? null, tasksOnly: true });
       const text = rendered(comment.body, targetsOf(view.all));
+      const on = comment.itemId === null ? null : view.all.find((candidate) => candidate.id === comment.itemId)!;
       const held = on ? await heldByAnotherLine(ctx, on, caller.sessionId) : null;
       return answer(`Comment ${comment.id} on ${item ? `item ${item}` : `task ${uid}`}: ${text}${held ? `\n${held}` : ''}`, {
         id: String(comment.id), body: comment.body, text, item: comment.itemId === null ? null : String(comment.itemId),

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { loadTask } from '../kb-read.js';
 import { parseDependsOn, parseIds } from '../kb-text.js';
 import { callerOf, requireWrite } from '../../common/tool-context.js';
 import { answer, ToolRefusal } from '../../common/tool-result.js';
@@ -24,7 +23,6 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
   },
   async (args, ctx) =>
     run(ctx, async () => {
-      const loaded = await loadTask(ctx, args.uid);
       const briefing = args.items !== undefined;
       if (briefing && args.body !== undefined) throw new ToolRefusal('send body (a note on the whole task) or items with the brief\'s fields (a brief on items), not both.');
       if (!briefing && args.body === undefined) {
@@ -40,8 +38,9 @@ Example: {"uid": "12", "title": "Replay queue", "items": "59", "goal": "Replays 
           }
         : null;
       requireWrite(ctx);
+      // The service refuses a uid that names no task; it answers with the task as it wrote it.
       const added = await ctx.services.taskNotes.addTaskNote(await callerOf(ctx), {
-        taskId: String(loaded.task.id), title: args.title, items: briefing ? parseIds(args.items!) : null, brief, body: args.body ?? null,
+        taskId: args.uid, title: args.title, items: briefing ? parseIds(args.items!) : null, brief, body: args.body ?? null, tasksOnly: true,
       });
       const view = (await noteViews(ctx, added.view, [added.note], [added.items]))[0]!;
       return answer(view.text, view.data);

@@ -136,10 +136,17 @@ export async function readChanges(manager: EntityManager, after: number, limit: 
   return (await loggedChangesAfter(manager, after, limit)).map(eventOf);
 }
 
-/** Up to `limit` logged rows after log id `after`, oldest first (the change feed's poll, a webhook's fill): one index range on the key, once the queue is moved into the log. */
-export async function loggedChangesAfter(manager: EntityManager, after: number, limit: number): Promise<LoggedChangeEntity[]> {
+/**
+ * Up to `limit` logged rows after log id `after`, oldest first (the change
+ * feed's poll, a webhook's fill): one index range on the key, once the queue
+ * is moved into the log. A reader the feed wakes after its own move (the
+ * webhook dispatcher) passes `move: false` and reads only what was moved,
+ * without queueing for the move's lock: what is still queued wakes it again
+ * once some server's feed moved it.
+ */
+export async function loggedChangesAfter(manager: EntityManager, after: number, limit: number, { move = true } = {}): Promise<LoggedChangeEntity[]> {
   // On PostgreSQL the move and the read are one statement: the rows it moved are not yet in the statement's view of the log, so they are added from its RETURNING.
-  const rows = isPostgres(manager) && !manager.queryRunner?.isTransactionActive
+  const rows = move && isPostgres(manager) && !manager.queryRunner?.isTransactionActive
     ? await selectRows(manager, `${SEQUENCE} RETURNING *) SELECT ${loggedChangeColumns('c')} FROM (SELECT * FROM "changes" WHERE "id" > ? UNION ALL SELECT * FROM "given" WHERE "id" > ?) c ORDER BY c."id" ASC LIMIT ?`, [after, after, limit])
     : await selectRows(manager, `SELECT ${loggedChangeColumns('c')} FROM "changes" c WHERE c."id" > ? ORDER BY c."id" ASC LIMIT ?`, [after, limit]);
   return rows.map((row) => loggedChangeRowOf(row));

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { canWrite, gql } from '../../api';
 import { useSignal } from '../../signal';
+import { markTaskSeen } from '../../since-looked';
 import { stuckCount } from '../../states';
 import { StateWords, presetOf, wordsFor } from '../../state-words';
 import { useTaskData } from '../../task-data';
@@ -29,6 +30,12 @@ export function TaskView({ id, focusItem }: { id: string; focusItem: string | nu
   const writable = useSignal(canWrite);
   const t = data.task;
   useTitle(t ? `${t.title} · task` : data.missing ? 'No such task' : 'Task');
+  // Open, the task is seen as it is, live changes included: its unread marker clears in every list (and stays clear on leaving).
+  useEffect(() => {
+    markTaskSeen(id);
+    return () => markTaskSeen(id);
+  }, [id]);
+  useEffect(() => { if (t?.updatedAt) markTaskSeen(id, Math.max(Date.now(), Date.parse(t.updatedAt))); }, [id, t?.updatedAt]);
   // A link to an item not on screen yet: load the pages that hold it (or show deleted ones, if it is deleted).
   const [notHere, setNotHere] = useState<string | null>(null);
   useEffect(() => {
