@@ -216,7 +216,7 @@ export class ClaimService {
       // the history row records the list as it stands and the answer shows the task (its version, its counts) as this
       // write leaves it: the claim itself changes neither. The task held is as this write's settle left it.
       const view = holding?.task.id === item.taskId ? taskViewOf(holding.task, holding.items) : await taskViewIn(uow.manager, item.taskId);
-      // The task cannot have gone: its ready row was locked by the claim's statement, and a delete takes that row.
+      // The task cannot have gone: the claim's statement locked its item's rows (SQLite: the write lock), which a delete takes.
       if (!view) throw new Error(`claimNext claimed item ${item.id} of task ${item.taskId}, which it then could not read`);
       await recordClaim(uow, { id: item.taskId, domain: ready.domain }, view.all, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null, { last: true });
       return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }), view };
