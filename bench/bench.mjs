@@ -195,8 +195,10 @@ try {
   /** The raw references measured so far, by name, for the alternating slices of the server's workload held to each. */
   const rawWorkloads = new Map();
   const only = args.only?.split(',');
-  // The references (raw handlers, floor) go with any server workload chosen, not with "servers" alone (it has none).
-  const referencesWanted = !only || only.some((o) => !'servers'.startsWith(o));
+  // The references (raw handlers, floor) go with any server workload chosen, not with those that bring their own
+  // ("servers" has none, the claim loop its queue).
+  const ownReferences = ['servers', 'claim loop vs queue'];
+  const referencesWanted = !only || only.some((o) => !ownReferences.some((name) => name.startsWith(o)));
   const chosen = all.filter((w) => !only || ((w.kind === 'raw' || w.name.startsWith('floor')) && referencesWanted) || only.some((o) => w.name.startsWith(o)));
   for (const workload of chosen) {
     if (workload.kind === 'claimQueue') {

@@ -113,6 +113,8 @@ describe('task_next with done', () => {
     const next = await agent.ok('task_next', { domain, done: first.id });
     expect(next.text.startsWith(`Marked item ${first.id} "Add the refunds table" done.`)).toBe(true);
     expect(next.data).toMatchObject({ outcome: 'claimed', item: { id: second.id }, claim: { session: self } });
+    // The task is shown as this call's write left it: the item it just marked done counts as done.
+    expect(next.text.split('\n').find((line) => line.startsWith(`Task ${task.id} "`))).toContain(', 1/2 done.');
 
     const end = await agent.ok('task_next', { domain, done: second.id });
     expect(end.text.startsWith(`Marked item ${second.id} "Write the refund email" done.`)).toBe(true);

@@ -5,10 +5,10 @@ import type { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/in
 import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
-import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf } from '../kernel/entity-rows.js';
+import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
 import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
-import { HOLD_TASK_HISTORY, insertTaskEvent, TRY_TASK_HISTORY, latestRecorded, type HistoryTip } from '../task-aggregate/history-rows.js';
+import { holdTaskHistorySql, insertTaskEvent, latestRecorded, tryTaskHistorySql, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 import { markClaimedUntil } from '../task-aggregate/ready-rows.js';
 import { noteClaimsEnded } from './claim-expiry.js';
@@ -44,46 +44,49 @@ export async function liveClaimCountOfOwner(manager: EntityManager, owner: strin
 }
 
 /**
- * Takes the claim row for `sessionId` when no live claim holds it: a new row,
- * or an expired one taken over, in one statement (the WHERE of ON CONFLICT
- * is checked on the row as committed, so of two takers only one gets it).
- * An expired row of another session is remembered as taken from it (the
- * fence refuses that session's late changes as taken over); the same
- * session taking its own lapsed row again keeps what the row said. The
- * claim is stamped with the database's clock as this statement runs, after
- * every lock the write waited for, and ends `ttlSeconds` later, so no claim
- * is handed out already expired. Returns its stamps; null when another
- * session's live claim holds the item. The item's ready row carries the
- * new expiry. `holdHistory: 'try'` (PostgreSQL): the task's history lock is
- * taken only if free, and null comes back when it is not, for a write that
- * holds another task's locks already (claimNext with finish): waiting there
- * could close a cycle with a writer doing the same the other way round.
+ * The claim's upsert: a new row, or an expired one taken over, in one
+ * statement (the WHERE of ON CONFLICT is checked on the row as committed, so
+ * of two takers only one gets it). An expired row of another session is
+ * remembered as taken from it (the fence refuses that session's late
+ * changes as taken over); the same session taking its own lapsed row again
+ * keeps what the row said. `item` and `task` are SQL for the ids, `from` a
+ * source with the clock as `t."clock"`; its parameters are the session, the
+ * ttl in seconds and the owner. Returns the claim's item, claimedAt and
+ * expiresAt; no row when a live claim of another session holds the item.
  */
-export async function takeClaim(
-  manager: EntityManager,
-  claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'owner'>,
-  ttlSeconds: number,
-  { holdHistory = false }: { holdHistory?: boolean | 'try' } = {},
-): Promise<Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null> {
-  const kind = kindOf(manager);
-  const values = [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner];
+function claimUpsert(kind: DatabaseKind, item: string, task: string, from: string): string {
   // Parameters are cast: PostgreSQL types a SELECT's parameters on their own, not as the columns they go into.
-  const insert = `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner")
-     SELECT CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS VARCHAR(64)), ${dbStampSql(kind, 't."clock"')}, ${dbStampSql(kind, 't."clock"', '?')}, CAST(? AS VARCHAR(64))
-     FROM ${kind === 'postgres' ? 't' : clockRowSql(kind)} WHERE 1 = 1
+  return `INSERT INTO "claims" ("itemId", "taskId", "sessionId", "claimedAt", "expiresAt", "owner")
+     SELECT ${item}, ${task}, CAST(? AS VARCHAR(64)), ${dbStampSql(kind, 't."clock"')}, ${dbStampSql(kind, 't."clock"', '?')}, CAST(? AS VARCHAR(64))
+     FROM ${from} WHERE 1 = 1
      ON CONFLICT ("itemId") DO UPDATE SET "taskId" = excluded."taskId", "sessionId" = excluded."sessionId",
        "claimedAt" = excluded."claimedAt", "expiresAt" = excluded."expiresAt", "owner" = excluded."owner",
        "takenFrom" = CASE WHEN "claims"."sessionId" = excluded."sessionId" THEN "claims"."takenFrom" ELSE "claims"."sessionId" END
      WHERE NOT (${claimIsLive('"claims"', kind)})
      RETURNING "itemId", "claimedAt", "expiresAt"`;
+}
+
+/**
+ * Takes the claim row for `sessionId` when no live claim holds it
+ * (claimUpsert). The claim is stamped with the database's clock as this
+ * statement runs, after every lock the write waited for, and ends
+ * `ttlSeconds` later, so no claim is handed out already expired. Returns its
+ * stamps; null when another session's live claim holds the item. The item's
+ * ready row carries the new expiry.
+ */
+export async function takeClaim(
+  manager: EntityManager,
+  claim: Pick<ClaimEntity, 'itemId' | 'taskId' | 'sessionId' | 'owner'>,
+  ttlSeconds: number,
+): Promise<Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null> {
+  const kind = kindOf(manager);
+  const values = [claim.itemId, claim.taskId, claim.sessionId, ttlSeconds, claim.owner];
+  const insert = claimUpsert(kind, 'CAST(? AS INTEGER)', 'CAST(? AS INTEGER)', kind === 'postgres' ? 't' : clockRowSql(kind));
   if (kind === 'postgres') {
-    // One round trip: (with holdHistory) the task's history lock (holdTaskHistory), the clock read after it, the
-    // claim, and its ready row's expiry.
-    const clock = holdHistory === 'try' ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${TRY_TASK_HISTORY} AS "held") h WHERE h."held"`
-      : holdHistory ? `SELECT clock_timestamp() AS "clock" FROM (SELECT ${HOLD_TASK_HISTORY}) h` : `SELECT clock_timestamp() AS "clock"`;
-    const [row] = await selectRows(manager, `WITH t AS (${clock}), c AS (${insert}),
+    // One round trip: the clock, the claim, and its ready row's expiry.
+    const [row] = await selectRows(manager, `WITH t AS (SELECT clock_timestamp() AS "clock"), c AS (${insert}),
       r AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
-      SELECT c."claimedAt", c."expiresAt" FROM c`, holdHistory ? [claim.taskId, ...values] : values);
+      SELECT c."claimedAt", c."expiresAt" FROM c`, values);
     return row ? { claimedAt: row[0] as string, expiresAt: row[1] as string } : null;
   }
   const [row] = await selectRows(manager, insert, values);
@@ -152,17 +155,26 @@ export async function endClaimsOnItems(
   const kind = kindOf(manager);
   const end = `UPDATE "claims" SET "expiresAt" = ${dbNowSql(kind)} WHERE "itemId" IN (${placeholders(ids.length)}) AND ${claimIsLive('"claims"', kind)}`;
   let before: unknown[] | undefined;
+  let noted = false;
   if (readingBefore === undefined) await runStatement(manager, end, ids);
   else if (kind === 'postgres') {
-    // Both parts see the rows as they were before the statement.
-    [before] = await selectRows(manager, `WITH f AS (${claimRowRead(kind)}), e AS (${end} RETURNING 1) SELECT * FROM f`, [readingBefore, ...ids]);
+    // Every part sees the rows as they were before the statement. The ends are accounted for here as noteClaimsEnded
+    // does, one round trip fewer on the fence's path: those this statement ends (e), and those that had lapsed already
+    // (read as not live, so none of e's).
+    [before] = await selectRows(manager, `WITH f AS (${claimRowRead(kind)}), e AS (${end} RETURNING "itemId", "expiresAt"),
+      n AS (INSERT INTO "claim_expiries" ("itemId", "expiresAt")
+        SELECT e."itemId", e."expiresAt" FROM e
+        UNION ALL SELECT c."itemId", c."expiresAt" FROM "claims" c WHERE c."itemId" IN (${placeholders(ids.length)}) AND NOT (${claimIsLive('c', kind)})
+        ON CONFLICT DO NOTHING)
+      SELECT * FROM f`, [readingBefore, ...ids, ...ids]);
+    noted = true;
   } else {
     [before] = await selectRows(manager, claimRowRead(kind), [readingBefore]);
     await runStatement(manager, end, ids);
   }
   // Items being settled or deleted (`leavingReady`) lose their ready rows with the task's write (recordTaskChange).
   if (!leavingReady) await markClaimedUntil(manager, ids, `(SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = "ready_items"."itemId")`);
-  await noteClaimsEnded(manager, 'itemId', ids);
+  if (!noted) await noteClaimsEnded(manager, 'itemId', ids);
   if (readingBefore !== undefined) return claimBeforeOf(before);
 }
 
@@ -191,9 +203,11 @@ export async function recordClaim(
   action: HistoryAction,
   change: ItemChange,
   tip: HistoryTip | null,
+  /** The unit of work's last write, the task's history lock held already (claimNext): the row goes with the change-log append (insertTaskEvent). */
+  { last = false }: { last?: boolean } = {},
 ): Promise<void> {
   const list = snapshotOf(items);
-  await insertTaskEvent(uow, task.id, action, tip ? latestRecorded(tip) : list, list, [change]);
+  await insertTaskEvent(uow, task.id, action, tip ? latestRecorded(tip) : list, list, [change], { last });
   if (tip) tip.recorded = list;
   uow.emit({
     entity: 'TASK', id: String(task.id), action, memory: { kind: 'TASK', domain: task.domain },
@@ -243,33 +257,94 @@ export async function readyItems(manager: EntityManager, domain: string, { limit
   return rows.map((row) => ({ item: itemOf(row), domain: row[ITEM_WIDTH] as string | null }));
 }
 
+/** What claimReadyItem took: the ready item and its claim's stamps, or the item with null stamps when its claim was refused. */
+export interface ReadyClaim {
+  /** The item chosen (null when none was taken), with its domain and the live claims the session and its owner held before this one. */
+  ready: (ReadyItem & { sessionClaims: number; ownerClaims: number }) | null;
+  /** The claim's stamps; null when a live claim of another session holds the item (taken since the queue was read). */
+  stamps: Pick<ClaimEntity, 'claimedAt' | 'expiresAt'> | null;
+  /** Nothing was taken, but free ready items were there: their tasks' history locks or rows were held by other writes. */
+  busy: boolean;
+}
+
+/** How many free ready items (in hand-out order) one claim statement looks at before it answers busy. */
+const CANDIDATES = 32;
+
 /**
- * claimNext's candidate: one free ready item of the scope, leaving out
- * `passed`, in one indexed statement. Taken by place in the list before task
- * (every task's first ready item, then every task's next), so agents taking
- * items one after another land on different tasks and do not queue on one
- * task's history; dependency order holds because only ready items have rows.
- * On PostgreSQL the ready row and the item's row are locked FOR UPDATE SKIP
- * LOCKED: concurrent callers pass over each other's candidates instead of
- * waiting, and an item a write holds (a late DONE being fenced) is passed
- * over until that write ends, as the fence expects (claim-fence.ts). The
- * item's own state is checked again beside its row.
+ * claimNext's claim: one free ready item of the scope, leaving out `passed`,
+ * claimed for the session in one statement with its ready row's expiry.
+ * Taken by place in the list before task (every task's first ready item,
+ * then every task's next), so agents taking items one after another land on
+ * different tasks and do not queue on one task's history; dependency order
+ * holds because only ready items have rows. `preferTask`'s items come first
+ * (a task whose locks this write holds already).
+ *
+ * On PostgreSQL the claim records the task's list in its history, so it
+ * needs the task's history lock (history-rows.ts). `wait: false` looks at
+ * the first CANDIDATES free ready items in order and takes the first whose
+ * task's history lock is free, taking that lock only if free and then the
+ * ready row and the item's row FOR UPDATE SKIP LOCKED: a candidate that is
+ * busy is passed over without being locked, so other callers can still take
+ * it, and `busy` tells that from nothing ready. `wait: true` locks the first
+ * free ready row (SKIP LOCKED) and then waits for its task's history lock:
+ * only for a write that holds no other task's locks (waiting while holding
+ * one could close a cycle with a writer doing the same the other way round).
+ * Either way an item a write holds (a late DONE being fenced) is passed
+ * over until that write ends, as the fence expects (claim-fence.ts), and the
+ * claim is stamped after the lock is held. On SQLite the write lock runs one
+ * writer at a time: the candidate is read, then claimed (takeClaim).
  */
-export async function takeReadyCandidate(
-  manager: EntityManager, domain: string, passed: readonly number[], sessionId: string,
-  /** A task whose ready items come first: the one this write just settled an item of, whose locks it holds already. */
-  preferTask: number | null = null,
-): Promise<(ReadyItem & { task: MemoryEntity; sessionClaims: number }) | null> {
+export async function claimReadyItem(
+  manager: EntityManager,
+  claim: { domain: string; passed: readonly number[]; sessionId: string; owner: string | null; ttlSeconds: number; preferTask: number | null; wait: boolean },
+): Promise<ReadyClaim> {
   const kind = kindOf(manager);
-  const { where, scope } = readyScope(domain);
-  const skip = passed.length ? ` AND r."itemId" NOT IN (${placeholders(passed.length)})` : '';
-  const locking = kind === 'postgres' ? ' FOR UPDATE OF r, i SKIP LOCKED' : '';
-  // With the candidate, the live claims the session holds (liveClaimCount), for the cap, and its task's row, which the
-  // claim's answer shows: one round trip, not three.
-  const sql = `SELECT ${itemColumns('i')}, r."domain", (SELECT COUNT(*) FROM "claims" c WHERE c."sessionId" = ? AND ${claimIsLive('c', kind)}), ${memoryColumns('m')}
-    FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId" INNER JOIN "memories" m ON m."id" = r."taskId"
-    WHERE ${where} AND ${readyRowIsFree(kind)} AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')${skip}
-    ORDER BY ${preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC LIMIT 1${locking}`;
-  const [row] = await selectRows(manager, sql, [sessionId, ...scope, false, ...passed, ...(preferTask === null ? [] : [preferTask])]);
-  return row ? { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]), task: memoryOf(row, ITEM_WIDTH + 2) } : null;
+  const { where, scope } = readyScope(claim.domain);
+  const skip = claim.passed.length ? ` AND r."itemId" NOT IN (${placeholders(claim.passed.length)})` : '';
+  const prefer = claim.preferTask === null ? [] : [claim.preferTask];
+  const order = `${claim.preferTask === null ? '' : 'CASE WHEN r."taskId" = ? THEN 0 ELSE 1 END, '}r."position" ASC, r."taskId" ASC, r."itemId" ASC`;
+  const itemOpen = `i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')`;
+  // The live claims the session and its owner hold (liveClaimCount, liveClaimCountOfOwner; none for no owner), for the
+  // caps: read with the claim, as they were before it, not in round trips of their own.
+  const held = `(SELECT COUNT(*) FROM "claims" x WHERE x."sessionId" = ? AND ${claimIsLive('x', kind)}),
+    (SELECT COUNT(*) FROM "claims" y WHERE y."owner" = CAST(? AS VARCHAR(64)) AND ${claimIsLive('y', kind)})`;
+  const heldParameters = [claim.sessionId, claim.owner];
+  if (kind !== 'postgres') {
+    const sql = `SELECT ${itemColumns('i')}, r."domain", ${held} FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+      WHERE ${where} AND ${readyRowIsFree(kind)} AND ${itemOpen}${skip} ORDER BY ${order} LIMIT 1`;
+    const [row] = await selectRows(manager, sql, [...heldParameters, ...scope, false, ...claim.passed, ...prefer]);
+    if (!row) return { ready: null, stamps: null, busy: false };
+    const ready = { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]), ownerClaims: num(row[ITEM_WIDTH + 2]) };
+    const stamps = await takeClaim(manager, { itemId: ready.item.id, taskId: ready.item.taskId, sessionId: claim.sessionId, owner: claim.owner }, claim.ttlSeconds);
+    return { ready, stamps, busy: false };
+  }
+  let chosen: string;
+  let chosenParameters: unknown[];
+  if (claim.wait) {
+    chosen = `k AS (SELECT ${itemColumns('i')}, r."domain" FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+        WHERE ${where} AND ${readyRowIsFree(kind)} AND ${itemOpen}${skip} ORDER BY ${order} LIMIT 1 FOR UPDATE OF r, i SKIP LOCKED),
+      t AS (SELECT clock_timestamp() AS "clock" FROM k CROSS JOIN LATERAL (SELECT ${holdTaskHistorySql('k."taskId"')}) h)`;
+    chosenParameters = [...scope, false, ...claim.passed, ...prefer];
+  } else {
+    // The candidates are read unlocked, in order (o, a fence the planner keeps: its LIMIT), and each is tried in turn
+    // (the LATERAL, run once per candidate until one row comes out): the task's lock if free, evaluated on the joined
+    // row before FOR UPDATE locks it, so a busy task's row is never locked; then the rows, skipping those locked.
+    chosen = `o AS (SELECT r."itemId", r."taskId" FROM "ready_items" r WHERE ${where} AND ${readyRowIsFree(kind)}${skip} ORDER BY ${order} LIMIT ${CANDIDATES}),
+      k AS (SELECT l.* FROM o CROSS JOIN LATERAL (SELECT ${itemColumns('i')}, r."domain" FROM "ready_items" r INNER JOIN "items" i ON i."id" = r."itemId"
+          WHERE r."itemId" = o."itemId" AND ${readyRowIsFree(kind)} AND ${itemOpen} AND ${tryTaskHistorySql('o."taskId"')}
+          FOR UPDATE OF r, i SKIP LOCKED) l LIMIT 1),
+      t AS (SELECT clock_timestamp() AS "clock" FROM k)`;
+    chosenParameters = [...scope, ...claim.passed, ...prefer, false];
+  }
+  const busy = claim.wait ? 'FALSE' : '(SELECT COUNT(*) FROM o) > 0';
+  const [row] = await selectRows(manager, `WITH ${chosen},
+      c AS (${claimUpsert(kind, 'k."id"', 'k."taskId"', 'k, t')}),
+      u AS (UPDATE "ready_items" SET "claimedUntil" = c."expiresAt" FROM c WHERE "ready_items"."itemId" = c."itemId" RETURNING 1)
+    SELECT ${itemColumns('k')}, k."domain", ${held}, c."claimedAt", c."expiresAt", ${busy}
+    FROM (SELECT 1 AS "one") one LEFT JOIN k ON 1 = 1 LEFT JOIN c ON c."itemId" = k."id"`,
+  [...chosenParameters, claim.sessionId, claim.ttlSeconds, claim.owner, ...heldParameters]);
+  if (row[0] === null) return { ready: null, stamps: null, busy: row[ITEM_WIDTH + 5] === true };
+  const ready = { item: itemOf(row), domain: row[ITEM_WIDTH] as string | null, sessionClaims: num(row[ITEM_WIDTH + 1]), ownerClaims: num(row[ITEM_WIDTH + 2]) };
+  const stamps = row[ITEM_WIDTH + 3] === null ? null : { claimedAt: row[ITEM_WIDTH + 3] as string, expiresAt: row[ITEM_WIDTH + 4] as string };
+  return { ready, stamps, busy: false };
 }

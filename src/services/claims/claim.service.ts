@@ -6,13 +6,12 @@ import { readDbNow } from '../../db/db-clock.js';
 import { ClaimEntity, ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import { createOnce } from '../kernel/idempotency.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
-import { itemsOfTaskIds } from '../task-aggregate/item-rows.js';
 import { loadItemForChange } from '../task-aggregate/task-store.js';
 import { taskViewIn, taskViewOf, type ItemChanged, type TaskView } from '../task-aggregate/task-view.js';
 
 /** What a finish asks of updateItem: the held item settled, with the agent's comment. */
 interface ItemSettling { id: string; state: ItemState; comment: string | null }
-import { endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim, takeReadyCandidate } from './claim-store.js';
+import { claimReadyItem, endClaimsOnItems, liveClaimCount, liveClaimCountOfOwner, liveClaimsOf, recordClaim, setClaimExpiry, takeClaim } from './claim-store.js';
 
 interface ClaimInput {
   id: string;
@@ -40,17 +39,11 @@ export interface ClaimNextResult {
 }
 
 /**
- * How many ready items claimNext tries before it answers that none is free:
- * on PostgreSQL a candidate can be taken between the read and the claim (the
- * claim's own statement then refuses it) and the next one is tried.
+ * How many times claimNext claims again after its claim was refused (a
+ * candidate claimed by another session between the read of the queue and
+ * the claim) before it answers that none is free.
  */
-const CLAIM_NEXT_TRIES = 20;
-/**
- * With finish, fewer: a candidate is passed over when its task's history lock
- * is busy too, and each one passed stays locked (skipped by everyone) until
- * this write commits.
- */
-const CLAIM_NEXT_TRIES_HOLDING = 5;
+const CLAIM_NEXT_TRIES = 5;
 
 /**
  * Claims: leases on items by agent sessions, timed by the database's clock.
@@ -176,7 +169,7 @@ export class ClaimService {
         async () => {
           const settled = finish ? await this.tasks.updateItemIn(uow, { id: finish.id, state, comment: finish.comment ?? null }) : null;
           finished = settled;
-          const result = await this.claimFirstReady(uow, sessionId, domain, ttl, settled ? { taskId: settled.item.taskId, items: settled.items } : null);
+          const result = await this.claimFirstReady(uow, sessionId, domain, ttl, settled ? { task: settled.view.task, items: settled.items } : null);
           return { result, stored: result ? { id: String(result.item.id) } : null };
         });
       return { claimed, finished };
@@ -185,38 +178,48 @@ export class ClaimService {
 
   /**
    * claimNext's work: claims a free ready item of `domain` for `sessionId`
-   * (takeReadyCandidate), or null. The task's history lock is taken before
-   * the claim, so the claim is stamped after every wait of the write.
+   * (claimReadyItem), or null. The task's history lock is taken before the
+   * claim, so the claim is stamped after every wait of the write: the first
+   * candidate whose task's lock is free, and, when every candidate's is held
+   * by other writes and this write holds no task's locks, the first
+   * candidate's, waiting for it.
    */
   private async claimFirstReady(
     uow: UnitOfWork, sessionId: string, domain: string, ttl: number,
     /**
-     * The task this write settled an item of (claimNext with finish), and its items as they stand: its locks are held,
-     * so its ready items come first (an item the settle freed among them) and its list is not read again. Another
-     * task's history lock is then only taken if free (takeClaim's 'try'): waiting for it while holding this one's
-     * could deadlock with a worker doing the same the other way round.
+     * The task this write settled an item of (claimNext with finish), its row and items as the settle left them: its
+     * locks are held, so its ready items come first (an item the settle freed among them) and it is not read again. Another
+     * task's history lock is then never waited for: waiting for it while holding this one's could deadlock with a
+     * worker doing the same the other way round.
      */
-    holding: { taskId: number; items: ItemEntity[] } | null = null,
+    holding: { task: MemoryEntity; items: ItemEntity[] } | null = null,
   ): Promise<ClaimResult | null> {
     uow.touchDomain(domain);
     const passed: number[] = [];
-    for (let attempt = 0; attempt < (holding ? CLAIM_NEXT_TRIES_HOLDING : CLAIM_NEXT_TRIES); attempt += 1) {
-      const ready = await takeReadyCandidate(uow.manager, domain, passed, sessionId, holding?.taskId ?? null);
+    const owner = uow.caller.principal ?? null;
+    for (let attempt = 0; attempt < CLAIM_NEXT_TRIES; attempt += 1) {
+      const spec = { domain, passed, sessionId, owner, ttlSeconds: ttl, preferTask: holding?.task.id ?? null };
+      let taken = await claimReadyItem(uow.manager, { ...spec, wait: false });
+      if (!taken.ready && taken.busy && !holding) taken = await claimReadyItem(uow.manager, { ...spec, wait: true });
+      const { ready, stamps } = taken;
       if (!ready) return null;
-      // Checked once there is something to take: with nothing ready the answer is null, at a cap or not.
-      if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready.sessionClaims);
+      // Checked once there is something to take: with nothing ready the answer is null, at a cap or not. A claim at the
+      // cap is refused here, and the refusal rolls back the claim the statement wrote.
+      if (attempt === 0) await this.checkClaimCaps(uow, sessionId, ready);
       const { item } = ready;
-      // The task is not locked here (its item is): the claim's statement first waits for any change of its list not
-      // yet committed (the task's history lock), so the history row records the list as it stands.
-      const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner: uow.caller.principal ?? null };
-      const stamps = await takeClaim(uow.manager, claim, ttl, { holdHistory: holding ? 'try' : true });
       if (!stamps) {
         passed.push(item.id);
         continue;
       }
-      const items = holding?.taskId === item.taskId ? holding.items : await itemsOfTaskIds(uow.manager, [item.taskId]);
-      await recordClaim(uow, { id: item.taskId, domain: ready.domain }, items, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null);
-      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }), view: taskViewOf(ready.task, items) };
+      const claim = { itemId: item.id, taskId: item.taskId, sessionId, owner };
+      // Read after the claim's statement took the task's history lock (that statement's own reads predate the lock), so
+      // the history row records the list as it stands and the answer shows the task (its version, its counts) as this
+      // write leaves it: the claim itself changes neither. The task held is as this write's settle left it.
+      const view = holding?.task.id === item.taskId ? taskViewOf(holding.task, holding.items) : await taskViewIn(uow.manager, item.taskId);
+      // The task cannot have gone: the claim's statement locked its item's rows (SQLite: the write lock), which a delete takes.
+      if (!view) throw new Error(`claimNext claimed item ${item.id} of task ${item.taskId}, which it then could not read`);
+      await recordClaim(uow, { id: item.taskId, domain: ready.domain }, view.all, 'ITEM_CLAIMED', { itemId: String(item.id), kind: 'CLAIMED', text: item.text, from: null, to: sessionId }, null, { last: true });
+      return { item, claim: Object.assign(new ClaimEntity(), claim, stamps, { takenFrom: null }), view };
     }
     return null;
   }
@@ -251,13 +254,13 @@ export class ClaimService {
    * TOO_LARGE when the calling session holds CLAIMS_PER_SESSION_MAX live
    * claims, or (with auth on) its bearer token's sessions hold
    * CLAIMS_PER_TOKEN_MAX between them. Without auth there is no token to
-   * count by: the per-session cap still holds. `held`: the session's live
-   * claims when the caller has read them already.
+   * count by: the per-session cap still holds. `held`: the session's and
+   * its owner's live claims when the caller has read them already.
    */
-  private async checkClaimCaps(uow: UnitOfWork, sessionId: string, held?: number): Promise<void> {
-    if ((held ?? (await liveClaimCount(uow.manager, sessionId))) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
+  private async checkClaimCaps(uow: UnitOfWork, sessionId: string, held?: { sessionClaims: number; ownerClaims: number }): Promise<void> {
+    if ((held?.sessionClaims ?? (await liveClaimCount(uow.manager, sessionId))) >= CLAIMS_PER_SESSION_MAX) throw tooManyClaims(sessionId);
     const owner = uow.caller.principal;
-    if (owner && (await liveClaimCountOfOwner(uow.manager, owner)) >= CLAIMS_PER_TOKEN_MAX) throw tooManyClaimsForToken();
+    if (owner && (held?.ownerClaims ?? (await liveClaimCountOfOwner(uow.manager, owner))) >= CLAIMS_PER_TOKEN_MAX) throw tooManyClaimsForToken();
   }
 
   /** The calling session's id: a claim is always a session's (NO_SESSION without one). */

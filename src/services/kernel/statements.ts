@@ -38,6 +38,12 @@ export async function runStatement(manager: EntityManager, sql: string, paramete
   await onPostgres(manager, sql, parameters);
 }
 
+/** A statement of our own with its parameters, held to be sent later (UnitOfWork.writeLast). */
+export interface Statement {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
 /** What pg needs of a client or pool to run one statement. */
 interface PgQueryable {
   query(config: { name?: string; text: string; values: unknown[]; rowMode: 'array' }): Promise<{ rows: unknown[][] }>;

@@ -53,15 +53,24 @@ export async function insertTaskEvent(
   before: readonly Snapshot[],
   after: readonly Snapshot[],
   changes: readonly ItemChange[],
+  /**
+   * The last write of its unit of work, the task's history lock already held (claimNext's claim): sent with the
+   * change-log append (UnitOfWork.writeLast), as nothing after it reads the task's history.
+   */
+  { last = false }: { last?: boolean } = {},
 ): Promise<void> {
+  // A row held for the end must be in before this one reads the task's previous row.
+  await uow.flushLastWrites();
   const delta = JSON.stringify(deltaBetween(before, after));
   const whole = JSON.stringify(after);
   const { weight, priorBytesMax } = chainLimits(Buffer.byteLength(delta), Buffer.byteLength(whole));
   const postgres = uow.manager.connection.options.type === 'postgres';
-  await runStatement(uow.manager, postgres ? INSERT_LOCKED : INSERT, [
-    taskId, uow.now, action, await uow.knownSessionId(), JSON.stringify(changes), weight, delta, whole, CHAIN_LENGTH_MAX, priorBytesMax, taskId,
-    ...(postgres ? [taskId] : []),
-  ]);
+  const statement = {
+    sql: postgres ? INSERT_LOCKED : INSERT,
+    parameters: [taskId, uow.now, action, await uow.knownSessionId(), JSON.stringify(changes), weight, delta, whole, CHAIN_LENGTH_MAX, priorBytesMax, taskId, ...(postgres ? [taskId] : [])],
+  };
+  if (last) uow.writeLast(statement);
+  else await runStatement(uow.manager, statement.sql, statement.parameters);
 }
 
 /**
@@ -93,8 +102,15 @@ export async function holdTaskHistory(manager: EntityManager, taskId: number): P
   await selectRows(manager, `SELECT ${HOLD_TASK_HISTORY}`, [taskId]);
 }
 
-/** holdTaskHistory as an expression (PostgreSQL), its one parameter the task's id: for a statement that takes the lock before its own work. */
-export const HOLD_TASK_HISTORY = `pg_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(? AS INTEGER))`;
+/** holdTaskHistory as an expression (PostgreSQL) on `task` (SQL for the task's id): for a statement that takes the lock before its own work. */
+export function holdTaskHistorySql(task: string): string {
+  return `pg_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(${task} AS INTEGER))`;
+}
 
-/** HOLD_TASK_HISTORY without waiting: true when the lock is now held (or was already, by this transaction), false when another holds it. */
-export const TRY_TASK_HISTORY = `pg_try_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(? AS INTEGER))`;
+/** holdTaskHistorySql without waiting: true when the lock is now held (or was already, by this transaction), false when another holds it. */
+export function tryTaskHistorySql(task: string): string {
+  return `pg_try_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(${task} AS INTEGER))`;
+}
+
+/** holdTaskHistorySql with the task's id as its one parameter. */
+export const HOLD_TASK_HISTORY = holdTaskHistorySql('?');

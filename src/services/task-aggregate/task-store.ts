@@ -67,8 +67,8 @@ export async function loadTaskForChange(
   let session: SessionEntity | null = ownPlan ? owner : null;
   if (peek?.[0]) session = await lockSession(uow, peek[0] as string);
   // FOR NO KEY UPDATE: rows that only reference the task (an item link to it from another task) do not wait on it.
-  const [row] = taskId === null ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
-  const task = row ? memoryOf(row) : null;
+  const [row] = taskId === null || peeked?.task ? [] : await selectRows(uow.manager, postgres ? `${SELECT_TASK} FOR NO KEY UPDATE` : SELECT_TASK, [taskId]);
+  const task = peeked?.task ?? (row ? memoryOf(row) : null);
   const notATask = whyNotATask(task, String(id), tasksOnly);
   if (notATask || !task) throw notATask ?? taskNotFound(String(id));
   if (task.sessionId && uow.caller.sessionId && task.sessionId !== uow.caller.sessionId) {
@@ -135,21 +135,37 @@ interface TaskPeek {
   sessionId: string | null;
   version: number;
   items: ItemEntity[];
+  /** A knowledge-base task's row, locked by the same statement (SQLite: read under the write lock); unset for a plan, whose session is locked first. */
+  task?: MemoryEntity;
 }
 
 /**
  * The task of an item, read unlocked in one statement with all its items:
  * what loadItemForChange needs before it locks the task (whose plan it is),
  * and the items, which stand unless the version moved by the time the lock
- * is held. Null when no item has the id.
+ * is held. Null when no item has the id. A knowledge-base task (no session
+ * to lock before it) is locked by the same statement, FOR NO KEY UPDATE as
+ * loadTaskForChange would: its row comes back as the lock found it, so the
+ * lock costs no round trip of its own.
  */
 async function peekItemTask(uow: UnitOfWork, itemId: number): Promise<TaskPeek | null> {
-  const rows = await selectRows(uow.manager, `SELECT ${itemColumns('i')}, m."sessionId", m."version" FROM "items" x
-    INNER JOIN "memories" m ON m."id" = x."taskId" INNER JOIN "items" i ON i."taskId" = x."taskId"
-    WHERE x."id" = ? ORDER BY i."position" ASC, i."id" ASC`, [itemId]);
+  const postgres = uow.manager.connection.options.type === 'postgres';
+  // MATERIALIZED: the lock is taken once, whatever the number of item rows it is joined to.
+  const sql = postgres
+    ? `WITH k AS MATERIALIZED (SELECT ${memoryColumns('m')} FROM "memories" m WHERE m."id" = (SELECT y."taskId" FROM "items" y WHERE y."id" = ?)
+        AND m."sessionId" IS NULL FOR NO KEY UPDATE)
+      SELECT ${itemColumns('i')}, m."sessionId", m."version", ${memoryColumns('k')} FROM "items" x
+      INNER JOIN "memories" m ON m."id" = x."taskId" INNER JOIN "items" i ON i."taskId" = x."taskId" LEFT JOIN k ON 1 = 1
+      WHERE x."id" = ? ORDER BY i."position" ASC, i."id" ASC`
+    : `SELECT ${itemColumns('i')}, m."sessionId", m."version", ${memoryColumns('m')} FROM "items" x
+      INNER JOIN "memories" m ON m."id" = x."taskId" INNER JOIN "items" i ON i."taskId" = x."taskId"
+      WHERE x."id" = ? ORDER BY i."position" ASC, i."id" ASC`;
+  const rows = await selectRows(uow.manager, sql, postgres ? [itemId, itemId] : [itemId]);
   if (rows.length === 0) return null;
   const items = rows.map((row) => itemOf(row));
-  return { taskId: items[0].taskId, sessionId: rows[0][ITEM_WIDTH] as string | null, version: num(rows[0][ITEM_WIDTH + 1]), items };
+  const sessionId = rows[0][ITEM_WIDTH] as string | null;
+  const locked = rows[0][ITEM_WIDTH + 2] === null ? undefined : memoryOf(rows[0], ITEM_WIDTH + 2);
+  return { taskId: items[0].taskId, sessionId, version: num(rows[0][ITEM_WIDTH + 1]), items, task: sessionId === null ? locked : undefined };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import { MemoryEntity, type ItemEntity } from '../../db/entities/index.js';
+import type { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import type { FenceVerdict } from '../../domain/claims.js';
-import { itemsOfTaskIds } from './item-rows.js';
+import { itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf, MEMORY_WIDTH } from '../kernel/entity-rows.js';
+import { num, selectRows } from '../kernel/statements.js';
 
 /**
  * A task as an agent's tool shows it: its row (the counts it keeps give the
@@ -27,9 +28,20 @@ export function taskViewOf(task: MemoryEntity, items: ItemEntity[]): TaskView {
  * showed it then). Null when the task has since been deleted.
  */
 export async function taskViewIn(manager: EntityManager, taskId: number): Promise<TaskView | null> {
-  const task = await manager.findOneBy(MemoryEntity, { id: taskId });
-  return task && taskViewOf(task, await itemsOfTaskIds(manager, [task.id]));
+  const rows = await selectRows(manager, TASK_VIEW, [taskId, taskId]);
+  if (rows.length === 0 || num(rows[0][0]) !== 0) return null;
+  return taskViewOf(memoryOf(rows[0], 1), rows.slice(1).map((row) => itemOf(row, 1 + MEMORY_WIDTH)));
 }
+
+/**
+ * The task's row, then its items in list order, in one round trip: a part number, the memory's columns and the
+ * item's, each NULL where the other part's are, so the task's row (its body, its goal) comes once, not with every item.
+ * The first part names the columns, each a name of its own (PostgreSQL's rows come keyed by name).
+ */
+const TASK_VIEW = `SELECT 0 AS "part", ${memoryColumns('m')}, ${Array.from({ length: ITEM_WIDTH }, (_, i) => `NULL AS "item${i}"`).join(', ')}
+  FROM "memories" m WHERE m."id" = ?
+  UNION ALL SELECT 1, ${'NULL, '.repeat(MEMORY_WIDTH)}${itemColumns('i')} FROM "items" i WHERE i."taskId" = ?
+  ORDER BY 1, ${2 + MEMORY_WIDTH + 4}, ${2 + MEMORY_WIDTH}`;
 
 /**
  * An item after updateItem, and its task with every item as the tools show it, from the same transaction:

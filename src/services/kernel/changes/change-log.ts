@@ -6,7 +6,7 @@ import { CHANGE_CHANNEL } from '../../../db/change-channel.js';
 import type { ChangeAction, ChangeEntity } from '../../../domain/history.js';
 import type { ChangeEvent } from './change-events.js';
 import { loggedChangeColumns, loggedChangeRowOf } from '../entity-rows.js';
-import { num, placeholders, runStatement, selectRows, tuples } from '../statements.js';
+import { num, placeholders, runStatement, selectRows, tuples, type Statement } from '../statements.js';
 
 /**
  * The change log's storage (table `changes`): appended to by every writer in
@@ -32,7 +32,14 @@ const INTEGER_COLUMNS = new Set<string>(['taskId', 'itemId']);
  * (change-feed.ts). Answers the newest log id appended on SQLite; null on
  * PostgreSQL, where log ids are given as the queue is moved.
  */
-export async function appendChanges(manager: EntityManager, kind: DatabaseKind, events: readonly ChangeEvent[], tag = ''): Promise<number | null> {
+export async function appendChanges(
+  manager: EntityManager, kind: DatabaseKind, events: readonly ChangeEvent[], tag = '',
+  /** Writes held for the end (UnitOfWork.writeLast): on PostgreSQL sent in the append's statement, each a common table expression before it. */
+  before: readonly Statement[] = [],
+): Promise<number | null> {
+  if (events.length === 0 || kind !== 'postgres') {
+    for (const { sql, parameters } of before) await runStatement(manager, sql, parameters);
+  }
   if (events.length === 0) return null;
   const values = events.flatMap((event) => {
     const row = rowOf(event);
@@ -40,7 +47,9 @@ export async function appendChanges(manager: EntityManager, kind: DatabaseKind, 
   });
   // Every write ends here, so the rows go in on a fixed statement per number of events, not a query builder's insert.
   if (kind === 'postgres') {
-    await runStatement(manager, queuedInsert(events.length), [CHANGE_CHANNEL, tag, ...values]);
+    // Data-modifying CTEs run to completion whether or not they are read, before the statement ends.
+    const leading = before.length ? `WITH ${before.map(({ sql }, i) => `"w${i}" AS (${sql})`).join(', ')} ` : '';
+    await runStatement(manager, `${leading}${queuedInsert(events.length)}`, [...before.flatMap(({ parameters }) => parameters), CHANGE_CHANNEL, tag, ...values]);
     return null;
   }
   const ids = await selectRows(manager, `INSERT INTO "changes" (${COLUMN_LIST}) VALUES ${tuples(events.length, placeholders(LOGGED_COLUMNS.length))} RETURNING "id"`, values);
