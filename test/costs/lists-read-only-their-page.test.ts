@@ -109,10 +109,10 @@ describe('a task with 3,000 deleted items', () => {
     for (let round = 0; round < 30; round += 1) {
       const added: { id: string; text: string }[] = (await server.ok(ADD_ITEMS, { input: { taskId, items: Array.from({ length: 100 }, (_, i) => `Gone ${round * 100 + i}`) } })).addItems.items;
       first ??= added[0];
-      // What is read here is the deleted rows, not how they were deleted: 3,000 deleteItems, one write each over a
-      // growing task, took most of this file's time. So 99 of each 100 are marked deleted in one statement, as
-      // deleteItem marks them, and the last one is deleted by deleteItem, whose write recounts the task's items,
-      // its ready rows and its search text from the rows as they now stand.
+      // These tests read the deleted rows, not how they were deleted, and 3,000 deleteItems (one write each over a
+      // growing task) would cost most of this file's time. So 99 of each 100 are marked deleted in one statement, as
+      // deleteItem marks them, and the last by deleteItem, whose write recounts the task's items, its ready rows and
+      // its search text from the rows as they now stand.
       await server.app.services.db.transaction((manager) => manager.update(ItemEntity, { id: In(added.slice(0, -1).map((item) => Number(item.id))) }, { deleted: true, updatedAt: new Date().toISOString() }));
       await server.ok(`mutation { deleteItem(id: "${added[added.length - 1].id}") { id } }`);
     }
