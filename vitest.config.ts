@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 /** Integration folders whose files pass one after another in one worker, on SQLite and on PostgreSQL. */
-const SHARED_IMPORTS = ['test/graphql/**/*.test.ts', 'test/costs/**/*.test.ts', 'test/mcp/**/*.test.ts', 'test/dashboard/**/*.test.ts'];
+const SHARED_IMPORTS = ['test/graphql/**/*.test.ts', 'test/costs/**/*.test.ts', 'test/mcp/**/*.test.ts', 'test/dashboard/**/*.test.ts', 'test/coordination/**/*.test.ts'];
 
 export default defineConfig({
   resolve: {
