@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 /** Integration folders whose files pass one after another in one worker, on SQLite and on PostgreSQL. */
-const SHARED_IMPORTS = ['test/graphql/**/*.test.ts', 'test/costs/**/*.test.ts', 'test/mcp/**/*.test.ts', 'test/dashboard/**/*.test.ts', 'test/coordination/**/*.test.ts'];
+const SHARED_IMPORTS = ['test/graphql/**/*.test.ts', 'test/costs/**/*.test.ts', 'test/mcp/**/*.test.ts', 'test/dashboard/**/*.test.ts', 'test/coordination/**/*.test.ts', 'test/operations/**/*.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -50,8 +50,8 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // Each file in a fresh process: built servers, several processes, faults, and files not yet run shared on
-          // both databases. A folder moves to the list above once it passes shared on both.
+          // Each file in a fresh process: a folder not in the list above until its files pass shared on both
+          // databases. Every folder of test/ does now; a new one starts here.
           name: 'integration-isolated',
           include: ['test/**/*.test.ts'],
           exclude: SHARED_IMPORTS,
