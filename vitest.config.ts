@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 /** Integration folders whose files pass one after another in one worker, on SQLite and on PostgreSQL. */
-const SHARED_IMPORTS = ['test/graphql/**/*.test.ts', 'test/costs/**/*.test.ts', 'test/mcp/**/*.test.ts'];
+const SHARED_IMPORTS = ['test/graphql/**/*.test.ts', 'test/costs/**/*.test.ts', 'test/mcp/**/*.test.ts', 'test/dashboard/**/*.test.ts', 'test/coordination/**/*.test.ts', 'test/operations/**/*.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -37,8 +37,9 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // Files that start their server in-process and talk to it over HTTP or the MCP SDK: each opens its own
-          // database and closes its server, so a worker runs them one after another on one import of the app.
+          // Files that start their server in-process and talk to it over HTTP, the MCP SDK or a browser: each opens its
+          // own database and closes its server (and browser), so a worker runs them one after another on one import of
+          // the app.
           // Importing the app again for each file (type-graphql's schema, TypeORM, Apollo) cost more than most of
           // the files' tests: test/costs took 323 s isolated and 171 s shared, on the same loaded machine.
           name: 'integration',
@@ -49,8 +50,8 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // Each file in a fresh process: built servers, several processes, browsers, faults, and files not yet
-          // run shared on both databases. A folder moves to the list above once it passes shared on both.
+          // Each file in a fresh process: a folder not in the list above until its files pass shared on both
+          // databases. Every folder of test/ does now; a new one starts here.
           name: 'integration-isolated',
           include: ['test/**/*.test.ts'],
           exclude: SHARED_IMPORTS,

@@ -9,26 +9,16 @@
  * a claim on the next item. Through GraphQL over HTTP and the MCP SDK
  * client, on a real database (SQLite, or PostgreSQL with TEST_POSTGRES_URL).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness.js';
+import { describe, expect, it } from 'vitest';
 import { CLAIM_ITEM, CLAIM_NEXT, READ_HISTORY } from '../fixtures/documents.js';
 import { CHANGES, readToEnd } from '../fixtures/change-feed.js';
 import { freshDomain } from '../fixtures/knowledge.js';
-import { connectMcp, refusedByTool, type McpTestClient } from '../fixtures/mcp.js';
+import { serverWithMcp, refusedByTool } from '../fixtures/mcp.js';
 import { refusedAndNothingRecorded } from '../fixtures/nothing-recorded.js';
 import { startSession } from '../fixtures/sessions.js';
 import { createTask, readTask } from '../fixtures/tasks.js';
 
-let server: TestServer;
-let agent: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  agent = await connectMcp(server, { tools: 'knowledge-base', structured: true });
-});
-afterAll(async () => {
-  await agent?.close();
-  await server?.close();
-});
+const { server, mcp: agent } = serverWithMcp({ tools: 'knowledge-base' });
 
 const FINISH_AND_NEXT = `mutation($domain: String!, $finish: FinishItemInput, $ttlSeconds: Int) {
   claimNext(domain: $domain, finish: $finish, ttlSeconds: $ttlSeconds) { id text claim { session { id } } }

@@ -12,26 +12,16 @@
  * VM pauses it: A's late DONE, sent once it resumes, is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness.js';
 import { startBuiltServers, type BuiltServer } from '../built-server.js';
 import { CLAIM_ITEM, CLAIM_NEXT, READ_HISTORY } from '../fixtures/documents.js';
 import { CHANGES, readToEnd } from '../fixtures/change-feed.js';
 import { freshDomain } from '../fixtures/knowledge.js';
-import { connectMcp, refusedByTool, type McpTestClient } from '../fixtures/mcp.js';
+import { serverWithMcp, refusedByTool } from '../fixtures/mcp.js';
 import { refusedAndNothingRecorded } from '../fixtures/nothing-recorded.js';
 import { startSession } from '../fixtures/sessions.js';
 import { createTask } from '../fixtures/tasks.js';
 
-let server: TestServer;
-let agent: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  agent = await connectMcp(server, { tools: 'knowledge-base', structured: true });
-});
-afterAll(async () => {
-  await agent?.close();
-  await server?.close();
-});
+const { server, mcp: agent } = serverWithMcp({ tools: 'knowledge-base' });
 
 const UPDATE = `mutation($input: UpdateItemInput!) { updateItem(input: $input) { id state text claim { session { id } } } }`;
 

@@ -9,26 +9,17 @@
  * the counts existed gets them when it is migrated.
  */
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.js';
 import { dataSourceOptions } from '../../src/db/data-source.js';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
 import { DomainCounts1764570000000 } from '../../src/db/migrations/1764570000000-domain-counts.js';
-import { startTestServer, testDatabase, type TestServer } from '../harness.js';
+import { testDatabase } from '../harness.js';
 import { ADD_ITEMS, CREATE_NOTE, DELETE_ITEM, EDIT_NOTE, EDIT_TASK, MEMORIES, UPDATE_ITEM } from '../fixtures/documents.js';
-import { connectMcp, type McpTestClient } from '../fixtures/mcp.js';
+import { serverWithMcp } from '../fixtures/mcp.js';
 import { startSession, writeTodos } from '../fixtures/sessions.js';
 
-let server: TestServer;
-let mcp: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
-});
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-});
+const { server, mcp } = serverWithMcp({ tools: 'knowledge-base' });
 
 interface Counts { tasks: number; openTasks: number; notes: number; activeNotes: number }
 type Query = (sql: string) => Promise<Record<string, unknown>[]>;

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness.js';
-import { connectMcp, type McpTestClient } from '../fixtures/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { serverWithMcp } from '../fixtures/mcp.js';
 
 /**
  * task_read items and get_memory show each item's linked memories and
@@ -8,16 +7,7 @@ import { connectMcp, type McpTestClient } from '../fixtures/mcp.js';
  * the number of items, links, notes or comments.
  */
 let statements: string[] = [];
-let server: TestServer;
-let mcp: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer({ onReadQuery: (sql) => statements.push(sql) });
-  mcp = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
-});
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-});
+const { mcp } = serverWithMcp({ tools: 'knowledge-base', onReadQuery: (sql) => statements.push(sql) });
 
 /** A task of `size` items, each linked to a note, commented on and briefed. */
 async function taskOf(size: number, domain: string) {

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness.js';
-import { connectMcp, refusedByTool, type McpTestClient } from '../fixtures/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { connectMcp, serverWithMcp, refusedByTool } from '../fixtures/mcp.js';
 
 /**
  * Every refusal the knowledge-base tools can give, walked one by one: each
@@ -9,16 +8,7 @@ import { connectMcp, refusedByTool, type McpTestClient } from '../fixtures/mcp.j
  * or input field, no tool of the plan sets, and no state the set does not
  * take (its states are todo, doing, done and dropped).
  */
-let server: TestServer;
-let mcp: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
-});
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-});
+const { server, mcp } = serverWithMcp({ tools: 'knowledge-base' });
 
 /** The GraphQL operations (Query and Mutation fields) and input fields, as the schema file names them. */
 function graphqlWords(): string[] {

@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness.js';
+import { describe, expect, it } from 'vitest';
 import { readSession } from '../fixtures/sessions.js';
-import { connectMcp, refusedByTool, type McpTestClient } from '../fixtures/mcp.js';
+import { connectMcp, serverWithMcp, refusedByTool } from '../fixtures/mcp.js';
 
 /** The knowledge-base set: tasks that outlive the chat, through the SDK's Client over its in-memory transport. */
-let server: TestServer;
-let mcp: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
-});
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-});
+const { server, mcp } = serverWithMcp({ tools: 'knowledge-base' });
 
 const ITEMS = 'Key charge.succeeded by event id\nCover refunds and disputes\nRemove the charge-id lookup';
 

@@ -5,33 +5,14 @@
  * than GraphQL's mustRead and items page for the same answer. Counted on the
  * read connection while the call runs.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADD_COMMENT, ADD_ITEMS, ADD_TASK_NOTE, CREATE_NOTE, UPDATE_ITEM } from '../fixtures/documents.js';
 import { brief } from '../fixtures/knowledge.js';
 import { createTask } from '../fixtures/tasks.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { serverWithMcp } from '../fixtures/mcp.js';
 
 let statements = 0;
-let server: TestServer;
-let client: Client;
-beforeAll(async () => {
-  server = await startTestServer({ onReadQuery: () => { statements += 1; } });
-  client = new Client({ name: 'statement-count', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?tools=knowledge-base&structured=1', server.app.server.url)));
-});
-afterAll(async () => {
-  await client?.close();
-  await server?.close();
-});
-
-async function tool(name: string, args: Record<string, unknown>) {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-  return result.structuredContent as any;
-}
+const { server, mcp } = serverWithMcp({ tools: 'knowledge-base', over: 'http', onReadQuery: () => { statements += 1; } });
 
 /** The statements one call costs, with what it answered. */
 async function costOf<T>(call: () => Promise<T>): Promise<{ count: number; answer: T }> {
@@ -65,7 +46,7 @@ async function bigTask(size: number, domain: string) {
   await server.ok(ADD_TASK_NOTE, {
     input: { taskId: task.id, title: 'Brief', items: first.map((item) => item.id), brief: brief({ dependsOn: [{ item: all.at(-1)!.id, reason: 'last' }] }) },
   });
-  await tool('task_claim', { item: first[0]!.id });
+  await mcp.ok('task_claim', { item: first[0]!.id });
   return task.id;
 }
 
@@ -87,9 +68,9 @@ describe('MCP reads cost what GraphQL\'s cost', () => {
     await openTasks('cost/few', 20);
     await openTasks('cost/many', 200);
     // The connection's session starts with its first call: count the calls after it.
-    await tool('must_read', { domain: 'cost/warm-up' });
-    const few = await costOf(() => tool('must_read', { domain: 'cost/few' }));
-    const many = await costOf(() => tool('must_read', { domain: 'cost/many' }));
+    await mcp.ok('must_read', { domain: 'cost/warm-up' });
+    const few = await costOf(async () => (await mcp.ok('must_read', { domain: 'cost/few' })).data);
+    const many = await costOf(async () => (await mcp.ok('must_read', { domain: 'cost/many' })).data);
     expect(few.answer.tasks).toHaveLength(20);
     // must_read answers a page (issue 42: every answer under 100 KB) and says how many are left.
     expect(many.answer.tasks).toHaveLength(50);
@@ -104,8 +85,8 @@ describe('MCP reads cost what GraphQL\'s cost', () => {
   it('task_read items costs the same few statements for a task of 200 items as for one of 30, and no more than the items page', { timeout: 300_000 }, async () => {
     const small = await bigTask(30, 'cost/small');
     const large = await bigTask(200, 'cost/large');
-    const readSmall = await costOf(() => tool('task_read', { uid: small, collection: 'items' }));
-    const readLarge = await costOf(() => tool('task_read', { uid: large, collection: 'items' }));
+    const readSmall = await costOf(async () => (await mcp.ok('task_read', { uid: small, collection: 'items' })).data);
+    const readLarge = await costOf(async () => (await mcp.ok('task_read', { uid: large, collection: 'items' })).data);
     for (const read of [readSmall, readLarge]) {
       expect(read.answer.entries).toHaveLength(20);
       expect(read.answer.entries.every((entry: any) => entry.links === 1 && entry.comments === 1 && entry.notes === 1 && entry.blocked_by.length === 1)).toBe(true);

@@ -8,35 +8,18 @@
  * while the call runs; the reads outside the write are counted on the read
  * connection alone.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ADD_ITEMS } from '../fixtures/documents.js';
 import { createTask } from '../fixtures/tasks.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { serverWithMcp } from '../fixtures/mcp.js';
 
 let all = 0;
 let reads = 0;
-let server: TestServer;
-let client: Client;
+const { server, mcp } = serverWithMcp({ tools: 'knowledge-base', over: 'http', onQuery: () => { all += 1; }, onReadQuery: () => { reads += 1; } });
 beforeAll(async () => {
-  server = await startTestServer({ onQuery: () => { all += 1; }, onReadQuery: () => { reads += 1; } });
-  client = new Client({ name: 'write-statement-count', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?tools=knowledge-base&structured=1', server.app.server.url)));
   // The connection's session starts with its first call: count the calls after it.
-  await tool('must_read', { domain: 'cost/warm-up' });
+  await mcp.ok('must_read', { domain: 'cost/warm-up' });
 });
-afterAll(async () => {
-  await client?.close();
-  await server?.close();
-});
-
-async function tool(name: string, args: Record<string, unknown>) {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-  return { text: (result.content[0] as { text: string }).text, data: result.structuredContent as any };
-}
 
 interface Cost { all: number; reads: number }
 
@@ -74,30 +57,30 @@ async function writesOn(size: number) {
   const labels = (n: number) => Array.from({ length: Math.min(size, 100) }, (_, i) => `Made ${size} ${n} ${i}`).join('\n');
   const costs = {
     task_item: await costOf([
-      () => tool('task_item', { uid, item: ids[2], state: 'done', comment: 'Finished.' }),
-      () => tool('task_item', { uid, item: ids[3], state: 'done', comment: 'Finished.' }),
+      () => mcp.ok('task_item', { uid, item: ids[2], state: 'done', comment: 'Finished.' }),
+      () => mcp.ok('task_item', { uid, item: ids[3], state: 'done', comment: 'Finished.' }),
     ]),
-    task_add: await costOf([() => tool('task_add', { uid, items: `Added ${size} a` }), () => tool('task_add', { uid, items: `Added ${size} b` })]),
+    task_add: await costOf([() => mcp.ok('task_add', { uid, items: `Added ${size} a` }), () => mcp.ok('task_add', { uid, items: `Added ${size} b` })]),
     task_comment: await costOf([
-      () => tool('task_comment', { uid, item: ids[4], body: `See [[#${ids[5]}]].` }),
-      () => tool('task_comment', { uid, body: `And [[#${ids[6]}]].` }),
+      () => mcp.ok('task_comment', { uid, item: ids[4], body: `See [[#${ids[5]}]].` }),
+      () => mcp.ok('task_comment', { uid, body: `And [[#${ids[6]}]].` }),
     ]),
     task_note: await costOf([
-      () => tool('task_note', { uid, title: 'Whole task', body: `Cites [[#${ids[7]}]].` }),
-      () => tool('task_note', { uid, title: 'Whole task again', body: `Cites [[#${ids[8]}]].` }),
+      () => mcp.ok('task_note', { uid, title: 'Whole task', body: `Cites [[#${ids[7]}]].` }),
+      () => mcp.ok('task_note', { uid, title: 'Whole task again', body: `Cites [[#${ids[8]}]].` }),
     ]),
     task: await costOf([
-      () => tool('task', { title: `Made ${size} a`, goal: 'g', items: labels(1), domain: `cost/made-${size}` }),
-      () => tool('task', { title: `Made ${size} b`, goal: 'g', items: labels(2), domain: `cost/made-${size}` }),
+      () => mcp.ok('task', { title: `Made ${size} a`, goal: 'g', items: labels(1), domain: `cost/made-${size}` }),
+      () => mcp.ok('task', { title: `Made ${size} b`, goal: 'g', items: labels(2), domain: `cost/made-${size}` }),
     ]),
     task_claim: await costOf([
-      () => tool('task_claim', { item: ids[10] }),
-      () => tool('task_claim', { item: ids[11] }),
+      () => mcp.ok('task_claim', { item: ids[10] }),
+      () => mcp.ok('task_claim', { item: ids[11] }),
     ]),
     // Each takes the next ready item of the task's domain (it has no other task), which carries no brief.
     task_next: await costOf([
-      () => tool('task_next', { domain: `cost/writes-${size}` }),
-      () => tool('task_next', { domain: `cost/writes-${size}` }),
+      () => mcp.ok('task_next', { domain: `cost/writes-${size}` }),
+      () => mcp.ok('task_next', { domain: `cost/writes-${size}` }),
     ]),
   };
   return { uid, ids, costs };
@@ -128,9 +111,9 @@ describe('the knowledge-base write tools answer from their write', () => {
 
   it('answers from the write what a read of the task afterwards shows', { timeout: 120_000 }, async () => {
     const { uid, ids } = await taskOf(20, 'cost/answers');
-    const changed = await tool('task_item', { uid, item: ids[1], state: 'doing', comment: `After [[#${ids[0]}]].` });
-    const added = await tool('task_add', { uid, items: 'Between\nAnd after it', after: ids[1] });
-    const read = await tool('get_memory', { uid });
+    const changed = await mcp.ok('task_item', { uid, item: ids[1], state: 'doing', comment: `After [[#${ids[0]}]].` });
+    const added = await mcp.ok('task_add', { uid, items: 'Between\nAnd after it', after: ids[1] });
+    const read = await mcp.ok('get_memory', { uid });
     expect(changed.data.item).toMatchObject({ id: ids[1], number: 2, state: 'doing', note: `After [#1 Item 1].` });
     expect(changed.text).toContain(`#2 [doing] Item 2 (id ${ids[1]}) - After [#1 Item 1].`);
     expect(added.data.items).toHaveLength(2);
@@ -138,12 +121,12 @@ describe('the knowledge-base write tools answer from their write', () => {
     expect(added.text).toContain(`#4 [todo] And after it (id ${added.data.items[1]})`);
     expect(added.data.task).toEqual({ ...changed.data.task, progress: { ...changed.data.task.progress, total: 22, pending: 21 } });
     expect(read.data.progress).toEqual(added.data.task.progress);
-    const deleted = await tool('task_item', { uid, item: ids[0], delete: true });
+    const deleted = await mcp.ok('task_item', { uid, item: ids[0], delete: true });
     expect(deleted.data.item).toMatchObject({ id: ids[0], number: null, deleted: true });
     expect(deleted.data.task.in_progress).toEqual([expect.objectContaining({ id: ids[1], number: 1, note: `After [deleted item: Item 1].` })]);
-    const commented = await tool('task_comment', { uid, body: `Still [[#${ids[0]}]] and [[#${added.data.items[0]}]].` });
+    const commented = await mcp.ok('task_comment', { uid, body: `Still [[#${ids[0]}]] and [[#${added.data.items[0]}]].` });
     expect(commented.data.text).toBe(`Still [deleted item: Item 1] and [#2 Between].`);
-    const made = await tool('task', { title: 'Made and shown', goal: 'g', items: 'One\nTwo', domain: 'cost/answers' });
+    const made = await mcp.ok('task', { title: 'Made and shown', goal: 'g', items: 'One\nTwo', domain: 'cost/answers' });
     expect(made.text).toBe(`Created task ${made.data.uid} "Made and shown" in cost/answers with 2 items:\n  #1 [todo] One (id ${made.data.items[0]})\n  #2 [todo] Two (id ${made.data.items[1]})`);
   });
 });

@@ -6,23 +6,13 @@
  * settled; a cycle, the item itself or another task's item is refused with
  * nothing recorded; the change is in the task's history.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness.js';
+import { describe, expect, it } from 'vitest';
 import { freshDomain } from '../fixtures/knowledge.js';
 import { readHistory } from '../fixtures/history.js';
 import { startSession, writeTodos } from '../fixtures/sessions.js';
-import { connectMcp, refusedByTool, type McpTestClient } from '../fixtures/mcp.js';
+import { serverWithMcp, refusedByTool } from '../fixtures/mcp.js';
 
-let server: TestServer;
-let agent: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer();
-  agent = await connectMcp(server, { structured: true, tools: 'knowledge-base' });
-});
-afterAll(async () => {
-  await agent?.close();
-  await server?.close();
-});
+const { server, mcp: agent } = serverWithMcp({ tools: 'knowledge-base' });
 
 async function backlog(domain: string) {
   const { data } = await agent.ok('task', {
