@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ENVIRONMENT } from '../../src/environment.js';
 import { root, startBuiltServer, type BuiltServer } from '../built-server.js';
 
@@ -150,7 +150,13 @@ describe('start-up', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskbase-urls-'));
     // On a busy machine the first start (migrations included) can take longer than the default 20 s.
     server = await startBuiltServer(`sqlite:${path.join(dir, 'urls.sqlite')}`, dir, 60_000);
-    const line = server.output().split('\n').map((l) => { try { return JSON.parse(l); } catch { return null; } }).find((l) => l?.graphql);
+    // /healthz can answer before the logged line has come through the pipe to this process: wait for the line.
+    const started = server;
+    const line = await vi.waitFor(() => {
+      const found = started.output().split('\n').map((l) => { try { return JSON.parse(l); } catch { return null; } }).find((l) => l?.graphql);
+      expect(found).toBeDefined();
+      return found;
+    }, { timeout: 10_000, interval: 50 });
     expect(line).toMatchObject({ dashboard: `${server.base}/`, graphql: `${server.base}/graphql`, mcp: `${server.base}/mcp` });
     for (const url of [line.dashboard, line.graphql, line.mcp]) expect(line.msg).toContain(url);
     expect((await fetch(line.dashboard)).status).toBe(200);

@@ -55,8 +55,9 @@ describe('a second server on the same SQLite file', () => {
   it('is refused with one clear line and exit 1; the first goes on serving', async () => {
     const { dir, url } = tempSqlite('second');
     const first = await started(url, dir);
-    expect(first.output()).toContain('a SQLite file has one server process');
-    expect(first.output()).toContain('this server hears their changes through the change log');
+    // /healthz can answer before the start-up lines have come through the pipe to this process.
+    await expect.poll(() => first.output(), { timeout: 10_000 }).toContain('a SQLite file has one server process');
+    await expect.poll(() => first.output(), { timeout: 10_000 }).toContain('this server hears their changes through the change log');
 
     const second = await refusedStart(url, dir);
     expect(second.code).toBe(1);
