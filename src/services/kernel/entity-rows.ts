@@ -18,6 +18,8 @@ function selectList(names: readonly string[]) {
 const ITEM = ['id', 'taskId', 'text', 'state', 'position', 'deleted', 'added', 'note', 'createdAt', 'updatedAt'] as const;
 export const itemColumns = selectList(ITEM);
 export const ITEM_WIDTH = ITEM.length;
+/** Where an item column stands in itemColumns' list (0-based): for a statement that orders by it by number. */
+export const itemColumnAt = (name: (typeof ITEM)[number]): number => ITEM.indexOf(name);
 export function itemOf(row: readonly unknown[], at = 0): ItemEntity {
   return {
     id: num(row[at]),

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ItemEntity, MemoryEntity } from '../../db/entities/index.js';
 import type { FenceVerdict } from '../../domain/claims.js';
-import { itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf, MEMORY_WIDTH } from '../kernel/entity-rows.js';
+import { itemColumnAt, itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf, MEMORY_WIDTH } from '../kernel/entity-rows.js';
 import { num, selectRows } from '../kernel/statements.js';
 
 /**
@@ -41,7 +41,7 @@ export async function taskViewIn(manager: EntityManager, taskId: number): Promis
 const TASK_VIEW = `SELECT 0 AS "part", ${memoryColumns('m')}, ${Array.from({ length: ITEM_WIDTH }, (_, i) => `NULL AS "item${i}"`).join(', ')}
   FROM "memories" m WHERE m."id" = ?
   UNION ALL SELECT 1, ${'NULL, '.repeat(MEMORY_WIDTH)}${itemColumns('i')} FROM "items" i WHERE i."taskId" = ?
-  ORDER BY 1, ${2 + MEMORY_WIDTH + 4}, ${2 + MEMORY_WIDTH}`;
+  ORDER BY 1, ${2 + MEMORY_WIDTH + itemColumnAt('position')}, ${2 + MEMORY_WIDTH + itemColumnAt('id')}`;
 
 /**
  * An item after updateItem, and its task with every item as the tools show it, from the same transaction:
