@@ -29,9 +29,19 @@ const LOOK_BACK_MS = 60_000;
 /** The claims just ended on purpose (by item or by session) are accounted for: their end is not told as an expiry. */
 export async function noteClaimsEnded(manager: EntityManager, by: 'itemId' | 'sessionId', values: readonly (number | string)[]): Promise<void> {
   if (values.length === 0) return;
-  await runStatement(manager, `INSERT INTO "claim_expiries" ("itemId", "expiresAt")
-    SELECT c."itemId", c."expiresAt" FROM "claims" c WHERE c."${by}" IN (${placeholders(values.length)}) AND c."expiresAt" <= ${dbNowSql(kindOf(manager))}
-    ON CONFLICT DO NOTHING`, values);
+  await runStatement(manager, accountClaimsEndedSql(`SELECT c."itemId", c."expiresAt" FROM "claims" c WHERE c."${by}" IN (${placeholders(values.length)})
+    AND c."expiresAt" <= ${dbNowSql(kindOf(manager))}`), values);
+}
+
+/**
+ * The statement that accounts for ended claims: `ended` is SQL giving each
+ * one's "itemId" and "expiresAt" (as noteClaimsEnded reads them, or from the
+ * RETURNING of the statement that ended them, for a caller that ends and
+ * accounts in one round trip).
+ */
+export function accountClaimsEndedSql(ended: string): string {
+  // WHERE 1 = 1: SQLite would read ON CONFLICT after a bare FROM as a join's ON.
+  return `INSERT INTO "claim_expiries" ("itemId", "expiresAt") SELECT "itemId", "expiresAt" FROM (${ended}) ended WHERE 1 = 1 ON CONFLICT DO NOTHING`;
 }
 
 interface Expired {

@@ -11,7 +11,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { holdTaskHistorySql, insertTaskEvent, latestRecorded, tryTaskHistorySql, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
 import { markClaimedUntil } from '../task-aggregate/ready-rows.js';
-import { noteClaimsEnded } from './claim-expiry.js';
+import { accountClaimsEndedSql, noteClaimsEnded } from './claim-expiry.js';
 
 /**
  * Claims as rows, and the ready queue. Every "is it claimed" compares the
@@ -158,14 +158,12 @@ export async function endClaimsOnItems(
   let noted = false;
   if (readingBefore === undefined) await runStatement(manager, end, ids);
   else if (kind === 'postgres') {
-    // Every part sees the rows as they were before the statement. The ends are accounted for here as noteClaimsEnded
-    // does, one round trip fewer on the fence's path: those this statement ends (e), and those that had lapsed already
-    // (read as not live, so none of e's).
+    // Every part sees the rows as they were before the statement. The ends are accounted for in it (accountClaimsEndedSql,
+    // noteClaimsEnded's statement), one round trip fewer on the fence's path: those this statement ends (e), and those
+    // that had lapsed already (read as not live, so none of e's).
     [before] = await selectRows(manager, `WITH f AS (${claimRowRead(kind)}), e AS (${end} RETURNING "itemId", "expiresAt"),
-      n AS (INSERT INTO "claim_expiries" ("itemId", "expiresAt")
-        SELECT e."itemId", e."expiresAt" FROM e
-        UNION ALL SELECT c."itemId", c."expiresAt" FROM "claims" c WHERE c."itemId" IN (${placeholders(ids.length)}) AND NOT (${claimIsLive('c', kind)})
-        ON CONFLICT DO NOTHING)
+      n AS (${accountClaimsEndedSql(`SELECT e."itemId", e."expiresAt" FROM e
+        UNION ALL SELECT c."itemId", c."expiresAt" FROM "claims" c WHERE c."itemId" IN (${placeholders(ids.length)}) AND NOT (${claimIsLive('c', kind)})`)})
       SELECT * FROM f`, [readingBefore, ...ids, ...ids]);
     noted = true;
   } else {
