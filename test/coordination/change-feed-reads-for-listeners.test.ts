@@ -7,18 +7,22 @@
  * was reading the log's end for nobody. A commit of this process that says
  * the newest id it appended needs no statement at all, and neither does its
  * own PostgreSQL notification; a wake-up from elsewhere reads the log's end
- * again. On a real database file (and on PostgreSQL in CI), with the tail
- * connection's statements counted.
+ * again. On PostgreSQL, a feed whose move of the change queue waited for
+ * another server's move still hands its subscription the changes that move
+ * gave, in log order. On a real database file (and on PostgreSQL in CI),
+ * with the tail connection's statements counted.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.js';
 import { LogChangeFeed, type Wakeups } from '../../src/services/kernel/changes/change-feed.js';
-import { appendChanges } from '../../src/services/kernel/changes/change-log.js';
+import { appendChanges, sequenceChanges } from '../../src/services/kernel/changes/change-log.js';
 import { CommitSignal, type ChangeEvent } from '../../src/services/kernel/changes/change-events.js';
 import { hearTailStatements } from '../fixtures/change-log.js';
 import { testDatabase } from '../harness.js';
 
 let db: Database;
+let databaseUrl: string;
 let feed: LogChangeFeed;
 const commits = new CommitSignal();
 /** What the feed's notifications call, as PostgreSQL's LISTEN connection would (pg-change-feed.ts). */
@@ -29,7 +33,8 @@ let tailStatements: string[] = [];
 let onTailStatement: (sql: string) => void = () => undefined;
 
 beforeAll(async () => {
-  db = await Database.open((await testDatabase()).databaseUrl);
+  databaseUrl = (await testDatabase()).databaseUrl;
+  db = await Database.open(databaseUrl);
   await hearTailStatements(db, (sql) => {
     tailStatements.push(sql);
     onTailStatement(sql);
@@ -156,3 +161,46 @@ describe('the change feed knows where its own commits ended the log', () => {
     }
   });
 });
+
+const onPostgres = Boolean(process.env.TEST_POSTGRES_URL);
+if (onPostgres) {
+  describe("PostgreSQL: a feed whose move of the change queue waited for another server's", () => {
+    /** The lock movers of the queue take turns on: "tbchange" in ASCII (change-log.ts). */
+    const QUEUE_LOCK = `x'${Buffer.from('tbchange').toString('hex')}'::bigint`;
+    /** Statements waiting for an advisory lock right now. */
+    const waitingForTheQueue = async (admin: pg.Client) =>
+      Number((await admin.query(`SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rows[0].n);
+
+    it('still hands its subscription the changes that other move gave, before the one it moved itself', async () => {
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      // Caught up first: the subscription hears only what follows.
+      await commitChange();
+      const heard: string[] = [];
+      const off = feed.subscribe((event) => heard.push(event.id));
+      try {
+        // Another server is moving the queue: it holds the movers' lock.
+        await admin.query('BEGIN');
+        await admin.query(`SELECT pg_advisory_xact_lock(${QUEUE_LOCK})`);
+        // A change commits and waits in the queue; a mover (another server's reader) comes for it and waits its turn.
+        const first: ChangeEvent = { entity: 'SETTINGS', id: 'moved-elsewhere', action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() };
+        await db.transaction((manager) => appendChanges(manager, db.kind, [first], 'another-process'));
+        const elsewhere = sequenceChanges(db.reader);
+        await expect.poll(() => waitingForTheQueue(admin), { timeout: 10_000 }).toBe(1);
+        // The next change commits and wakes this feed, whose move waits behind that mover's.
+        const second: ChangeEvent = { ...first, id: 'moved-here', at: new Date().toISOString() };
+        await db.transaction((manager) => appendChanges(manager, db.kind, [second], 'another-process'));
+        notification('another-process');
+        await expect.poll(() => waitingForTheQueue(admin), { timeout: 10_000 }).toBe(2);
+        // The lock goes to the first mover, which moves the first change; then to this feed, which moves the second.
+        await admin.query('COMMIT');
+        await elsewhere;
+        await expect.poll(() => heard, { timeout: 10_000 }).toEqual(['moved-elsewhere', 'moved-here']);
+      } finally {
+        off();
+        await admin.query('ROLLBACK').catch(() => undefined);
+        await admin.end();
+      }
+    });
+  });
+}

@@ -138,17 +138,21 @@ export async function readChanges(manager: EntityManager, after: number, limit: 
 
 /**
  * Up to `limit` logged rows after log id `after`, oldest first (the change
- * feed's poll, a webhook's fill): one index range on the key, once the queue
- * is moved into the log. A reader the feed wakes after its own move (the
- * webhook dispatcher) passes `move: false` and reads only what was moved,
- * without queueing for the move's lock: what is still queued wakes it again
- * once some server's feed moved it.
+ * feed's read for its subscriptions, a webhook's fill): one index range on
+ * the key, once the queue is moved into the log. On PostgreSQL the move
+ * (sequenceChanges) is a statement of its own and the read another: the
+ * read's snapshot, taken after the move committed, also sees what a move it
+ * waited for (another server's feed) gave. In one statement the read's
+ * snapshot would predate that move's commit, and it would answer the ids its
+ * own move gave past the other move's, which a feed going by id never reads
+ * again: its subscriptions would miss them. A reader the feed wakes after
+ * its own move (the webhook dispatcher) passes `move: false` and reads only
+ * what was moved, without queueing for the move's lock: what is still
+ * queued wakes it again once some server's feed moved it.
  */
 export async function loggedChangesAfter(manager: EntityManager, after: number, limit: number, { move = true } = {}): Promise<LoggedChangeEntity[]> {
-  // On PostgreSQL the move and the read are one statement: the rows it moved are not yet in the statement's view of the log, so they are added from its RETURNING.
-  const rows = move && isPostgres(manager) && !manager.queryRunner?.isTransactionActive
-    ? await selectRows(manager, `${SEQUENCE} RETURNING *) SELECT ${loggedChangeColumns('c')} FROM (SELECT * FROM "changes" WHERE "id" > ? UNION ALL SELECT * FROM "given" WHERE "id" > ?) c ORDER BY c."id" ASC LIMIT ?`, [after, after, limit])
-    : await selectRows(manager, `SELECT ${loggedChangeColumns('c')} FROM "changes" c WHERE c."id" > ? ORDER BY c."id" ASC LIMIT ?`, [after, limit]);
+  if (move) await sequenceChanges(manager);
+  const rows = await selectRows(manager, `SELECT ${loggedChangeColumns('c')} FROM "changes" c WHERE c."id" > ? ORDER BY c."id" ASC LIMIT ?`, [after, limit]);
   return rows.map((row) => loggedChangeRowOf(row));
 }
 
@@ -157,6 +161,9 @@ export async function loggedChangesAfter(manager: EntityManager, after: number, 
  * log: where a feed that starts now begins. On PostgreSQL the move and the
  * read are one statement (a feed reads this on every commit while no
  * subscription wants rows): the newest id it gave, or else the log's.
+ * Unlike a read of rows (loggedChangesAfter), one statement is enough: an id
+ * a move it waited for gave is below the one it answers, and stepping over
+ * it skips only changes committed before anyone was owed them.
  */
 export async function newestChangeId(manager: EntityManager): Promise<number> {
   const [[id]] = isPostgres(manager) && !manager.queryRunner?.isTransactionActive
