@@ -6,13 +6,16 @@ import type { EntityManager } from 'typeorm';
  * plan's) whose every dependency is settled or deleted. The SELECT answers
  * each such item as the table's columns, its claim's expiry included;
  * `where` narrows the items (its parameters come first, then the two
- * `deleted` flags: readyParameters).
+ * `deleted` flags: readyParameters). `openAsWritten`: the caller writes the
+ * task's state in the same statement (whose reads predate that write) and
+ * its `where` already says the task is open as written; the state read is
+ * not looked at.
  */
-export function readySelect(where: string): string {
+export function readySelect(where: string, { openAsWritten = false }: { openAsWritten?: boolean } = {}): string {
   return `SELECT i."id" AS "id", i."taskId" AS "taskId", m."domain" AS "domain", i."position" AS "position",
       (SELECT c."expiresAt" FROM "claims" c WHERE c."itemId" = i."id") AS "claimedUntil"
     FROM "items" i INNER JOIN "memories" m ON m."id" = i."taskId"
-    WHERE ${where} AND m."kind" = 'TASK' AND m."taskState" = 'OPEN' AND m."sessionId" IS NULL
+    WHERE ${where} AND m."kind" = 'TASK'${openAsWritten ? '' : ` AND m."taskState" = 'OPEN'`} AND m."sessionId" IS NULL
       AND i."deleted" = ? AND i."state" IN ('PENDING', 'IN_PROGRESS')
       AND NOT EXISTS (SELECT 1 FROM "item_dependencies" d INNER JOIN "items" x ON x."id" = d."dependsOnId"
         WHERE d."itemId" = i."id" AND x."deleted" = ? AND x."state" NOT IN ('DONE', 'DROPPED'))`;

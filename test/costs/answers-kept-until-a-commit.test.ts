@@ -52,12 +52,14 @@ async function ask(query: string, variables: Record<string, unknown>, session?: 
 
 /**
  * Asked until it is answered from what was kept (the query is known and compiled after a request or two; on
- * PostgreSQL another test file's commit moves the cluster's snapshot too): null when it never is.
+ * PostgreSQL another test file's commit moves the cluster's snapshot too, so a miss waits a moment for a quiet one
+ * before asking again): null when it never is.
  */
-async function askUntilKept(query: string, variables: Record<string, unknown>, session?: string, tries = 8) {
+async function askUntilKept(query: string, variables: Record<string, unknown>, session?: string, tries = 30) {
   for (let i = 0; i < tries; i += 1) {
     const answer = await ask(query, variables, session);
     if (answer.sent.length === 1) return answer;
+    if (i >= 2) await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return null;
 }

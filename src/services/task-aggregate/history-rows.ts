@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { HistoryAction } from '../../domain/history.js';
 import { CHAIN_LENGTH_MAX, chainLimits, deltaBetween } from '../../domain/list-delta.js';
 import type { ItemChange, Snapshot } from '../../domain/list-diff.js';
-import { selectRows, runStatement } from '../kernel/statements.js';
+import { selectRows, runStatement, type Statement } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 
 /**
@@ -61,16 +61,27 @@ export async function insertTaskEvent(
 ): Promise<void> {
   // A row held for the end must be in before this one reads the task's previous row.
   await uow.flushLastWrites();
+  const statement = await taskEventStatement(uow, taskId, action, before, after, changes);
+  if (last) uow.writeLast(statement);
+  else await runStatement(uow.manager, statement.sql, statement.parameters);
+}
+
+/**
+ * insertTaskEvent's statement, not sent: for a write that sends it inside a
+ * statement of its own (recordTaskChange on PostgreSQL, as a common table
+ * expression), once the rows held for the end are in (flushLastWrites).
+ */
+export async function taskEventStatement(
+  uow: UnitOfWork, taskId: number, action: HistoryAction, before: readonly Snapshot[], after: readonly Snapshot[], changes: readonly ItemChange[],
+): Promise<Statement> {
   const delta = JSON.stringify(deltaBetween(before, after));
   const whole = JSON.stringify(after);
   const { weight, priorBytesMax } = chainLimits(Buffer.byteLength(delta), Buffer.byteLength(whole));
   const postgres = uow.manager.connection.options.type === 'postgres';
-  const statement = {
+  return {
     sql: postgres ? INSERT_LOCKED : INSERT,
     parameters: [taskId, uow.now, action, await uow.knownSessionId(), JSON.stringify(changes), weight, delta, whole, CHAIN_LENGTH_MAX, priorBytesMax, taskId, ...(postgres ? [taskId] : [])],
   };
-  if (last) uow.writeLast(statement);
-  else await runStatement(uow.manager, statement.sql, statement.parameters);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { READY_FLAGS, readySelect } from '../../db/ready-items.js';
-import { distinct, placeholders, runStatement } from '../kernel/statements.js';
+import { distinct, placeholders, runStatement, type Statement } from '../kernel/statements.js';
 
 /**
  * The ready queue as rows (table "ready_items"): one per ready item (as
@@ -34,15 +34,8 @@ export async function refreshReadyItems(manager: EntityManager, taskIds: readonl
   const ready = readySelect(`i."taskId" IN (${placeholders(n)})`);
   const readyParameters = [...tasks, ...READY_FLAGS];
   if (manager.connection.options.type === 'postgres') {
-    // One round trip: the same three writes as one statement over one reading of the task's items. Each touches rows
-    // the others do not (gone: rows not ready; added: ready items without a row; moved: ready items with one).
-    await runStatement(manager, `WITH ready AS (${ready}),
-      gone AS (DELETE FROM "ready_items" o WHERE o."taskId" IN (${placeholders(n)}) AND o."itemId" NOT IN (SELECT "id" FROM ready)),
-      added AS (INSERT INTO "ready_items" ("itemId", "taskId", "domain", "position", "claimedUntil")
-        SELECT r."id", r."taskId", r."domain", r."position", r."claimedUntil" FROM ready r
-        WHERE NOT EXISTS (SELECT 1 FROM "ready_items" o WHERE o."itemId" = r."id") ON CONFLICT ("itemId") DO NOTHING)
-      UPDATE "ready_items" o SET "position" = r."position", "domain" = r."domain" FROM ready r
-        WHERE o."itemId" = r."id" AND (o."position" <> r."position" OR o."domain" IS DISTINCT FROM r."domain")`, [...readyParameters, ...tasks]);
+    const refresh = refreshExpressions(`i."taskId" IN (${placeholders(n)})`, tasks, tasks);
+    await runStatement(manager, `WITH ${refresh.sql} SELECT 1`, refresh.parameters);
     return;
   }
   await runStatement(manager, `DELETE FROM "ready_items" WHERE "taskId" IN (${placeholders(n)})
@@ -57,6 +50,36 @@ export async function refreshReadyItems(manager: EntityManager, taskIds: readonl
     WHERE "taskId" IN (${placeholders(n)}) AND (
       "position" <> (SELECT i."position" FROM "items" i WHERE i."id" = "ready_items"."itemId")
       OR COALESCE("domain", '') <> COALESCE((SELECT m."domain" FROM "memories" m WHERE m."id" = "ready_items"."taskId"), ''))`, tasks);
+}
+
+/**
+ * PostgreSQL: one task's refresh as common table expressions, for the
+ * statement that writes the task's own row (recordTaskChange), one round
+ * trip for both. That statement's reads predate its write of the task's
+ * state, so the state as written is given (`open`), not read: a task that
+ * is not open has no ready items.
+ */
+export function refreshAsWritten(taskId: number, open: boolean): Statement {
+  return refreshExpressions(open ? `i."taskId" = ?` : '1 = 0', open ? [taskId] : [], [taskId], { openAsWritten: true });
+}
+
+/**
+ * PostgreSQL's refresh as common table expressions over one reading of the
+ * tasks' items (`ready`, narrowed by `where`): the same three writes, each
+ * on rows the others do not touch (gone: rows not ready; added: ready items
+ * without a row; moved: ready items with one whose place or domain changed).
+ */
+function refreshExpressions(where: string, whereParameters: readonly unknown[], tasks: readonly number[], options: { openAsWritten?: boolean } = {}): Statement {
+  return {
+    sql: `"ready" AS (${readySelect(where, options)}),
+      "gone" AS (DELETE FROM "ready_items" o WHERE o."taskId" IN (${placeholders(tasks.length)}) AND o."itemId" NOT IN (SELECT "id" FROM "ready")),
+      "added" AS (INSERT INTO "ready_items" ("itemId", "taskId", "domain", "position", "claimedUntil")
+        SELECT r."id", r."taskId", r."domain", r."position", r."claimedUntil" FROM "ready" r
+        WHERE NOT EXISTS (SELECT 1 FROM "ready_items" o WHERE o."itemId" = r."id") ON CONFLICT ("itemId") DO NOTHING),
+      "moved" AS (UPDATE "ready_items" o SET "position" = r."position", "domain" = r."domain" FROM "ready" r
+        WHERE o."itemId" = r."id" AND (o."position" <> r."position" OR o."domain" IS DISTINCT FROM r."domain"))`,
+    parameters: [...whereParameters, ...READY_FLAGS, ...tasks],
+  };
 }
 
 /**

@@ -11,11 +11,11 @@ import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf } from '../kernel/entity-rows.js';
 import { num, placeholders, runStatement, selectRows, tuples } from '../kernel/statements.js';
-import { insertTaskEvent, latestRecorded } from './history-rows.js';
+import { insertTaskEvent, latestRecorded, taskEventStatement } from './history-rows.js';
 import { itemsOfTaskIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { lockSession, readSession, updateSessionRow } from './session-lock.js';
-import { refreshReadyItems } from './ready-rows.js';
+import { refreshAsWritten, refreshReadyItems } from './ready-rows.js';
 
 /** A task as a mutation changes it: the row and all its items (deleted ones too) in list order. */
 export interface TaskAggregate {
@@ -285,19 +285,12 @@ function searchDocument(task: MemoryEntity, items: readonly ItemEntity[]): strin
 export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, aggregate: TaskAggregate, action: HistoryAction, itemId?: number): Promise<void> {
   const { task, items } = aggregate;
   const counts = countColumns(items);
-  const bumped = await selectRows(uow.manager, BUMP_TASK, [
-    task.version + 1, uow.now, counts.pendingItems, counts.inProgressItems, counts.doneItems, counts.droppedItems,
-    counts.blockedItems, counts.failedItems, counts.taskState, task.id, task.version,
-  ]);
-  if (bumped.length === 0) checkExpectedVersion(String(task.id), task.version + 1, task.version);
+  const after = snapshotOf(items);
+  const changes = diffSnapshots(aggregate.before, after);
+  if (!(await writeTaskRows(uow, aggregate, counts, action, after, changes))) checkExpectedVersion(String(task.id), task.version + 1, task.version);
   task.version += 1;
   task.updatedAt = uow.now;
   Object.assign(task, counts);
-  // A plan's items are never ready (no claimNext hands them out): only a knowledge-base task keeps ready rows.
-  if (!task.sessionId) await refreshReadyItems(uow.manager, [task.id]);
-  const after = snapshotOf(items);
-  const changes = diffSnapshots(aggregate.before, after);
-  await insertTaskEvent(uow, task.id, action, latestRecorded(aggregate), after, changes);
   aggregate.recorded = after;
   // A state or note change leaves the document as it is, so it is not rewritten: a rewrite costs two
   // statements (an FTS5 delete and insert), which would land on every updateItem.
@@ -312,6 +305,40 @@ export async function recordTaskChange(uow: UnitOfWork, search: SearchIndex, agg
 
 /** The version's compare-and-set with the counts: a row back when it moved, none when another writer moved it first. */
 const BUMP_TASK = `UPDATE "memories" SET "version" = ?, "updatedAt" = ?, "pendingItems" = ?, "inProgressItems" = ?, "doneItems" = ?, "droppedItems" = ?, "blockedItems" = ?, "failedItems" = ?, "taskState" = ? WHERE "id" = ? AND "version" = ? RETURNING "id"`;
+
+/**
+ * recordTaskChange's writes: the task's row (its version bumped with a
+ * compare-and-set, its counts and state; false when the version moved), its
+ * ready rows (a plan's items are never ready: no claimNext hands them out)
+ * and its history row. On PostgreSQL one round trip: the ready rows and the
+ * history row are common table expressions of the bump (a failed bump throws
+ * in the caller, and the write rolls back with them); both read only rows
+ * written before this statement, and the ready rows are given the task's
+ * state as this bump writes it (refreshAsWritten).
+ */
+async function writeTaskRows(
+  uow: UnitOfWork, aggregate: TaskAggregate, counts: ReturnType<typeof countColumns>, action: HistoryAction, after: Snapshot[], changes: ItemChange[],
+): Promise<boolean> {
+  const { task } = aggregate;
+  const bump = [
+    task.version + 1, uow.now, counts.pendingItems, counts.inProgressItems, counts.doneItems, counts.droppedItems,
+    counts.blockedItems, counts.failedItems, counts.taskState, task.id, task.version,
+  ];
+  const keepsReadyRows = !task.sessionId;
+  if (uow.manager.connection.options.type !== 'postgres') {
+    const bumped = await selectRows(uow.manager, BUMP_TASK, bump);
+    if (keepsReadyRows) await refreshReadyItems(uow.manager, [task.id]);
+    await insertTaskEvent(uow, task.id, action, latestRecorded(aggregate), after, changes);
+    return bumped.length > 0;
+  }
+  // A history row held for the end goes in first: this one continues from it.
+  await uow.flushLastWrites();
+  const history = await taskEventStatement(uow, task.id, action, latestRecorded(aggregate), after, changes);
+  const ready = keepsReadyRows ? refreshAsWritten(task.id, counts.taskState === 'OPEN') : null;
+  const bumped = await selectRows(uow.manager, `WITH ${ready ? `${ready.sql}, ` : ''}"history" AS (${history.sql}) ${BUMP_TASK}`,
+    [...(ready?.parameters ?? []), ...history.parameters, ...bump]);
+  return bumped.length > 0;
+}
 
 /** The item a change was about, when it changed exactly one (a state, a rename, a move); null otherwise. */
 function soleItemOf(changes: readonly ItemChange[]): string | null {
