@@ -250,9 +250,11 @@ try {
       const reads = ['dashboard read', 'mustRead', 'memories page 1', 'search "', 'domains()'].map((prefix) => listed.find((w) => w.name.startsWith(prefix)));
       results.push(...await runServers({
         root, databaseUrl: built.databaseUrl, sessions, reads, update: listed.find((w) => w.name === 'updateItem'), start, waitFor, freePort,
-        // At least 5 s of warm-up and 10 s measured per set: each fresh process compiles its own queries (graphql-jit, V8)
-        // on a third of the traffic at 3 servers, and with the defaults (1 s, 5 s) that warm-up was most of the CPU measured.
-        warmup: Math.max(5, Number(args.warmup)), duration: Math.max(10, duration), profile: args.profile, profilesDir, scale: args.scale, log,
+        // At least 10 s of warm-up per server and 15 s measured per set: each fresh process compiles its own queries
+        // (graphql-jit, V8) on its share of the traffic, so a set of 3 gets 30 s, in which each of its processes sees as
+        // many requests as the one server does in 10. With 5 s for every set, the JIT still warming up in the 3 servers
+        // was most of what made them look slower than 1: 185 against 203 ops/s, where 20 s for every set gave 246 against 228.
+        warmupPerServer: Math.max(10, Number(args.warmup)), duration: Math.max(15, duration), profile: args.profile, profilesDir, scale: args.scale, log,
       }));
       continue;
     }

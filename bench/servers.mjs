@@ -118,7 +118,7 @@ function post(url, agent, session, query, variables) {
  * Runs the mix against each set of servers. `start(script, args, env)` is the bench's process starter (with its
  * probe channel, for --profile); `reads` and `update` are workloads of bench/workloads.mjs (their `next()` gives a body).
  */
-export async function runServers({ root, databaseUrl, sessions, reads, update, start, waitFor, freePort, warmup, duration, profile, profilesDir, scale, log }) {
+export async function runServers({ root, databaseUrl, sessions, reads, update, start, waitFor, freePort, warmupPerServer, duration, profile, profilesDir, scale, log }) {
   const postmaster = await postmasterOf(databaseUrl);
   if (postmaster === null) log('  servers: the PostgreSQL cluster is not on this machine; its CPU is not measured');
   const results = [];
@@ -134,7 +134,7 @@ export async function runServers({ root, databaseUrl, sessions, reads, update, s
     }
     try {
       for (const { proc, url } of servers) await waitFor(`${url.origin}/healthz`, proc);
-      const stats = await drive(servers, { sessions, reads, update, warmup, duration, postmaster, profile, profilesDir, scale, count, log });
+      const stats = await drive(servers, { sessions, reads, update, warmup: warmupPerServer * count, duration, postmaster, profile, profilesDir, scale, count, log });
       const peak = Math.max(...(await Promise.all(servers.map(({ proc }) => proc.probe()))).map((p) => p.maxRssKb));
       results.push({ ...stats, peakRssMb: Math.round(peak / 1024) });
     } finally {
