@@ -7,6 +7,8 @@
 export class CoalescedPasses {
   private running: Promise<void> | null = null;
   private again = false;
+  /** Resolves once the pass asked for during the one under way has ended. */
+  private following: { done: Promise<void>; resolve: () => void } | null = null;
 
   /** `pass` must not reject (it reports its own failures); `mayRun` is asked before every pass. */
   constructor(
@@ -14,20 +16,34 @@ export class CoalescedPasses {
     private readonly mayRun: () => boolean,
   ) {}
 
-  /** Runs a pass now, or once more after the one under way. */
-  request(): void {
-    if (!this.mayRun()) return;
+  /**
+   * Runs a pass now, or once more after the one under way. Resolves once a
+   * pass that began after this call has ended (at once when none may run).
+   */
+  request(): Promise<void> {
+    if (!this.mayRun()) return Promise.resolve();
     if (this.running) {
       this.again = true;
-      return;
+      if (!this.following) {
+        let resolve!: () => void;
+        const done = new Promise<void>((settle) => { resolve = settle; });
+        this.following = { done, resolve };
+      }
+      return this.following.done;
     }
-    this.running = this.pass().finally(() => {
+    const running = this.pass().finally(() => {
       this.running = null;
+      const following = this.following;
+      this.following = null;
       if (this.again) {
         this.again = false;
-        this.request();
+        void this.request().then(following?.resolve);
+      } else {
+        following?.resolve();
       }
     });
+    this.running = running;
+    return running;
   }
 
   /** Resolves once the pass under way, if any, has ended. */

@@ -244,6 +244,26 @@ export class Writer {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * On PostgreSQL a commit's changes wait in the change queue until a read of
+   * the log moves them in (change-log.ts); this process's feed reads at each
+   * of its commits. A write is answered once that read has ended: then its
+   * changes are in the log for every reader on every server, and a person's
+   * change is in the agent's very next steering line (steering.service.ts),
+   * wherever the agent calls. At most LOGGED_WAIT_MS: the write is committed
+   * whatever the read does, and a later read moves it. SQLite writes the log
+   * itself at commit: nothing to wait for.
+   */
+  private async changesLogged(read: Promise<void>): Promise<void> {
+    // The feed reports its own failures (its onError); the write is committed either way.
+    const ended = read.catch(() => undefined);
+    if (this.db.kind !== 'postgres') return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, LOGGED_WAIT_MS); });
+    await Promise.race([ended, waited]);
+    clearTimeout(timer);
+  }
+
   async run<T>(caller: Caller, work: (uow: UnitOfWork) => Promise<T>, options: RunOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       let newestId: number | null = null;
@@ -263,7 +283,7 @@ export class Writer {
         });
         // PostgreSQL's append gives no log id (ids are given as its change queue is moved: change-log.ts), and the feed
         // ignores this process's own NOTIFY: without this wake-up its own writes would wait for the feed's 5 s poll.
-        if (appended) this.commits.notify(newestId);
+        if (appended) await this.changesLogged(this.commits.notify(newestId));
         await (done as UnitOfWork | null)?.committed();
         return result;
       } catch (error) {
@@ -272,6 +292,9 @@ export class Writer {
     }
   }
 }
+
+/** How long an answered write waits, at most, for its changes to be moved into the log (Writer.changesLogged). */
+export const LOGGED_WAIT_MS = 2_000;
 
 /**
  * What a process's writes have committed about sessions, so the next write

@@ -152,7 +152,7 @@ export class WebhookDispatcher {
   }
 
   wake(): void {
-    this.passes.request();
+    void this.passes.request();
   }
 
   /** Webhooks may have been made (a tick, or this process made one): the next pass asks which are active. */

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import type { ChangeAction, ChangeEntity } from '../../../domain/history.js';
 
 /**
@@ -38,21 +37,24 @@ export interface ChangeEvent {
  * that feed can tell its own commits' notifications from other processes'.
  */
 export class CommitSignal {
-  private readonly emitter = new EventEmitter();
+  private readonly listeners = new Set<(newestId: number | null) => Promise<void> | void>();
   /** What this process's commits NOTIFY with on PostgreSQL (one per signal: two servers in one process each have their own). */
   readonly tag = randomUUID();
 
-  constructor() {
-    this.emitter.setMaxListeners(0);
+  /**
+   * `newestId`: the newest log id the commit appended; null when not known
+   * (the feed then reads where the log ends). Resolves once every listener
+   * has done what the commit asked of it (the change feed: a read of the log
+   * begun after it).
+   */
+  async notify(newestId: number | null = null): Promise<void> {
+    await Promise.all([...this.listeners].map((listener) => listener(newestId)));
   }
 
-  /** `newestId`: the newest log id the commit appended; null when not known (the feed then reads where the log ends). */
-  notify(newestId: number | null = null): void {
-    this.emitter.emit('commit', newestId);
-  }
-
-  onCommit(listener: (newestId: number | null) => void): () => void {
-    this.emitter.on('commit', listener);
-    return () => this.emitter.off('commit', listener);
+  onCommit(listener: (newestId: number | null) => Promise<void> | void): () => void {
+    // Wrapped: the same function registered twice is two listeners, each removed by its own unsubscribe.
+    const each = (newestId: number | null) => listener(newestId);
+    this.listeners.add(each);
+    return () => this.listeners.delete(each);
   }
 }

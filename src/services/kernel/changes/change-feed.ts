@@ -105,17 +105,27 @@ export class LogChangeFeed implements ChangeFeed {
     return this.started;
   }
 
-  /** Reads the log now (coalesced with a read under way): something, maybe another process, may have grown it. */
-  wake(): void {
+  /**
+   * Reads the log now (coalesced with a read under way): something, maybe
+   * another process, may have grown it. Resolves once a read begun after
+   * this call has ended.
+   */
+  wake(): Promise<void> {
     this.othersMayHaveWritten = true;
-    this.reads.request();
+    return this.reads.request();
   }
 
-  /** This process committed, and its log ended at `newestId` (null: not known, read it). */
-  private ownCommit(newestId: number | null): void {
+  /**
+   * This process committed, and its log ended at `newestId` (null: not
+   * known, read it). Resolves once a read begun after the commit has ended:
+   * on PostgreSQL that read moved the commit's changes from the queue into
+   * the log, where every reader on every server finds them (the Writer
+   * waits for it before it answers).
+   */
+  private ownCommit(newestId: number | null): Promise<void> {
     if (newestId === null || !this.options.idsKnownAtCommit) return this.wake();
     this.ownEnd = Math.max(this.ownEnd, newestId);
-    this.reads.request();
+    return this.reads.request();
   }
 
   async close(): Promise<void> {
@@ -129,11 +139,11 @@ export class LogChangeFeed implements ChangeFeed {
   private async start(): Promise<void> {
     // Listening first, then the newest id: a change committed in between is after that id, and the next read finds it.
     // This process's own notifications are already heard from its CommitSignal, with the ids they appended.
-    await this.options.wakeups?.start((tag) => { if (tag === undefined || tag !== this.commits.tag) this.wake(); });
+    await this.options.wakeups?.start((tag) => { if (tag === undefined || tag !== this.commits.tag) void this.wake(); });
     this.lastId = await newestChangeId(await this.tail());
     this.live = true;
     this.unsubscribe = this.commits.onCommit((newestId) => this.ownCommit(newestId));
-    this.timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.timer = setInterval(() => void this.wake(), this.options.pollMs);
     this.timer.unref();
   }
 
