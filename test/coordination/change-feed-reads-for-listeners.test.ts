@@ -167,9 +167,15 @@ if (onPostgres) {
   describe("PostgreSQL: a feed whose move of the change queue waited for another server's", () => {
     /** The lock movers of the queue take turns on: "tbchange" in ASCII (change-log.ts). */
     const QUEUE_LOCK = `x'${Buffer.from('tbchange').toString('hex')}'::bigint`;
-    /** Statements waiting for an advisory lock right now. */
+    /**
+     * Statements waiting for the movers' lock right now, in this test's database: pg_locks lists every database's
+     * locks, and other test files on the same cluster wait for advisory locks of their own (a bigint key is listed as
+     * its high and low halves).
+     */
     const waitingForTheQueue = async (admin: pg.Client) =>
-      Number((await admin.query(`SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rows[0].n);
+      Number((await admin.query(`SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND classid::bigint = (${QUEUE_LOCK} >> 32) AND objid::bigint = (${QUEUE_LOCK} & 4294967295)`)).rows[0].n);
 
     it('still hands its subscription the changes that other move gave, before the one it moved itself', async () => {
       const admin = new pg.Client({ connectionString: databaseUrl });
