@@ -73,13 +73,19 @@ export async function insertTaskEvent(
  */
 export async function taskEventStatement(
   uow: UnitOfWork, taskId: number, action: HistoryAction, before: readonly Snapshot[], after: readonly Snapshot[], changes: readonly ItemChange[],
+  /**
+   * PostgreSQL: an integer expression over writes of the same statement that must be done before the history lock is
+   * taken (the ready rows' writes, ReadyRefresh.written). The lock's key is computed from it, so it runs after them
+   * whatever order the executor runs the statement's parts in.
+   */
+  { lockAfter }: { lockAfter?: string } = {},
 ): Promise<Statement> {
   const delta = JSON.stringify(deltaBetween(before, after));
   const whole = JSON.stringify(after);
   const { weight, priorBytesMax } = chainLimits(Buffer.byteLength(delta), Buffer.byteLength(whole));
   const postgres = uow.manager.connection.options.type === 'postgres';
   return {
-    sql: postgres ? INSERT_LOCKED : INSERT,
+    sql: postgres ? insertLocked(lockAfter) : INSERT,
     parameters: [taskId, uow.now, action, await uow.knownSessionId(), JSON.stringify(changes), weight, delta, whole, CHAIN_LENGTH_MAX, priorBytesMax, taskId, ...(postgres ? [taskId] : [])],
   };
 }
@@ -100,7 +106,8 @@ const INSERT = 'INSERT INTO "task_events" ("taskId", "at", "action", "sessionId"
   '(SELECT l."chainLength", l."chainBytes" FROM "task_events" l WHERE l."taskId" = CAST(? AS INTEGER) ORDER BY l."id" DESC LIMIT 1) p ON 1 = 1) c';
 
 /** PostgreSQL's insert also takes the task's history lock, joined in as a one-row sub-select, before its row (and id) exists. */
-const INSERT_LOCKED = `${INSERT}, (SELECT pg_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(? AS INTEGER))) h`;
+const insertLocked = (after?: string) =>
+  `${INSERT}, (SELECT pg_advisory_xact_lock(${HISTORY_LOCK_CLASS}, CAST(? AS INTEGER)${after ? ` + 0 * CAST((${after}) AS INTEGER)` : ''})) h`;
 
 /**
  * Waits until no other transaction has written this task's history and not

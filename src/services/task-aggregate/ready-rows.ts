@@ -59,8 +59,21 @@ export async function refreshReadyItems(manager: EntityManager, taskIds: readonl
  * state, so the state as written is given (`open`), not read: a task that
  * is not open has no ready items.
  */
-export function refreshAsWritten(taskId: number, open: boolean): Statement {
+export function refreshAsWritten(taskId: number, open: boolean): ReadyRefresh {
   return refreshExpressions(open ? `i."taskId" = ?` : '1 = 0', open ? [taskId] : [], [taskId], { openAsWritten: true });
+}
+
+/** The refresh as common table expressions, and an integer expression read once all three writes are done. */
+export interface ReadyRefresh extends Statement {
+  /**
+   * Counts the rows of all three writes: a later part of the same statement
+   * that computes something from it (the history lock's key, taskEventStatement)
+   * runs after every row lock the refresh takes. PostgreSQL runs a statement's
+   * unread data-modifying expressions in an order of its own: with the history
+   * lock first, a claim holding a ready row this write deletes, and waiting for
+   * that lock, deadlocked with it.
+   */
+  written: string;
 }
 
 /**
@@ -69,15 +82,16 @@ export function refreshAsWritten(taskId: number, open: boolean): Statement {
  * on rows the others do not touch (gone: rows not ready; added: ready items
  * without a row; moved: ready items with one whose place or domain changed).
  */
-function refreshExpressions(where: string, whereParameters: readonly unknown[], tasks: readonly number[], options: { openAsWritten?: boolean } = {}): Statement {
+function refreshExpressions(where: string, whereParameters: readonly unknown[], tasks: readonly number[], options: { openAsWritten?: boolean } = {}): ReadyRefresh {
   return {
+    written: '(SELECT COUNT(*) FROM "gone") + (SELECT COUNT(*) FROM "added") + (SELECT COUNT(*) FROM "moved")',
     sql: `"ready" AS (${readySelect(where, options)}),
-      "gone" AS (DELETE FROM "ready_items" o WHERE o."taskId" IN (${placeholders(tasks.length)}) AND o."itemId" NOT IN (SELECT "id" FROM "ready")),
+      "gone" AS (DELETE FROM "ready_items" o WHERE o."taskId" IN (${placeholders(tasks.length)}) AND o."itemId" NOT IN (SELECT "id" FROM "ready") RETURNING 1),
       "added" AS (INSERT INTO "ready_items" ("itemId", "taskId", "domain", "position", "claimedUntil")
         SELECT r."id", r."taskId", r."domain", r."position", r."claimedUntil" FROM "ready" r
-        WHERE NOT EXISTS (SELECT 1 FROM "ready_items" o WHERE o."itemId" = r."id") ON CONFLICT ("itemId") DO NOTHING),
+        WHERE NOT EXISTS (SELECT 1 FROM "ready_items" o WHERE o."itemId" = r."id") ON CONFLICT ("itemId") DO NOTHING RETURNING 1),
       "moved" AS (UPDATE "ready_items" o SET "position" = r."position", "domain" = r."domain" FROM "ready" r
-        WHERE o."itemId" = r."id" AND (o."position" <> r."position" OR o."domain" IS DISTINCT FROM r."domain"))`,
+        WHERE o."itemId" = r."id" AND (o."position" <> r."position" OR o."domain" IS DISTINCT FROM r."domain") RETURNING 1)`,
     parameters: [...whereParameters, ...READY_FLAGS, ...tasks],
   };
 }

@@ -313,8 +313,9 @@ const BUMP_TASK = `UPDATE "memories" SET "version" = ?, "updatedAt" = ?, "pendin
  * and its history row. On PostgreSQL one round trip: the ready rows and the
  * history row are common table expressions of the bump (a failed bump throws
  * in the caller, and the write rolls back with them); both read only rows
- * written before this statement, and the ready rows are given the task's
- * state as this bump writes it (refreshAsWritten).
+ * written before this statement, the ready rows are given the task's state
+ * as this bump writes it (refreshAsWritten), and the history lock is taken
+ * once the ready rows are written.
  */
 async function writeTaskRows(
   uow: UnitOfWork, aggregate: TaskAggregate, counts: ReturnType<typeof countColumns>, action: HistoryAction, after: Snapshot[], changes: ItemChange[],
@@ -333,8 +334,9 @@ async function writeTaskRows(
   }
   // A history row held for the end goes in first: this one continues from it.
   await uow.flushLastWrites();
-  const history = await taskEventStatement(uow, task.id, action, latestRecorded(aggregate), after, changes);
   const ready = keepsReadyRows ? refreshAsWritten(task.id, counts.taskState === 'OPEN') : null;
+  // The history lock after the ready rows' writes, as when they were statements of their own (ReadyRefresh.written).
+  const history = await taskEventStatement(uow, task.id, action, latestRecorded(aggregate), after, changes, { lockAfter: ready?.written });
   const bumped = await selectRows(uow.manager, `WITH ${ready ? `${ready.sql}, ` : ''}"history" AS (${history.sql}) ${BUMP_TASK}`,
     [...(ready?.parameters ?? []), ...history.parameters, ...bump]);
   return bumped.length > 0;
