@@ -329,8 +329,7 @@ export async function runClaimQueue({ kind, databaseUrl, serverUrl, call, log, a
   // One loop of each kind first, not measured, on tasks of its own: a server that has run for a while has compiled
   // its queries and code (graphql-jit, V8), and a fresh one spent its first 2,000 items doing so (the same loop ran
   // 111 items/s cold and 145 warm, in one run); the queue is SQL sent by a client, with nothing of the kind to warm.
-  const warmup = await prepareTaskbase(call, `${DOMAIN}/warm-up`);
-  await claimLoop(serverUrl, warmup, { finish: true });
+  for (const [index, loop] of LOOPS.entries()) await claimLoop(serverUrl, await prepareTaskbase(call, `${DOMAIN}/warm-up-${index}`), loop);
   const before = await runQueue('before');
   const runs = [];
   for (const [index, loop] of LOOPS.entries()) runs.push(await around(() => claimLoop(serverUrl, prepared[index], loop), loop));
