@@ -6,8 +6,7 @@
  */
 export class CoalescedPasses {
   private running: Promise<void> | null = null;
-  private again = false;
-  /** Resolves once the pass asked for during the one under way has ended. */
+  /** A pass asked for during the one under way: it runs after it, and `done` resolves once it has ended. */
   private following: { done: Promise<void>; resolve: () => void } | null = null;
 
   /** `pass` must not reject (it reports its own failures); `mayRun` is asked before every pass. */
@@ -23,7 +22,6 @@ export class CoalescedPasses {
   request(): Promise<void> {
     if (!this.mayRun()) return Promise.resolve();
     if (this.running) {
-      this.again = true;
       if (!this.following) {
         let resolve!: () => void;
         const done = new Promise<void>((settle) => { resolve = settle; });
@@ -35,12 +33,7 @@ export class CoalescedPasses {
       this.running = null;
       const following = this.following;
       this.following = null;
-      if (this.again) {
-        this.again = false;
-        void this.request().then(following?.resolve);
-      } else {
-        following?.resolve();
-      }
+      if (following) void this.request().then(following.resolve);
     });
     this.running = running;
     return running;

@@ -59,8 +59,6 @@ export async function insertTaskEvent(
    */
   { last = false }: { last?: boolean } = {},
 ): Promise<void> {
-  // A row held for the end must be in before this one reads the task's previous row.
-  await uow.flushLastWrites();
   const statement = await taskEventStatement(uow, taskId, action, before, after, changes);
   if (last) uow.writeLast(statement);
   else await runStatement(uow.manager, statement.sql, statement.parameters);
@@ -69,7 +67,8 @@ export async function insertTaskEvent(
 /**
  * insertTaskEvent's statement, not sent: for a write that sends it inside a
  * statement of its own (recordTaskChange on PostgreSQL, as a common table
- * expression), once the rows held for the end are in (flushLastWrites).
+ * expression). The rows held for the end (UnitOfWork.writeLast) are sent
+ * first: this row continues the chain from the task's previous one.
  */
 export async function taskEventStatement(
   uow: UnitOfWork, taskId: number, action: HistoryAction, before: readonly Snapshot[], after: readonly Snapshot[], changes: readonly ItemChange[],
@@ -80,6 +79,7 @@ export async function taskEventStatement(
    */
   { lockAfter }: { lockAfter?: string } = {},
 ): Promise<Statement> {
+  await uow.flushLastWrites();
   const delta = JSON.stringify(deltaBetween(before, after));
   const whole = JSON.stringify(after);
   const { weight, priorBytesMax } = chainLimits(Buffer.byteLength(delta), Buffer.byteLength(whole));

@@ -31,13 +31,13 @@ export async function refreshReadyItems(manager: EntityManager, taskIds: readonl
   if (taskIds.length === 0) return;
   const tasks = distinct(taskIds);
   const n = tasks.length;
-  const ready = readySelect(`i."taskId" IN (${placeholders(n)})`);
-  const readyParameters = [...tasks, ...READY_FLAGS];
   if (manager.connection.options.type === 'postgres') {
     const refresh = refreshExpressions(`i."taskId" IN (${placeholders(n)})`, tasks, tasks);
     await runStatement(manager, `WITH ${refresh.sql} SELECT 1`, refresh.parameters);
     return;
   }
+  const ready = readySelect(`i."taskId" IN (${placeholders(n)})`);
+  const readyParameters = [...tasks, ...READY_FLAGS];
   await runStatement(manager, `DELETE FROM "ready_items" WHERE "taskId" IN (${placeholders(n)})
     AND "itemId" NOT IN (SELECT r."id" FROM (${ready}) r)`, [...tasks, ...readyParameters]);
   await runStatement(manager, `INSERT INTO "ready_items" ("itemId", "taskId", "domain", "position", "claimedUntil")

@@ -332,8 +332,6 @@ async function writeTaskRows(
     await insertTaskEvent(uow, task.id, action, latestRecorded(aggregate), after, changes);
     return bumped.length > 0;
   }
-  // A history row held for the end goes in first: this one continues from it.
-  await uow.flushLastWrites();
   const ready = keepsReadyRows ? refreshAsWritten(task.id, counts.taskState === 'OPEN') : null;
   // The history lock after the ready rows' writes, as when they were statements of their own (ReadyRefresh.written).
   const history = await taskEventStatement(uow, task.id, action, latestRecorded(aggregate), after, changes, { lockAfter: ready?.written });
