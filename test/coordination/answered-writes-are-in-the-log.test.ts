@@ -6,15 +6,17 @@
  * of the log moves them (change-log.ts), and the writer's server waits for
  * its feed's read before it answers, at most LOGGED_WAIT_MS (the write is
  * committed either way). Each change is looked for with a plain read of the
- * log on a connection of the test's own, right after the answer. On a real
- * database file, and on PostgreSQL in CI.
+ * log on a connection of the test's own, right after the answer; a process
+ * with no feed (`taskbase mcp` over stdio, the CLI) moves its changes
+ * itself. On a real database file, and on PostgreSQL in CI.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGGED_WAIT_MS } from '../../src/services/kernel/unit-of-work.js';
 import { UPDATE_ITEM } from '../fixtures/documents.js';
 import { createTask } from '../fixtures/tasks.js';
-import { startTestServer, type TestServer } from '../harness.js';
+import { stdioAgent } from '../fixtures/change-log.js';
+import { startTestServer, testDatabase, type TestServer } from '../harness.js';
 
 const onPostgres = Boolean(process.env.TEST_POSTGRES_URL);
 let server: TestServer;
@@ -81,6 +83,27 @@ if (onPostgres) {
       } finally {
         await admin.query('ROLLBACK').catch(() => undefined);
         await admin.end();
+      }
+    });
+  });
+
+  describe('PostgreSQL: a process with no change feed', () => {
+    it('taskbase mcp over stdio, with no server on the database, moves its own changes into the log before it answers', { timeout: 60_000 }, async () => {
+      // A database of its own with no server on it: nobody else moves the change queue.
+      const { databaseUrl } = await testDatabase();
+      const agent = await stdioAgent(databaseUrl);
+      const client = new pg.Client({ connectionString: databaseUrl });
+      try {
+        await client.connect();
+        const logged = async (taskId: string) => Number((await client.query(`SELECT COUNT(*) AS n FROM "changes" WHERE "taskId" = $1`, [Number(taskId)])).rows[0].n);
+        const created = await agent.call('task', { title: 'Written over stdio', goal: 'g', items: 'First\nSecond', domain: 'logged/stdio' });
+        const taskId = String(created.data.uid);
+        expect(await logged(taskId), 'the task created, in the log when answered').toBe(1);
+        await agent.call('task_item', { uid: taskId, item: created.data.items[0], state: 'done' });
+        expect(await logged(taskId), 'the item settled, in the log when answered').toBe(2);
+      } finally {
+        await client.end().catch(() => undefined);
+        await agent.close();
       }
     });
   });

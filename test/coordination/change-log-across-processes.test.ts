@@ -153,7 +153,7 @@ import { Database } from './dist/src/db/database.js';
 import { CommitSignal } from './dist/src/services/kernel/changes/change-events.js';
 import { Writer } from './dist/src/services/kernel/unit-of-work.js';
 const db = await Database.open(process.env.DATABASE_URL);
-const holding = { kind: db.kind, transaction: (work) => db.transaction(async (manager) => {
+const holding = { kind: db.kind, tail: () => db.tail(), transaction: (work) => db.transaction(async (manager) => {
   const value = await work(manager);
   process.stdout.write('appended\\n');
   await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Database } from '../../db/database.js';
 import type { SessionEntity } from '../../db/entities/index.js';
-import { appendChanges } from './changes/change-log.js';
+import { appendChanges, sequenceChanges } from './changes/change-log.js';
 import { num, placeholders, runStatement, selectRows, tuples } from './statements.js';
 import type { ChangeEvent, CommitSignal } from './changes/change-events.js';
 import type { Statement } from './statements.js';
@@ -239,7 +239,7 @@ export class Writer {
   private readonly memo = new WriterMemo();
 
   constructor(
-    private readonly db: Pick<Database, 'kind' | 'transaction'>,
+    private readonly db: Pick<Database, 'kind' | 'transaction' | 'tail'>,
     private readonly commits: CommitSignal,
     private readonly clock: Clock,
   ) {}
@@ -251,11 +251,16 @@ export class Writer {
    * changes are in the log for every reader on every server, and a person's
    * change is in the agent's very next steering line (steering.service.ts),
    * wherever the agent calls. At most LOGGED_WAIT_MS: the write is committed
-   * whatever the read does, and a later read moves it. SQLite writes the log
-   * itself at commit: nothing to wait for.
+   * whatever the read does, and a later read moves it. A process with no
+   * feed (`taskbase mcp` over stdio, the CLI) moves its changes itself, in a
+   * statement after the commit. SQLite writes the log itself at commit:
+   * nothing to wait for.
    */
-  private async changesLogged(read: Promise<void>): Promise<void> {
-    // The feed reports its own failures (its onError); the write is committed either way.
+  private async changesLogged(newestId: number | null): Promise<void> {
+    const read = this.commits.heard || this.db.kind !== 'postgres'
+      ? this.commits.notify(newestId)
+      : this.db.tail().then((tail) => sequenceChanges(tail));
+    // The feed reports its own failures (its onError); the write is committed either way, and the next move takes it.
     const ended = read.catch(() => undefined);
     if (this.db.kind !== 'postgres') return;
     let timer: NodeJS.Timeout | undefined;
@@ -283,7 +288,7 @@ export class Writer {
         });
         // PostgreSQL's append gives no log id (ids are given as its change queue is moved: change-log.ts), and the feed
         // ignores this process's own NOTIFY: without this wake-up its own writes would wait for the feed's 5 s poll.
-        if (appended) await this.changesLogged(this.commits.notify(newestId));
+        if (appended) await this.changesLogged(newestId);
         await (done as UnitOfWork | null)?.committed();
         return result;
       } catch (error) {

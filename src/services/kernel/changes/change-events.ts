@@ -51,6 +51,11 @@ export class CommitSignal {
     await Promise.all([...this.listeners].map((listener) => listener(newestId)));
   }
 
+  /** Whether anything listens (a server's change feed): a process without one moves its own changes into the log (Writer). */
+  get heard(): boolean {
+    return this.listeners.size > 0;
+  }
+
   onCommit(listener: (newestId: number | null) => Promise<void> | void): () => void {
     // Wrapped: the same function registered twice is two listeners, each removed by its own unsubscribe.
     const each = (newestId: number | null) => listener(newestId);
