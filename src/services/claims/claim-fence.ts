@@ -1,5 +1,6 @@
 import { fenceItemChange, type FenceVerdict } from '../../domain/claims.js';
 import type { ItemEntity } from '../../db/entities/index.js';
+import { runStatement, type Statement } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import type { TaskAggregate } from '../task-aggregate/task-store.js';
 import { claimRowForFence, endClaimsOnItems, recordClaim } from './claim-store.js';
@@ -7,8 +8,8 @@ import { claimRowForFence, endClaimsOnItems, recordClaim } from './claim-store.j
 /**
  * Claims fence: the one check every state or text change of an item passes
  * (the rule is domain/claims.ts fenceItemChange). Call it in the write's
- * transaction after the item's row is written: on PostgreSQL the write holds
- * the row's lock, so a claimNext that took the item first has committed and
+ * transaction once the item's row lock is held (its load took it, or the
+ * row is written): on PostgreSQL so a claimNext that took the item first has committed and
  * is read here, and one that comes after skips the locked row; the claim is
  * compared with the database's clock as the statement runs, at the end of
  * the write. A forced change is recorded as CLAIM_OVERRIDDEN (the change
@@ -17,17 +18,29 @@ import { claimRowForFence, endClaimsOnItems, recordClaim } from './claim-store.j
  */
 export async function checkClaimFence(
   uow: UnitOfWork, aggregate: TaskAggregate, item: ItemEntity, force: boolean,
-  /** The change settles the item: its claim ends with it, read and ended in one statement where it can be (claimRowForFence). */
-  { settling = false }: { settling?: boolean } = {},
+  {
+    settling = false,
+    written = null,
+  }: {
+    /** The change settles the item: its claim ends with it, read and ended in one statement where it can be (claimRowForFence). */
+    settling?: boolean;
+    /**
+     * The item row's write, not sent yet: sent first, or on PostgreSQL in the fence's own statement (a round trip
+     * fewer). Only when the item's row lock is held already (loadItemForChange takes it), so that statement's reads
+     * come after the lock as the fence needs; otherwise write the row before calling.
+     */
+    written?: Statement | null;
+  } = {},
 ): Promise<FenceVerdict> {
   const pass = { lapsed: false, overrode: null };
   const caller = await uow.knownSessionId();
   // A person, or a plan's step (never claimed): nothing to read.
   if (!caller || aggregate.task.sessionId) {
+    if (written) await runStatement(uow.manager, written.sql, written.parameters);
     if (settling) await endClaimsOnItems(uow.manager, [item.id], { leavingReady: true });
     return pass;
   }
-  const { claim, now } = await claimRowForFence(uow.manager, item.id, { end: settling });
+  const { claim, now } = await claimRowForFence(uow.manager, item.id, { end: settling, written });
   if (!claim || !now) return pass;
   const verdict = fenceItemChange(String(item.id), caller, claim, now, force);
   if (verdict.overrode) {

@@ -6,7 +6,7 @@ import type { HistoryAction } from '../../domain/history.js';
 import type { ItemChange } from '../../domain/list-diff.js';
 import { scopeCondition } from '../kernel/domain-scope.js';
 import { CLAIM_WIDTH, claimColumns, claimOf, itemColumns, itemOf, ITEM_WIDTH } from '../kernel/entity-rows.js';
-import { distinct, num, placeholders, runStatement, selectRows } from '../kernel/statements.js';
+import { distinct, num, placeholders, runStatement, selectRows, type Statement } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import { holdTaskHistorySql, insertTaskEvent, latestRecorded, tryTaskHistorySql, type HistoryTip } from '../task-aggregate/history-rows.js';
 import { snapshotOf } from '../task-aggregate/task-store.js';
@@ -103,9 +103,13 @@ export async function takeClaim(
  * the write settles the item and its claim ends too: endClaimsOnItems reads
  * the row as it was and ends it.
  */
-export async function claimRowForFence(manager: EntityManager, itemId: number, { end = false }: { end?: boolean } = {}): Promise<ClaimBefore> {
-  if (end) return endClaimsOnItems(manager, [itemId], { leavingReady: true, readingBefore: itemId });
-  const [row] = await selectRows(manager, claimRowRead(kindOf(manager)), [itemId]);
+export async function claimRowForFence(manager: EntityManager, itemId: number, { end = false, written = null }: { end?: boolean; written?: Statement | null } = {}): Promise<ClaimBefore> {
+  if (end) return endClaimsOnItems(manager, [itemId], { leavingReady: true, readingBefore: itemId, written });
+  const kind = kindOf(manager);
+  if (written && kind !== 'postgres') await runStatement(manager, written.sql, written.parameters);
+  const [row] = written && kind === 'postgres'
+    ? await selectRows(manager, `WITH w AS (${written.sql}) ${claimRowRead(kind)}`, [...written.parameters, itemId])
+    : await selectRows(manager, claimRowRead(kind), [itemId]);
   return claimBeforeOf(row);
 }
 
@@ -144,11 +148,15 @@ export async function setClaimExpiry(manager: EntityManager, itemId: number, ttl
  * refusal rolls the end back).
  */
 export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], options?: { leavingReady?: boolean }): Promise<void>;
-export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], options: { leavingReady?: boolean; readingBefore: number }): Promise<ClaimBefore>;
+export async function endClaimsOnItems(
+  manager: EntityManager, itemIds: readonly number[],
+  /** `written`: a write sent before the read (on PostgreSQL in its statement): claimRowForFence's. */
+  options: { leavingReady?: boolean; readingBefore: number; written?: Statement | null },
+): Promise<ClaimBefore>;
 export async function endClaimsOnItems(
   manager: EntityManager,
   itemIds: readonly number[],
-  { leavingReady = false, readingBefore }: { leavingReady?: boolean; readingBefore?: number } = {},
+  { leavingReady = false, readingBefore, written = null }: { leavingReady?: boolean; readingBefore?: number; written?: Statement | null } = {},
 ): Promise<ClaimBefore | void> {
   if (itemIds.length === 0) return readingBefore === undefined ? undefined : { claim: null, now: null };
   const ids = distinct(itemIds);
@@ -161,12 +169,13 @@ export async function endClaimsOnItems(
     // Every part sees the rows as they were before the statement. The ends are accounted for in it (accountClaimsEndedSql,
     // noteClaimsEnded's statement), one round trip fewer on the fence's path: those this statement ends (e), and those
     // that had lapsed already (read as not live, so none of e's).
-    [before] = await selectRows(manager, `WITH f AS (${claimRowRead(kind)}), e AS (${end} RETURNING "itemId", "expiresAt"),
+    [before] = await selectRows(manager, `WITH ${written ? `w AS (${written.sql}), ` : ''}f AS (${claimRowRead(kind)}), e AS (${end} RETURNING "itemId", "expiresAt"),
       n AS (${accountClaimsEndedSql(`SELECT e."itemId", e."expiresAt" FROM e
         UNION ALL SELECT c."itemId", c."expiresAt" FROM "claims" c WHERE c."itemId" IN (${placeholders(ids.length)}) AND NOT (${claimIsLive('c', kind)})`)})
-      SELECT * FROM f`, [readingBefore, ...ids, ...ids]);
+      SELECT * FROM f`, [...(written?.parameters ?? []), readingBefore, ...ids, ...ids]);
     noted = true;
   } else {
+    if (written) await runStatement(manager, written.sql, written.parameters);
     [before] = await selectRows(manager, claimRowRead(kind), [readingBefore]);
     await runStatement(manager, end, ids);
   }

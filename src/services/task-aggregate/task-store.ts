@@ -10,7 +10,7 @@ import { ItemEntity, MemoryEntity, SessionEntity } from '../../db/entities/index
 import { countColumns } from '../../db/task-counts.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { itemColumns, itemOf, ITEM_WIDTH, memoryColumns, memoryOf } from '../kernel/entity-rows.js';
-import { num, placeholders, runStatement, selectRows, tuples } from '../kernel/statements.js';
+import { num, placeholders, runStatement, selectRows, tuples, type Statement } from '../kernel/statements.js';
 import { insertTaskEvent, latestRecorded, taskEventStatement } from './history-rows.js';
 import { itemsOfTaskIds } from './item-rows.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
@@ -146,21 +146,28 @@ interface TaskPeek {
  * is held. Null when no item has the id. A knowledge-base task (no session
  * to lock before it) is locked by the same statement, FOR NO KEY UPDATE as
  * loadTaskForChange would: its row comes back as the lock found it, so the
- * lock costs no round trip of its own.
+ * lock costs no round trip of its own. So is the item's row, after the
+ * task's (it reads the task's lock: a writer holding the task and wanting
+ * an item is never waited for by one holding that item), for the claims
+ * fence: every statement after this one sees a claim on the item that
+ * committed before, and a claimNext after it passes over the item (SKIP
+ * LOCKED) until this write ends (claim-fence.ts).
  */
 async function peekItemTask(uow: UnitOfWork, itemId: number): Promise<TaskPeek | null> {
   const postgres = uow.manager.connection.options.type === 'postgres';
   // MATERIALIZED: the lock is taken once, whatever the number of item rows it is joined to.
   const sql = postgres
     ? `WITH k AS MATERIALIZED (SELECT ${memoryColumns('m')} FROM "memories" m WHERE m."id" = (SELECT y."taskId" FROM "items" y WHERE y."id" = ?)
-        AND m."sessionId" IS NULL FOR NO KEY UPDATE)
-      SELECT ${itemColumns('i')}, m."sessionId", m."version", ${memoryColumns('k')} FROM "items" x
+        AND m."sessionId" IS NULL FOR NO KEY UPDATE),
+        j AS MATERIALIZED (SELECT 1 FROM "items" z WHERE z."id" = ? AND z."taskId" IN (SELECT k."id" FROM k) FOR NO KEY UPDATE)
+      SELECT ${itemColumns('i')}, m."sessionId", m."version", ${memoryColumns('k')}, jl."locked" FROM "items" x
       INNER JOIN "memories" m ON m."id" = x."taskId" INNER JOIN "items" i ON i."taskId" = x."taskId" LEFT JOIN k ON 1 = 1
+      CROSS JOIN (SELECT COUNT(*) AS "locked" FROM j) jl
       WHERE x."id" = ? ORDER BY i."position" ASC, i."id" ASC`
     : `SELECT ${itemColumns('i')}, m."sessionId", m."version", ${memoryColumns('m')} FROM "items" x
       INNER JOIN "memories" m ON m."id" = x."taskId" INNER JOIN "items" i ON i."taskId" = x."taskId"
       WHERE x."id" = ? ORDER BY i."position" ASC, i."id" ASC`;
-  const rows = await selectRows(uow.manager, sql, postgres ? [itemId, itemId] : [itemId]);
+  const rows = await selectRows(uow.manager, sql, postgres ? [itemId, itemId, itemId] : [itemId]);
   if (rows.length === 0) return null;
   const items = rows.map((row) => itemOf(row));
   const sessionId = rows[0][ITEM_WIDTH] as string | null;
@@ -255,10 +262,15 @@ export type ItemRowChange = Partial<Pick<ItemEntity, (typeof ITEM_SETTABLE)[numb
  * state, a note, a move) sends, with no query builder assembling it.
  */
 export async function updateItemRow(uow: UnitOfWork, id: number, change: ItemRowChange): Promise<void> {
+  const statement = itemRowWrite(id, change);
+  if (statement) await runStatement(uow.manager, statement.sql, statement.parameters);
+}
+
+/** updateItemRow's statement, for a caller that sends it with another (the claims fence); null when the change sets nothing. */
+export function itemRowWrite(id: number, change: ItemRowChange): Statement | null {
   const columns = ITEM_SETTABLE.filter((column) => change[column] !== undefined);
-  if (columns.length === 0) return;
-  const sql = `UPDATE "items" SET ${columns.map((column) => `"${column}" = ?`).join(', ')} WHERE "id" = ?`;
-  await runStatement(uow.manager, sql, [...columns.map((column) => change[column]), id]);
+  if (columns.length === 0) return null;
+  return { sql: `UPDATE "items" SET ${columns.map((column) => `"${column}" = ?`).join(', ')} WHERE "id" = ?`, parameters: [...columns.map((column) => change[column]), id] };
 }
 
 /** The text search sees for a task: its goal and every live item label. */

@@ -21,7 +21,7 @@ import { checkClaimFence } from '../claims/claim-fence.js';
 import { writeItemWaits } from '../task-notes/dependency-store.js';
 import { itemsWithIds } from '../task-aggregate/item-rows.js';
 import { taskViewIn, taskViewOf, type ItemChanged, type TaskView } from '../task-aggregate/task-view.js';
-import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, updateItemRow, type ItemRowChange, type TaskAggregate } from '../task-aggregate/task-store.js';
+import { applyOrder, citableIds, insertItems, insertItemsAfter, insertTask, loadItemForChange, liveItem, loadTaskForChange, markPlanChanged, recordTaskChange, itemRowWrite, updateItemRow, type ItemRowChange, type TaskAggregate } from '../task-aggregate/task-store.js';
 import type { Caller, UnitOfWork, Writer } from '../kernel/unit-of-work.js';
 
 export interface CreateTaskInput {
@@ -187,15 +187,15 @@ export class TaskService {
     if (related.length) actions.push('ITEM_LINKED');
     // What it waits for is read by the ready rows, which the recorded change refreshes below.
     if (input.after && await writeItemWaits(uow, aggregate, item.id, input.after)) actions.push('ITEM_WAITS');
-    if (Object.keys(change).length) {
-      change.updatedAt = uow.now;
-      await updateItemRow(uow, item.id, change);
-      Object.assign(item, change);
-    }
-    // After the item's row is written (its lock held on PostgreSQL), before its claim ends: see checkClaimFence.
-    // Settled work needs no one: its claim ends with the change that settled it, in the fence's statement (a state change is always fenced).
+    if (Object.keys(change).length) change.updatedAt = uow.now;
+    const written = itemRowWrite(item.id, change);
+    Object.assign(item, change);
+    // The item's row lock is held since its load (loadItemForChange), so the fence reads its claim after it: see
+    // checkClaimFence, which sends the row's write in its own statement. Settled work needs no one: its claim ends with
+    // the change that settled it, in the same statement (a state change is always fenced).
     const settling = !!change.state && isSettled(change.state);
-    const fence = fenced ? await checkClaimFence(uow, aggregate, item, !!input.force, { settling }) : { lapsed: false, overrode: null };
+    const fence = fenced ? await checkClaimFence(uow, aggregate, item, !!input.force, { settling, written }) : { lapsed: false, overrode: null };
+    if (!fenced && written) await runStatement(uow.manager, written.sql, written.parameters);
     if (comment) await insertComment(uow, aggregate, comment, item.id);
     if (related.length) {
       // One statement for the call's links (at most 100), not one per link.
