@@ -1,4 +1,5 @@
-import { refuse, type DomainError } from './errors.js';
+import { DomainError, refuse } from './errors.js';
+import type { ChangeAction } from './history.js';
 import { SETTLED_ITEM_STATES, type ItemState } from './states.js';
 
 /**
@@ -16,6 +17,30 @@ export const CLAIM_TTL_DEFAULT = 900;
 export const CLAIMS_PER_SESSION_MAX = 20;
 /** Live claims the sessions of one bearer token may hold together (with auth on): many sessions of one token cannot take a whole queue either. */
 export const CLAIMS_PER_TOKEN_MAX = 200;
+
+/** The longest claimNext (waitSeconds) and task_next (wait_seconds) hold a call for work: a client's request timeout is often 60 s. */
+export const CLAIM_WAIT_MAX = 60;
+
+/** How long claimNext's waitSeconds holds the call, in ms: 0 when none is sent; BAD_USER_INPUT outside 0..CLAIM_WAIT_MAX whole seconds. */
+export function claimWaitMs(waitSeconds: number | null | undefined): number {
+  if (waitSeconds === null || waitSeconds === undefined) return 0;
+  if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > CLAIM_WAIT_MAX) {
+    throw new DomainError('BAD_USER_INPUT', `waitSeconds is 0..${CLAIM_WAIT_MAX} (got ${waitSeconds}): send at most ${CLAIM_WAIT_MAX}, and call again to wait longer.`, { field: 'waitSeconds' });
+  }
+  return waitSeconds * 1000;
+}
+
+/**
+ * Whether a change to a task can have made an item ready: a settle, an item
+ * added or restored, a claim released or lapsed, a wait or a brief changed.
+ * Taking, renewing, renaming, moving, linking or commenting never does, so
+ * an agent waiting for work is not woken by them (a claim is taken with
+ * every item handed out).
+ */
+export function mayFreeWork(action: ChangeAction): boolean {
+  return !NEVER_FREES.has(action);
+}
+const NEVER_FREES = new Set<ChangeAction>(['ITEM_CLAIMED', 'CLAIM_RENEWED', 'ITEM_RENAMED', 'ITEM_MOVED', 'ITEM_LINKED', 'COMMENT_ADDED', 'STEERING_SEEN', 'TURN_STARTED', 'REMINDED']);
 
 /** The ttl to use: the default when none is sent; BAD_USER_INPUT outside 1..3600 whole seconds. */
 export function claimTtl(ttlSeconds: number | null | undefined): number {

@@ -1,5 +1,6 @@
 import { isDomainError } from '../domain/errors.js';
 import type { Services } from '../services/index.js';
+import { POLLED_WAKEUPS, type WorkWakeups } from '../services/claims/work-wakeups.js';
 import type { Access, Caller } from '../services/kernel/unit-of-work.js';
 import { newBudget, type ExecutionBudget } from './execution/execution-budget.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -22,6 +23,8 @@ export interface Context {
   showsLiveClaims: boolean;
   /** The committed version read before any row of this request, when a kept answer's check read it (repeated-queries.ts). */
   committedVersion: string | null;
+  /** What a claimNext with waitSeconds wakes on: the server's change feed (work-wakeups.ts). */
+  wakeups: WorkWakeups;
 }
 
 /** Stands for a chat key that names no session: it can be no session's id (it has spaces), so a write with it is refused with NO_SESSION. */
@@ -53,10 +56,12 @@ export function createContext(
   sessionHeader: string | string[] | undefined,
   access: Access = 'write',
   principal: string | null = null,
+  /** Without a change feed (a context outside a server), a waiting claimNext looks again every second. */
+  wakeups: WorkWakeups = POLLED_WAKEUPS,
 ): Context {
   // Kept as sent, whatever its length: a header naming no session is not "no header". The services check it (Writer.run):
   // a write with one is refused with NO_SESSION and records nothing; a read just finds no session by it.
   const sessionId = (Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader)?.trim() || null;
   const budget = newBudget();
-  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services, budget), budget, showsLiveClaims: false, committedVersion: null };
+  return { caller: { sessionId, principal }, access, services, loaders: createLoaders(services, budget), budget, showsLiveClaims: false, committedVersion: null, wakeups };
 }

@@ -13,7 +13,7 @@ import { registerStepOpsTools } from './step-ops/step-ops.tools.js';
 import { clientSessionName } from '../domain/session-names.js';
 import { SessionBinding, type SessionOptions, type ToolContext } from './common/tool-context.js';
 import { SESSION_KEY_INSTRUCTION, ToolRegistry, type ToolRegistrar } from './common/tool-registry.js';
-import { POLLED_WAKEUPS, type WorkWakeups } from './common/work-wakeups.js';
+import { POLLED_WAKEUPS, type WorkWakeups } from '../services/claims/work-wakeups.js';
 import type { ToolSelection, ToolSet } from './tool-sets.js';
 import { registerWholeListTools } from './whole-list/whole-list.tools.js';
 

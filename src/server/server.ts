@@ -22,7 +22,7 @@ import { RepeatedQueries, answerText } from '../graphql/execution/repeated-queri
 import { createSchema } from '../graphql/schema.js';
 import { landingPage } from './landing-page.js';
 import { mcpHttp } from '../mcp/transports/http.js';
-import { FeedWorkWakeups } from '../mcp/common/work-wakeups.js';
+import { FeedWorkWakeups } from '../services/claims/work-wakeups.js';
 import { serveLiveChanges } from '../graphql/subscriptions/live.js';
 import { createChangePubSub } from '../graphql/subscriptions/topics.js';
 import type { Services } from '../services/index.js';
@@ -112,9 +112,11 @@ export async function startServer(
     }
   });
 
+  // A waiting claimNext (GraphQL waitSeconds, MCP task_next) wakes on the change feed, so it hears work freed by any writer on any server.
+  const wakeups = new FeedWorkWakeups(feed);
   const graphql: GraphQLHttpOptions = {
     apollo, repeated, tokens, origins: config.origins, bodyLimit: config.bodyLimit, logger,
-    context: async (headers, access, principal) => createContext(services, await sessionHeaderOf(services, headers, principal), access, principal),
+    context: async (headers, access, principal) => createContext(services, await sessionHeaderOf(services, headers, principal), access, principal, wakeups),
   };
   lean = leanGraphQL(graphql);
   // The help page holds no data, so a browser sees it with auth on too (like /healthz).
@@ -122,8 +124,6 @@ export async function startServer(
   app.use('/graphql', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), graphqlRoute(graphql));
 
   // MCP Streamable HTTP (api/mcp.md): the same tokens and body limit as /graphql.
-  // A waiting task_next wakes on the change feed, so it hears a claim released by any writer on any server.
-  const wakeups = new FeedWorkWakeups(feed);
   const mcp = mcpHttp(services, logger, { limits: config.mcp, origins: config.origins, wakeups });
   app.all('/mcp', bearerAuth(tokens), express.json({ limit: config.bodyLimit }), mcp.handler);
   serveDashboard(app);

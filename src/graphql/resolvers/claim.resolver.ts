@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { mayBeReady, stillBlocks } from '../../domain/claims.js';
+import { CLAIM_WAIT_MAX, claimWaitMs, mayBeReady, stillBlocks } from '../../domain/claims.js';
+import { claimNextOrWait } from '../../services/claims/claim-waits.js';
 import type { ClaimEntity } from '../../db/entities/index.js';
 import type { Context } from '../context.js';
 import { ClaimItemInput, FinishItemInput } from '../inputs/claim.inputs.js';
@@ -66,8 +67,13 @@ export class ClaimResolver {
       nullable: true,
       description: 'Settle the item you hold (DONE by default) and claim the next one in the same transaction: one call per item. Every rule of updateItem holds: when your claim was taken over it is refused with CLAIMED, and then nothing is claimed either. The item is settled even when nothing is ready next (the answer is then null).',
     }) finish?: FinishItemInput | null,
+    @Arg('waitSeconds', () => Int, {
+      nullable: true,
+      description: `When nothing is ready, hold the call up to this many seconds (0..${CLAIM_WAIT_MAX}, default 0) and claim an item as soon as one becomes ready, instead of polling; null when the time is up. It waits whatever the domain holds, so an item of a task created meanwhile is taken too. A finish is settled once, at the start. Outside the range BAD_USER_INPUT, saying it.`,
+    }) waitSeconds?: number | null,
   ): Promise<Item | null> {
-    const { claimed } = await ctx.services.claims.finishAndClaimNext(ctx.caller, { domain, ttlSeconds, idempotencyKey, finish });
+    const waitMs = claimWaitMs(waitSeconds);
+    const { claimed } = await claimNextOrWait(ctx.services, ctx.wakeups, ctx.caller, { domain, ttlSeconds, idempotencyKey, finish }, { waitMs, explain: false });
     return claimed ? toItem(claimed.item) : null;
   }
 

@@ -4,7 +4,7 @@ import type { Services } from '../../services/index.js';
 import type { Access, Caller } from '../../services/kernel/unit-of-work.js';
 import { cleanSessionKey } from '../../domain/session-keys.js';
 import { ToolRefusal } from './tool-result.js';
-import type { WorkWakeups } from './work-wakeups.js';
+import type { WorkWakeups } from '../../services/claims/work-wakeups.js';
 
 /** How an MCP session finds its taskbase session (api/mcp.md "Transports and the session"). */
 export interface SessionOptions {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLAIM_TTL_DEFAULT, CLAIM_TTL_MAX, CLAIM_TTL_MIN } from '../../domain/claims.js';
+import { CLAIM_TTL_DEFAULT, CLAIM_TTL_MAX, CLAIM_TTL_MIN, CLAIM_WAIT_MAX } from '../../domain/claims.js';
 import type { QueueState } from '../../services/claims/claim-reader.js';
 
 /** What the coordination tools (task_claim, task_next, task_ready) share: their schemas and how an empty queue is told. */
@@ -7,8 +7,8 @@ import type { QueueState } from '../../services/claims/claim-reader.js';
 export const CLAIM = z.object({ session: z.string(), claimed_at: z.string(), expires_at: z.string() });
 export const TTL = z.number().int().optional().describe(`Seconds the claim holds without renewal: ${CLAIM_TTL_MIN}..${CLAIM_TTL_MAX}, default ${CLAIM_TTL_DEFAULT}.`);
 
-/** The longest task_next holds a call: a client's request timeout is often 60 s. */
-export const WAIT_MAX = 60;
+/** The longest task_next holds a call (domain/claims.ts). */
+export const WAIT_MAX = CLAIM_WAIT_MAX;
 
 export const QUEUE = z.object({
   claimed: z.number().int().describe('Open items held by a live claim.'),

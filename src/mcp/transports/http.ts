@@ -8,7 +8,7 @@ import { isDatabaseUnavailable, unavailableMessage } from '../../db/unavailable.
 import type { Access } from '../../services/kernel/unit-of-work.js';
 import type { OriginPolicy } from '../../http/origin-policy.js';
 import type { Services } from '../../services/index.js';
-import type { WorkWakeups } from '../common/work-wakeups.js';
+import type { WorkWakeups } from '../../services/claims/work-wakeups.js';
 import { createMcpServer } from '../mcp-server.js';
 import { idleText, type McpSessionLimits } from './session-limits.js';
 import { isRefusal, McpSessionTable, type SessionOwner } from './session-table.js';

@@ -4,6 +4,7 @@ import { CLAIM_TTL_DEFAULT } from '../../../domain/claims.js';
 import { cleanDomain } from '../../../domain/domains.js';
 import type { ClaimResult } from '../../../services/claims/claim.service.js';
 import type { QueueState } from '../../../services/claims/claim-reader.js';
+import { claimNextOrWait } from '../../../services/claims/claim-waits.js';
 import { claimPhrase, claimView, fenceLine } from '../kb-claims.js';
 import { itemView, summaryText, taskSummary } from '../kb-read.js';
 import { CLAIM, QUEUE, TTL, WAIT_MAX, whyNothingIsReady } from '../kb-coordination.parts.js';
@@ -14,8 +15,6 @@ import { defineTool } from '../../common/tool-definition.js';
 
 /** How much before wait_seconds is up a waiting task_next answers. */
 const WAIT_MARGIN_MS = 300;
-/** Past a lease's end before looking again, so the database's clock has passed it too. */
-const LEASE_SLACK_MS = 50;
 
 export const taskNextTool = defineTool(
   'task_next',
@@ -47,30 +46,13 @@ Example: {"domain": "acme/checkout/billing", "wait_seconds": 30}`,
       requireWrite(ctx);
       const scope = cleanDomain(domain);
       const caller = await callerOf(ctx);
-      const began = Date.now();
       // Answered a little before the time is up, so a client whose own timeout is the same (the SDK's is 60 s) gets the answer.
-      const deadline = began + Math.max(0, waitSeconds * 1000 - WAIT_MARGIN_MS);
-      let doneLeft = done ?? null;
-      let doneLine: string | null = null;
-      for (;;) {
-        // Opened before the queue is read: a change committed between the read and the wait still wakes it.
-        const watch = waitSeconds > 0 ? ctx.wakeups.watch(scope) : null;
-        try {
-          // `done` is settled by the first call only (committed even when nothing was ready): a wait does not repeat it.
-          const { claimed: result, finished } = await ctx.services.claims.finishAndClaimNext(caller, { domain: scope, ttlSeconds: ttlSeconds ?? null, finish: doneLeft ? { id: doneLeft } : null });
-          if (finished) doneLine = [`Marked item ${finished.item.id} "${finished.item.text}" done.`, fenceLine(finished.fence, finished.item.id)].filter(Boolean).join(' ');
-          doneLeft = null;
-          if (result) return withLead(doneLine, await claimedAnswer(ctx, result, caller.sessionId));
-          const queue = await ctx.services.claimReader.queueState(scope);
-          const left = deadline - Date.now();
-          if (queue.open === 0 || !watch || left <= 0) return withLead(doneLine, emptyAnswer(domain, queue, waitSeconds > 0 ? Math.round((Date.now() - began) / 1000) : null));
-          // A claim that runs out records no change: wake when the soonest one ends, too.
-          const leaseEnds = queue.nextExpiry ? Date.parse(queue.nextExpiry) - Date.parse(queue.now) + LEASE_SLACK_MS : Infinity;
-          await watch.changed(Math.min(left, Math.max(0, leaseEnds)));
-        } finally {
-          watch?.close();
-        }
-      }
+      const waitMs = waitSeconds > 0 ? Math.max(0, waitSeconds * 1000 - WAIT_MARGIN_MS) : 0;
+      const { claimed, finished, queue, waitedMs } = await claimNextOrWait(ctx.services, ctx.wakeups, caller,
+        { domain: scope, ttlSeconds: ttlSeconds ?? null, finish: done ? { id: done } : null }, { waitMs, explain: true });
+      const doneLine = finished ? [`Marked item ${finished.item.id} "${finished.item.text}" done.`, fenceLine(finished.fence, finished.item.id)].filter(Boolean).join(' ') : null;
+      if (claimed) return withLead(doneLine, await claimedAnswer(ctx, claimed, caller.sessionId));
+      return withLead(doneLine, emptyAnswer(domain, queue!, waitSeconds > 0 ? Math.round(waitedMs / 1000) : null));
     }),
 );
 
