@@ -15,7 +15,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.js';
-import { LogChangeFeed, type Wakeups } from '../../src/services/kernel/changes/change-feed.js';
+import { IDLE_READ_MS, LogChangeFeed, type Wakeups } from '../../src/services/kernel/changes/change-feed.js';
 import { appendChanges, sequenceChanges } from '../../src/services/kernel/changes/change-log.js';
 import { CommitSignal, type ChangeEvent } from '../../src/services/kernel/changes/change-events.js';
 import { hearTailStatements } from '../fixtures/change-log.js';
@@ -130,15 +130,34 @@ describe('the change feed knows where its own commits ended the log', () => {
     else expect(tailStatements.filter(readsEnd)).toHaveLength(1);
   });
 
-  it('ignores its own commits\' notification, and reads the log\'s end on another process\'s', async () => {
+  it(`ignores its own commits' notification, and reads the log's end on other processes' once within ${IDLE_READ_MS} ms, however many came`, async () => {
     await commitChange({ ownId: true });
     tailStatements = [];
     notification(commits.tag);
     await settle();
     expect(tailStatements).toEqual([]);
-    notification('another-process');
+    const grown = nextGrown();
+    for (let i = 0; i < 5; i += 1) notification('another-process');
     await settle();
+    // Nobody wants rows: the read is held, one for all five.
+    expect(tailStatements.filter(readsEnd)).toHaveLength(0);
+    await db.transaction((manager) => appendChanges(manager, db.kind, [{ entity: 'SETTINGS', id: 'held', action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() }], 'another-process'));
+    await grown;
     expect(tailStatements.filter(readsEnd)).toHaveLength(1);
+  });
+
+  it('reads at once on another process\'s notification while a subscription wants rows', async () => {
+    await commitChange({ ownId: true });
+    const heard: string[] = [];
+    const off = feed.subscribe((event) => heard.push(event.id));
+    try {
+      await db.transaction((manager) => appendChanges(manager, db.kind, [{ entity: 'SETTINGS', id: 'at-once', action: 'SETTINGS_CHANGED', madeBy: null, at: new Date().toISOString() }], 'another-process'));
+      notification('another-process');
+      await settle();
+      expect(heard).toEqual(['at-once']);
+    } finally {
+      off();
+    }
   });
 
   it('finds a change another process committed after its own, and hands it to a subscription that wants rows', async () => {

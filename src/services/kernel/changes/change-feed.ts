@@ -42,6 +42,15 @@ export interface Wakeups {
  * NOTIFY wakes the feed; the poll only covers a wake-up that never came.
  */
 export const POLL_MS = { sqlite: 250, postgres: 5_000 } as const;
+/**
+ * How soon a feed that nobody wants rows from reads after another process's
+ * notification. Such a read only learns where the log ends (for the webhook
+ * dispatcher's wake-up): every process moves its own changes into the log
+ * before it answers (Writer), and readers read the log, so nothing waits for
+ * it. Reading at each of another server's commits cost every server a
+ * statement per commit of every other: CPU per operation rose with servers.
+ */
+export const IDLE_READ_MS = 250;
 /** Changes read per statement; a feed that is behind reads batch after batch until it is not. */
 const BATCH = 500;
 
@@ -80,6 +89,8 @@ export class LogChangeFeed implements ChangeFeed {
   private closed = false;
   private readonly reads = new CoalescedPasses(() => this.drain(), () => this.live && !this.closed);
   private timer: NodeJS.Timeout | null = null;
+  /** A read after other processes' notifications, held while nobody wants rows (IDLE_READ_MS). */
+  private idleRead: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -128,9 +139,28 @@ export class LogChangeFeed implements ChangeFeed {
     return this.reads.request();
   }
 
+  /**
+   * Another process committed (its notification), or the listening
+   * connection is back. Read now when someone wants the changes' rows (a
+   * subscription, an agent waiting for work); else within IDLE_READ_MS,
+   * one read for every notification meanwhile.
+   */
+  private othersWrote(): void {
+    if (this.rowsWanted()) {
+      void this.wake();
+      return;
+    }
+    this.othersMayHaveWritten = true;
+    this.idleRead ??= setTimeout(() => {
+      this.idleRead = null;
+      void this.wake();
+    }, IDLE_READ_MS);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.idleRead) clearTimeout(this.idleRead);
     this.unsubscribe?.();
     await this.options.wakeups?.close();
     await this.reads.settled();
@@ -139,7 +169,7 @@ export class LogChangeFeed implements ChangeFeed {
   private async start(): Promise<void> {
     // Listening first, then the newest id: a change committed in between is after that id, and the next read finds it.
     // This process's own notifications are already heard from its CommitSignal, with the ids they appended.
-    await this.options.wakeups?.start((tag) => { if (tag === undefined || tag !== this.commits.tag) void this.wake(); });
+    await this.options.wakeups?.start((tag) => { if (tag === undefined || tag !== this.commits.tag) this.othersWrote(); });
     this.lastId = await newestChangeId(await this.tail());
     this.live = true;
     this.unsubscribe = this.commits.onCommit((newestId) => this.ownCommit(newestId));
