@@ -8,10 +8,10 @@ import type { WorkWakeups } from './work-wakeups.js';
 const LEASE_SLACK_MS = 50;
 /**
  * The longest a waiter sleeps between looks even when nothing woke it: a
- * change wakes one waiter, so a wake-up lost with a waiter that left (its
- * time up as the change came) costs the others at most this.
+ * change wakes one waiter, and a waiter passes on what it did not use, so
+ * this only bounds what an unforeseen lost wake-up could cost the others.
  */
-const LOOK_AGAIN_MS = 1_000;
+const LOOK_AGAIN_MS = 5_000;
 
 /** What a claimNext that may wait answers: the claim (null when the time ran out), the item the first look settled, and why nothing was ready (with `explain`). */
 export interface WaitedClaim {
@@ -49,23 +49,23 @@ export async function claimNextOrWait(
   for (;;) {
     // Opened before the queue is read: a change committed between the read and the wait still wakes it.
     const watch = waitMs > 0 ? wakeups.watch(input.domain) : null;
-    let passOn = false;
+    // Whether this look used up its wake-ups (it found nothing, and waits again). Otherwise a wake-up it had, or one
+    // that came during it, goes to the next waiter: it claimed (more may be free), it leaves, or it failed.
+    let used = false;
     try {
       const { claimed, finished: settled } = await services.claims.finishAndClaimNext(caller, { ...input, finish });
       finished ??= settled;
       finish = null;
-      // Woken for this item, or by a change during the look: other waiters may have work too.
-      passOn = woken || !!watch?.woken;
       if (claimed) return { claimed, finished, queue: null, waitedMs: Date.now() - began };
       const queue = explain ? await services.claimReader.queueState(input.domain) : null;
       const left = deadline - Date.now();
       if (!watch || left <= 0 || queue?.open === 0) return { claimed: null, finished, queue, waitedMs: Date.now() - began };
-      passOn = false;
-      // A claim that runs out is told by a server's sweep a little later: wake when the soonest one ends, too.
+      used = true;
+      // A claim that runs out is told by a server's sweep a second later: wake when the soonest one ends, too.
       const leaseEnds = queue?.nextExpiry ? Date.parse(queue.nextExpiry) - Date.parse(queue.now) + LEASE_SLACK_MS : Infinity;
       woken = await watch.changed(Math.min(left, Math.max(0, leaseEnds), LOOK_AGAIN_MS));
     } finally {
-      if (passOn) watch?.passOn();
+      if (!used && (woken || watch?.woken)) watch?.passOn();
       watch?.close();
     }
   }
