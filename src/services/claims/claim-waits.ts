@@ -53,7 +53,7 @@ export async function claimNextOrWait(
     // that came during it, goes to the next waiter: it claimed (more may be free), it leaves, or it failed.
     let used = false;
     try {
-      const { claimed, finished: settled } = await services.claims.finishAndClaimNext(caller, { ...input, finish });
+      const { claimed, finished: settled } = await services.claims.finishAndClaimNext(caller, { ...input, finish }, input);
       finished ??= settled;
       finish = null;
       if (claimed) return { claimed, finished, queue: null, waitedMs: Date.now() - began };

@@ -151,6 +151,12 @@ export class ClaimService {
   async finishAndClaimNext(
     caller: Caller,
     input: { domain: string; ttlSeconds?: number | null; idempotencyKey?: string | null; finish?: FinishInput | null },
+    /**
+     * The call as its caller sent it, when this is a later look of it (claim-waits.ts: the finish settled by the
+     * first look is not sent again): the key is kept under what the caller sent, so its retry of the same call
+     * answers this claim.
+     */
+    sent: { finish?: FinishInput | null } & typeof input = input,
   ): Promise<ClaimNextResult> {
     const ttl = claimTtl(input.ttlSeconds);
     const domain = cleanDomain(input.domain);
@@ -163,8 +169,8 @@ export class ClaimService {
       const sessionId = await this.callingSession(uow, 'claimNext');
       let finished: ItemChanged | null = null;
       // Without finish, the key's fingerprint leaves finish out: a plain claimNext's key matches its retry whatever the input's shape.
-      const { finish: _finish, ...plain } = input;
-      const claimed = await createOnce<ClaimResult | null>(uow, 'claimNext', finish ? input : plain,
+      const { finish: _finish, ...plain } = sent;
+      const claimed = await createOnce<ClaimResult | null>(uow, 'claimNext', sent.finish ? sent : plain,
         (stored) => this.claimedBefore(uow, sessionId, Number(stored.id)),
         async () => {
           const settled = finish ? await this.tasks.updateItemIn(uow, { id: finish.id, state, comment: finish.comment ?? null }) : null;

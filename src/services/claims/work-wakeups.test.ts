@@ -54,6 +54,16 @@ describe('FeedWorkWakeups', () => {
     expect(woken([first!, second!, third!])).toEqual([true, false, true]);
   });
 
+  it('passes a wake-up on to a watch under the passing watch\'s scope, and only when passing', () => {
+    const { feed, say } = fakeFeed();
+    const wakeups = new FeedWorkWakeups(feed);
+    const [broad, narrow] = [wakeups.watch('acme'), wakeups.watch('acme/billing')];
+    say('ITEM_STATE', 'acme');
+    expect(woken([broad, narrow])).toEqual([true, false]);
+    broad.passOn();
+    expect(woken([broad, narrow])).toEqual([true, true]);
+  });
+
   it('resolves a waiting watch at once when woken, and false when its time is up', async () => {
     const { feed, say } = fakeFeed();
     const wakeups = new FeedWorkWakeups(feed);

@@ -49,7 +49,7 @@ class FeedWatch implements WorkWatch {
   }
 
   passOn(): void {
-    this.wakeups.wakeOne(this.domain, this);
+    this.wakeups.wakeOne(this.domain, this, { passing: true });
   }
 
   close(): void {
@@ -88,10 +88,15 @@ export class FeedWorkWakeups implements WorkWakeups {
     for (const watch of this.watches) watch.close();
   }
 
-  /** Wakes the longest-waiting watch not yet woken whose scope holds `domain` (undefined: any), other than `except`. */
-  wakeOne(domain: string | undefined, except?: FeedWatch): void {
+  /**
+   * Wakes the longest-waiting watch not yet woken whose scope holds `domain` (undefined: any), other than `except`.
+   * `passing`: a waiter's wake-up passed on, `domain` its scope: a watch under that scope may have work too (a waiter
+   * on acme took an acme/billing item; more of billing's may be free), so scopes that overlap either way.
+   */
+  wakeOne(domain: string | undefined, except?: FeedWatch, { passing = false } = {}): void {
+    const overlaps = (scope: string) => domain === undefined || inScope(domain, scope) || (passing && inScope(scope, domain));
     for (const watch of this.watches) {
-      if (watch === except || watch.woken || (domain !== undefined && !inScope(domain, watch.domain))) continue;
+      if (watch === except || watch.woken || !overlaps(watch.domain)) continue;
       watch.fire();
       return;
     }

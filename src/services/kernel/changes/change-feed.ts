@@ -146,6 +146,7 @@ export class LogChangeFeed implements ChangeFeed {
    * one read for every notification meanwhile.
    */
   private othersWrote(): void {
+    if (this.closed) return;
     if (this.rowsWanted()) {
       void this.wake();
       return;
