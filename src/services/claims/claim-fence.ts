@@ -1,4 +1,5 @@
 import { fenceItemChange, type FenceVerdict } from '../../domain/claims.js';
+import { kindOf } from '../../db/db-clock.js';
 import type { ItemEntity } from '../../db/entities/index.js';
 import { runStatement, type Statement } from '../kernel/statements.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
@@ -9,8 +10,9 @@ import { claimRowForFence, endClaimsOnItems, recordClaim } from './claim-store.j
  * Claims fence: the one check every state or text change of an item passes
  * (the rule is domain/claims.ts fenceItemChange). Call it in the write's
  * transaction once the item's row lock is held (its load took it, or the
- * row is written): on PostgreSQL so a claimNext that took the item first has committed and
- * is read here, and one that comes after skips the locked row; the claim is
+ * row is written). On PostgreSQL a claimNext that took the item first has
+ * then committed and is read here, and one that comes after skips the
+ * locked row; the claim is
  * compared with the database's clock as the statement runs, at the end of
  * the write. A forced change is recorded as CLAIM_OVERRIDDEN (the change
  * names whose claim, the event's session who forced it), in the task's
@@ -35,8 +37,13 @@ export async function checkClaimFence(
   const pass = { lapsed: false, overrode: null };
   const caller = await uow.knownSessionId();
   // A person, or a plan's step (never claimed): nothing to read.
-  if (!caller || aggregate.task.sessionId) {
-    if (written) await runStatement(uow.manager, written.sql, written.parameters);
+  const unread = !caller || aggregate.task.sessionId;
+  // Only PostgreSQL sends the row's write within the read (SQLite has no writes in common table expressions).
+  if (written && (unread || kindOf(uow.manager) !== 'postgres')) {
+    await runStatement(uow.manager, written.sql, written.parameters);
+    written = null;
+  }
+  if (unread) {
     if (settling) await endClaimsOnItems(uow.manager, [item.id], { leavingReady: true });
     return pass;
   }

@@ -99,17 +99,18 @@ export async function takeClaim(
 /**
  * The claim row of an item (live or not) as the fence reads it, and the
  * database's time in the same statement: read in the write's transaction,
- * after the item's row is written (see TaskService.updateItem). With `end`
+ * once the item's row lock is held (see checkClaimFence). With `end`
  * the write settles the item and its claim ends too: endClaimsOnItems reads
  * the row as it was and ends it.
  */
-export async function claimRowForFence(manager: EntityManager, itemId: number, { end = false, written = null }: { end?: boolean; written?: Statement | null } = {}): Promise<ClaimBefore> {
+export async function claimRowForFence(
+  manager: EntityManager, itemId: number,
+  /** `written`: PostgreSQL only, a write sent as a common table expression of the read (checkClaimFence's). */
+  { end = false, written = null }: { end?: boolean; written?: Statement | null } = {},
+): Promise<ClaimBefore> {
   if (end) return endClaimsOnItems(manager, [itemId], { leavingReady: true, readingBefore: itemId, written });
-  const kind = kindOf(manager);
-  if (written && kind !== 'postgres') await runStatement(manager, written.sql, written.parameters);
-  const [row] = written && kind === 'postgres'
-    ? await selectRows(manager, `WITH w AS (${written.sql}) ${claimRowRead(kind)}`, [...written.parameters, itemId])
-    : await selectRows(manager, claimRowRead(kind), [itemId]);
+  const read = claimRowRead(kindOf(manager));
+  const [row] = await selectRows(manager, written ? `WITH w AS (${written.sql}) ${read}` : read, [...(written?.parameters ?? []), itemId]);
   return claimBeforeOf(row);
 }
 
@@ -150,7 +151,7 @@ export async function setClaimExpiry(manager: EntityManager, itemId: number, ttl
 export async function endClaimsOnItems(manager: EntityManager, itemIds: readonly number[], options?: { leavingReady?: boolean }): Promise<void>;
 export async function endClaimsOnItems(
   manager: EntityManager, itemIds: readonly number[],
-  /** `written`: a write sent before the read (on PostgreSQL in its statement): claimRowForFence's. */
+  /** `written`: PostgreSQL only, a write sent in the read's statement (claimRowForFence's). */
   options: { leavingReady?: boolean; readingBefore: number; written?: Statement | null },
 ): Promise<ClaimBefore>;
 export async function endClaimsOnItems(
@@ -175,7 +176,6 @@ export async function endClaimsOnItems(
       SELECT * FROM f`, [...(written?.parameters ?? []), readingBefore, ...ids, ...ids]);
     noted = true;
   } else {
-    if (written) await runStatement(manager, written.sql, written.parameters);
     [before] = await selectRows(manager, claimRowRead(kind), [readingBefore]);
     await runStatement(manager, end, ids);
   }

@@ -156,7 +156,7 @@ export class ClaimService {
      * first look is not sent again): the key is kept under what the caller sent, so its retry of the same call
      * answers this claim.
      */
-    sent: { finish?: FinishInput | null } & typeof input = input,
+    sent: typeof input = input,
   ): Promise<ClaimNextResult> {
     const ttl = claimTtl(input.ttlSeconds);
     const domain = cleanDomain(input.domain);
